@@ -1,0 +1,74 @@
+import type { Page, PageExtensions } from './model.js';
+import { type Sitemap, isIndexSitemap, isPagesSitemap } from './sitemap.js';
+
+/** The JSON form of a page: the contract of the CLI's json output and the conformance comparison. */
+export interface PageJSON {
+  url: string;
+  priority: number;
+  lastModified: string | null;
+  changeFrequency: string | null;
+  newsStory: {
+    title: string;
+    publishDate: string | null;
+    publicationName: string | null;
+    publicationLanguage: string | null;
+    access: string | null;
+    genres: string[];
+    keywords: string[];
+    stockTickers: string[];
+  } | null;
+  images: { loc: string | null; caption: string | null; geoLocation: string | null; title: string | null; license: string | null }[] | null;
+  alternates: { hreflang: string; href: string }[] | null;
+  extensions?: PageExtensions;
+}
+
+export interface SitemapJSON {
+  type: Sitemap['type'];
+  url: string;
+  reason?: string;
+  lastModified?: string;
+  subSitemaps?: SitemapJSON[];
+  pages?: PageJSON[];
+}
+
+export interface ToJSONOptions {
+  /** Include each pages sitemap's pages (default true). */
+  withPages?: boolean;
+}
+
+export function pageToJSON(page: Page): PageJSON {
+  const news = page.newsStory;
+  const json: PageJSON = {
+    url: page.url,
+    priority: page.priority,
+    lastModified: page.lastModified ? page.lastModified.toISOString() : null,
+    changeFrequency: page.changeFrequency,
+    newsStory: news
+      ? {
+          title: news.title,
+          publishDate: news.publishDate ? news.publishDate.toISOString() : null,
+          publicationName: news.publicationName,
+          publicationLanguage: news.publicationLanguage,
+          access: news.access,
+          genres: [...news.genres],
+          keywords: [...news.keywords],
+          stockTickers: [...news.stockTickers],
+        }
+      : null,
+    images: page.images ? page.images.map((i) => ({ ...i })) : null,
+    alternates: page.alternates ? page.alternates.map((a) => ({ ...a })) : null,
+  };
+  // Extension data is plain data by contract; JSON.parse/stringify turns its dates into strings.
+  if (page.extensions !== undefined) json.extensions = JSON.parse(JSON.stringify(page.extensions));
+  return json;
+}
+
+export function sitemapToJSON(sitemap: Sitemap, options: ToJSONOptions = {}): SitemapJSON {
+  const withPages = options.withPages ?? true;
+  const json: SitemapJSON = { type: sitemap.type, url: sitemap.url };
+  if (sitemap.lastModified) json.lastModified = sitemap.lastModified.toISOString();
+  if (sitemap.type === 'InvalidSitemap') json.reason = sitemap.reason;
+  else if (isIndexSitemap(sitemap)) json.subSitemaps = sitemap.subSitemaps.map((c) => sitemapToJSON(c, options));
+  else if (isPagesSitemap(sitemap) && withPages) json.pages = sitemap.pages.map(pageToJSON);
+  return json;
+}

@@ -1,0 +1,162 @@
+import type { ChildRef, Page, RobotsRules } from './model.js';
+import { type StoredPages, storedPages } from './page-store.js';
+import type { SitemapDate } from './sitemap-date.js';
+import type { Warning } from './warning.js';
+
+export type IndexSitemapType = 'IndexWebsiteSitemap' | 'IndexRobotsTxtSitemap' | 'IndexXMLSitemap';
+export type PagesSitemapType = 'PagesXMLSitemap' | 'PagesTextSitemap' | 'PagesRSSSitemap' | 'PagesAtomSitemap';
+export type SitemapType = IndexSitemapType | PagesSitemapType | 'InvalidSitemap';
+/** The types a single document can parse to (the website root is made by the tree). */
+export type DocumentSitemapType = Exclude<SitemapType, 'IndexWebsiteSitemap'>;
+
+interface NodeInit {
+  url: string;
+  /** The `<lastmod>` the parent index gave for this sitemap. */
+  lastModified?: SitemapDate | null;
+  warnings?: Warning[];
+}
+
+/** What every sitemap node has. Node `type`s are usp's class names. */
+abstract class BaseSitemap {
+  abstract readonly type: SitemapType;
+  readonly url: string;
+  /** The `<lastmod>` of the index entry that named this sitemap; `null` when none. */
+  readonly lastModified: SitemapDate | null;
+  /** Warnings raised while fetching and parsing this document (not its children). */
+  readonly warnings: Warning[];
+
+  constructor(init: NodeInit) {
+    this.url = init.url;
+    this.lastModified = init.lastModified ?? null;
+    this.warnings = init.warnings ?? [];
+  }
+
+  /** Pages of this sitemap and its descendants, depth-first in document order, duplicates kept. */
+  *allPages(): Generator<Page, void, undefined> {
+    if (this instanceof AbstractPagesSitemap) {
+      yield* this.pages;
+    } else if (this instanceof AbstractIndexSitemap) {
+      for (const child of this.subSitemaps) yield* child.allPages();
+    }
+  }
+
+  /** Every descendant sitemap, pre-order depth-first, `InvalidSitemap`s included, this node excluded. */
+  *allSitemaps(): Generator<Sitemap, void, undefined> {
+    if (this instanceof AbstractIndexSitemap) {
+      for (const child of this.subSitemaps) {
+        yield child;
+        yield* child.allSitemaps();
+      }
+    }
+  }
+}
+
+export abstract class AbstractIndexSitemap extends BaseSitemap {
+  abstract override readonly type: IndexSitemapType;
+  readonly subSitemaps: Sitemap[];
+  constructor(init: NodeInit & { subSitemaps?: Sitemap[] }) {
+    super(init);
+    this.subSitemaps = init.subSitemaps ?? [];
+  }
+}
+
+export abstract class AbstractPagesSitemap extends BaseSitemap {
+  abstract override readonly type: PagesSitemapType;
+  #stored: StoredPages;
+  constructor(init: NodeInit & { pages?: readonly Page[]; stored?: StoredPages }) {
+    super(init);
+    this.#stored = init.stored ?? storedPages(init.pages ?? []);
+  }
+  /** A fresh array on every access (pages may live outside memory, as usp's do). */
+  get pages(): Page[] {
+    return this.#stored.load();
+  }
+  get pageCount(): number {
+    return this.#stored.count;
+  }
+  /** Frees the storage behind the pages (a temp file, memory). */
+  releasePages(): void {
+    this.#stored.release?.();
+  }
+}
+
+/** The root of a walk: the homepage, with robots.txt and known-path sitemaps as children. */
+export class IndexWebsiteSitemap extends AbstractIndexSitemap {
+  readonly type = 'IndexWebsiteSitemap' as const;
+}
+
+/** A robots.txt; children are its `Sitemap:` lines. */
+export class IndexRobotsTxtSitemap extends AbstractIndexSitemap {
+  readonly type = 'IndexRobotsTxtSitemap' as const;
+  /** The rest of robots.txt (groups, allow/disallow), when the robots format provides it. */
+  readonly robots: RobotsRules | null;
+  /** The `Sitemap:` entries as written, whether or not they were fetched. */
+  readonly entries: readonly ChildRef[];
+  constructor(
+    init: NodeInit & { subSitemaps?: Sitemap[]; robots?: RobotsRules | null; entries?: readonly ChildRef[] },
+  ) {
+    super(init);
+    this.robots = init.robots ?? null;
+    this.entries = init.entries ?? [];
+  }
+}
+
+/** A `<sitemapindex>`. */
+export class IndexXMLSitemap extends AbstractIndexSitemap {
+  readonly type = 'IndexXMLSitemap' as const;
+  /** The `<sitemap>` entries as written (with their `<lastmod>`), whether or not they were fetched. */
+  readonly entries: readonly ChildRef[];
+  constructor(init: NodeInit & { subSitemaps?: Sitemap[]; entries?: readonly ChildRef[] }) {
+    super(init);
+    this.entries = init.entries ?? [];
+  }
+}
+
+export class PagesXMLSitemap extends AbstractPagesSitemap {
+  readonly type = 'PagesXMLSitemap' as const;
+}
+export class PagesTextSitemap extends AbstractPagesSitemap {
+  readonly type = 'PagesTextSitemap' as const;
+}
+export class PagesRSSSitemap extends AbstractPagesSitemap {
+  readonly type = 'PagesRSSSitemap' as const;
+}
+export class PagesAtomSitemap extends AbstractPagesSitemap {
+  readonly type = 'PagesAtomSitemap' as const;
+}
+
+/** A sitemap that could not be fetched or parsed; `reason` says why. */
+export class InvalidSitemap extends BaseSitemap {
+  readonly type = 'InvalidSitemap' as const;
+  readonly reason: string;
+  constructor(init: NodeInit & { reason: string }) {
+    super(init);
+    this.reason = init.reason;
+  }
+}
+
+export type IndexSitemap = IndexWebsiteSitemap | IndexRobotsTxtSitemap | IndexXMLSitemap;
+export type PagesSitemap = PagesXMLSitemap | PagesTextSitemap | PagesRSSSitemap | PagesAtomSitemap;
+export type Sitemap = IndexSitemap | PagesSitemap | InvalidSitemap;
+
+export function isIndexSitemap(s: Sitemap): s is IndexSitemap {
+  return s instanceof AbstractIndexSitemap;
+}
+export function isPagesSitemap(s: Sitemap): s is PagesSitemap {
+  return s instanceof AbstractPagesSitemap;
+}
+
+const PAGES_CLASSES = {
+  PagesXMLSitemap,
+  PagesTextSitemap,
+  PagesRSSSitemap,
+  PagesAtomSitemap,
+} as const;
+
+/** Builds a pages node of the given type (used by the document parser and the tree). */
+export function createPagesSitemap(
+  type: PagesSitemapType,
+  init: NodeInit & { pages?: readonly Page[]; stored?: StoredPages },
+): PagesSitemap {
+  return new PAGES_CLASSES[type](init);
+}
