@@ -1,0 +1,72 @@
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/** A route answers a request; it may write the response in any way, including badly. */
+export type Route = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+
+export interface SimpleResponse {
+  status?: number;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+}
+
+export interface TestServer {
+  /** `http://127.0.0.1:PORT` (no trailing slash). */
+  readonly origin: string;
+  readonly port: number;
+  /** `METHOD path` of every request received, in order. */
+  readonly requests: string[];
+  /** Sockets currently open (to assert nothing leaks). */
+  openSockets(): number;
+  route(path: string, handler: Route | SimpleResponse): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a server on 127.0.0.1 with a random port. Unknown paths answer 404.
+ * `close()` destroys open sockets so a test never waits on a hanging route.
+ */
+export async function startTestServer(routes: Record<string, Route | SimpleResponse> = {}): Promise<TestServer> {
+  const table = new Map<string, Route>();
+  const requests: string[] = [];
+  const sockets = new Set<Socket>();
+  const toRoute = (r: Route | SimpleResponse): Route =>
+    typeof r === 'function'
+      ? r
+      : (_req, res) => {
+          res.writeHead(r.status ?? 200, r.headers ?? {});
+          res.end(r.body ?? '');
+        };
+  for (const [p, r] of Object.entries(routes)) table.set(p, toRoute(r));
+
+  const server: Server = createServer((req, res) => {
+    requests.push(`${req.method} ${req.url}`);
+    const path = req.url ?? '/';
+    const handler = table.get(path) ?? table.get(path.split('?')[0]);
+    if (handler === undefined) {
+      res.writeHead(404, { 'Content-Type': 'text/html' });
+      res.end('<h1>404 Not Found</h1>');
+      return;
+    }
+    Promise.resolve(handler(req, res)).catch(() => res.destroy());
+  });
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    openSockets: () => sockets.size,
+    route(path, handler) {
+      table.set(path, toRoute(handler));
+    },
+    close() {
+      for (const s of sockets) s.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
