@@ -1,0 +1,98 @@
+import type {
+  PageDraft,
+  ParseContext,
+  SitemapImage,
+  XmlElement,
+  XmlExtension,
+  XmlExtensionHandler,
+} from '@usp-ts/core';
+
+/** Google Image sitemap namespace, with the https and trailing-slash spellings seen in the wild. */
+export const IMAGE_NAMESPACES: readonly string[] = [
+  'http://www.google.com/schemas/sitemap-image/1.1',
+  'http://www.google.com/schemas/sitemap-image/1.1/',
+  'https://www.google.com/schemas/sitemap-image/1.1',
+  'https://www.google.com/schemas/sitemap-image/1.1/',
+];
+
+/**
+ * `<image:image>`: any number per page, appended to the page's `images` in document order.
+ * Values are stripped (usp keeps them raw); empty values are `null`.
+ */
+export function googleImage(): XmlExtension {
+  const namespaces = new Set(IMAGE_NAMESPACES);
+  return {
+    name: 'google-image',
+    namespaces: IMAGE_NAMESPACES,
+    create: (ctx) => new ImageHandler(ctx, namespaces),
+  };
+}
+
+type MutableImage = { -readonly [K in keyof SitemapImage]: SitemapImage[K] };
+
+class ImageHandler implements XmlExtensionHandler {
+  private readonly ctx: ParseContext;
+  private readonly namespaces: ReadonlySet<string>;
+  private image: MutableImage | null = null;
+  /** Depth of the open `<image:image>`, -1 when none. */
+  private imageDepth = -1;
+
+  constructor(ctx: ParseContext, namespaces: ReadonlySet<string>) {
+    this.ctx = ctx;
+    this.namespaces = namespaces;
+  }
+
+  startEntry(): void {
+    this.image = null;
+    this.imageDepth = -1;
+  }
+
+  open(el: XmlElement): void {
+    if (el.local !== 'image' || this.image !== null || !this.namespaces.has(el.ns)) return;
+    this.image = { loc: null, caption: null, geoLocation: null, title: null, license: null };
+    this.imageDepth = el.depth;
+  }
+
+  close(el: XmlElement, text: string, draft: PageDraft): void {
+    if (!this.namespaces.has(el.ns)) return;
+    const image = this.image;
+    if (image === null) {
+      if (el.local !== 'image') {
+        this.ctx.warn('unknown-element', `<image:${el.local}> outside <image:image> ignored`);
+      }
+      return;
+    }
+    if (el.depth === this.imageDepth) {
+      this.image = null;
+      this.imageDepth = -1;
+      if (image.loc === null) {
+        this.ctx.warn('missing-field', `<image:image> without <image:loc> in ${draft.url || 'a <url>'}`);
+      }
+      if (draft.images === null) draft.images = [image];
+      else (draft.images as SitemapImage[]).push(image);
+      return;
+    }
+    switch (el.local) {
+      case 'loc':
+        image.loc = value(text);
+        break;
+      case 'caption':
+        image.caption = value(text);
+        break;
+      case 'geo_location':
+        image.geoLocation = value(text);
+        break;
+      case 'title':
+        image.title = value(text);
+        break;
+      case 'license':
+        image.license = value(text);
+        break;
+    }
+  }
+}
+
+function value(text: string): string | null {
+  const s = text.trim();
+  return s.length === 0 ? null : s;
+}

@@ -1,0 +1,1 @@
+export { googleImage, IMAGE_NAMESPACES } from './google-image.js';

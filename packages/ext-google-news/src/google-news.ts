@@ -1,0 +1,150 @@
+import {
+  type NewsStory,
+  type PageDraft,
+  type ParseContext,
+  parseIsoDate,
+  type SitemapDate,
+  type XmlElement,
+  type XmlExtension,
+  type XmlExtensionHandler,
+} from '@usp-ts/core';
+
+/** Google News sitemap namespace, with the https and trailing-slash spellings seen in the wild. */
+export const NEWS_NAMESPACES: readonly string[] = [
+  'http://www.google.com/schemas/sitemap-news/0.9',
+  'http://www.google.com/schemas/sitemap-news/0.9/',
+  'https://www.google.com/schemas/sitemap-news/0.9',
+  'https://www.google.com/schemas/sitemap-news/0.9/',
+];
+
+/**
+ * `<news:news>`: a page's `newsStory`. As in usp, a story exists only when it has a title and a
+ * valid publication date; unlike usp, `<news:genres>` is read.
+ */
+export function googleNews(): XmlExtension {
+  const namespaces = new Set(NEWS_NAMESPACES);
+  return {
+    name: 'google-news',
+    namespaces: NEWS_NAMESPACES,
+    create: (ctx) => new NewsHandler(ctx, namespaces),
+  };
+}
+
+class NewsHandler implements XmlExtensionHandler {
+  private readonly ctx: ParseContext;
+  private readonly namespaces: ReadonlySet<string>;
+  private seen = false;
+  private title: string | null = null;
+  private publishDate: SitemapDate | null = null;
+  private dateText: string | null = null;
+  private publicationName: string | null = null;
+  private publicationLanguage: string | null = null;
+  private access: string | null = null;
+  private genres: string[] = EMPTY;
+  private keywords: string[] = EMPTY;
+  private stockTickers: string[] = EMPTY;
+
+  constructor(ctx: ParseContext, namespaces: ReadonlySet<string>) {
+    this.ctx = ctx;
+    this.namespaces = namespaces;
+  }
+
+  startEntry(): void {
+    this.seen = false;
+    this.title = null;
+    this.publishDate = null;
+    this.dateText = null;
+    this.publicationName = null;
+    this.publicationLanguage = null;
+    this.access = null;
+    this.genres = EMPTY;
+    this.keywords = EMPTY;
+    this.stockTickers = EMPTY;
+  }
+
+  open(el: XmlElement): void {
+    if (el.local === 'news' && this.namespaces.has(el.ns)) this.seen = true;
+  }
+
+  close(el: XmlElement, text: string): void {
+    // Elements of other namespaces nested in <news:news> are not ours.
+    if (!this.namespaces.has(el.ns)) return;
+    switch (el.local) {
+      case 'title':
+        this.title = value(text);
+        break;
+      case 'publication_date': {
+        const s = value(text);
+        this.dateText = s;
+        this.publishDate = s === null ? null : parseIsoDate(s);
+        break;
+      }
+      case 'name':
+        this.publicationName = value(text);
+        break;
+      case 'language':
+        this.publicationLanguage = value(text);
+        break;
+      case 'access':
+        this.access = value(text);
+        break;
+      case 'genres':
+        this.genres = splitList(text);
+        break;
+      case 'keywords':
+        this.keywords = splitList(text);
+        break;
+      case 'stock_tickers':
+        this.stockTickers = splitList(text);
+        break;
+    }
+  }
+
+  endEntry(draft: PageDraft): void {
+    if (!this.seen) return;
+    this.seen = false;
+    if (this.title === null || this.publishDate === null) {
+      const missing =
+        this.title === null
+          ? 'no <news:title>'
+          : this.dateText === null
+            ? 'no <news:publication_date>'
+            : `invalid <news:publication_date> ${JSON.stringify(this.dateText)}`;
+      this.ctx.warn(
+        this.title !== null && this.dateText !== null ? 'invalid-date' : 'missing-field',
+        `News story of ${draft.url || 'a <url>'} dropped: ${missing}`,
+      );
+      return;
+    }
+    const story: NewsStory = {
+      title: this.title,
+      publishDate: this.publishDate,
+      publicationName: this.publicationName,
+      publicationLanguage: this.publicationLanguage,
+      access: this.access,
+      // Fresh arrays: stories must not share the placeholder.
+      genres: this.genres === EMPTY ? [] : this.genres,
+      keywords: this.keywords === EMPTY ? [] : this.keywords,
+      stockTickers: this.stockTickers === EMPTY ? [] : this.stockTickers,
+    };
+    draft.newsStory = story;
+  }
+}
+
+const EMPTY: string[] = [];
+
+/** Stripped; `null` when nothing is left. */
+function value(text: string): string | null {
+  const s = text.trim();
+  return s.length === 0 ? null : s;
+}
+
+/** Comma-separated list, items stripped, empty items dropped (usp keeps them as ""). */
+export function splitList(text: string): string[] {
+  const out: string[] = [];
+  for (const part of text.split(',')) {
+    const s = part.trim();
+    if (s.length > 0) out.push(s);
+  }
+  return out;
+}

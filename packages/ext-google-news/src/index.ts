@@ -1,0 +1,1 @@
+export { googleNews, NEWS_NAMESPACES } from './google-news.js';

@@ -1,0 +1,126 @@
+/**
+ * Reads a `<priority>` value: a decimal in [0, 1]. Returns `null` when the text is empty, not a
+ * decimal, or out of range (the caller falls back to 0.5 and warns).
+ *
+ * Accepts what usp's `Decimal()` accepts for a finite decimal: a sign, `.5`, exponents (`7E-1`),
+ * underscores between digits (`0.1_0`) and non-ASCII decimal digits (`٠.٧`). The range check is
+ * done on the digits, not the float, so `1.00000000000000000001` is out of range as in usp.
+ */
+export function parsePriority(text: string): number | null {
+  let s = text.trim();
+  if (s.length === 0) return null;
+  // The rare forms are rewritten to plain ASCII once, off the common path.
+  if (needsNormalising(s)) {
+    const ascii = normalise(s);
+    if (ascii === null) return null;
+    s = ascii;
+  }
+  return checkDecimal(s);
+}
+
+function needsNormalising(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 127 || c === 95 /* _ */) return true;
+  }
+  return false;
+}
+
+const DIGIT = /^\p{Nd}$/u;
+
+/** Non-ASCII digits to ASCII, underscores between digits removed; `null` for anything else. */
+function normalise(s: string): string | null {
+  const chars = Array.from(s);
+  let out = '';
+  for (let i = 0; i < chars.length; i++) {
+    const ch = chars[i];
+    const code = ch.codePointAt(0)!;
+    if (ch === '_') {
+      if (!isDigitChar(chars[i - 1]) || !isDigitChar(chars[i + 1])) return null;
+      continue;
+    }
+    if (code <= 127) {
+      out += ch;
+      continue;
+    }
+    const value = unicodeDigitValue(code);
+    if (value === null) return null;
+    out += String(value);
+  }
+  return out;
+}
+
+function isDigitChar(ch: string | undefined): boolean {
+  if (ch === undefined) return false;
+  const code = ch.codePointAt(0)!;
+  if (code >= 48 && code <= 57) return true;
+  return code > 127 && DIGIT.test(ch);
+}
+
+/** Unicode decimal digits come in runs of ten starting at zero, so the offset in the run is the value. */
+function unicodeDigitValue(code: number): number | null {
+  if (!DIGIT.test(String.fromCodePoint(code))) return null;
+  let start = code;
+  while (start > 0 && DIGIT.test(String.fromCodePoint(start - 1))) start--;
+  return (code - start) % 10;
+}
+
+/** Validates `[+-] (digits [. digits] | . digits) [(e|E) [+-] digits]` and the [0, 1] range. */
+function checkDecimal(s: string): number | null {
+  const n = s.length;
+  let i = 0;
+  let negative = false;
+  let c = s.charCodeAt(0);
+  if (c === 43 || c === 45) {
+    negative = c === 45;
+    i++;
+  }
+  const intStart = i;
+  while (i < n && isAsciiDigit(s.charCodeAt(i))) i++;
+  const intEnd = i;
+  let fracStart = i;
+  let fracEnd = i;
+  if (i < n && s.charCodeAt(i) === 46 /* . */) {
+    i++;
+    fracStart = i;
+    while (i < n && isAsciiDigit(s.charCodeAt(i))) i++;
+    fracEnd = i;
+  }
+  if (intEnd === intStart && fracEnd === fracStart) return null;
+  let exponent = 0;
+  if (i < n) {
+    c = s.charCodeAt(i);
+    if (c !== 101 && c !== 69) return null;
+    i++;
+    let expNegative = false;
+    c = s.charCodeAt(i);
+    if (c === 43 || c === 45) {
+      expNegative = c === 45;
+      i++;
+    }
+    const expStart = i;
+    while (i < n && isAsciiDigit(s.charCodeAt(i))) i++;
+    if (i === expStart || i !== n) return null;
+    exponent = Number(s.slice(expStart, i));
+    if (expNegative) exponent = -exponent;
+  }
+  // Position of the decimal point relative to the first significant digit decides the range.
+  const digits = s.slice(intStart, intEnd) + s.slice(fracStart, fracEnd);
+  let first = 0;
+  while (first < digits.length && digits.charCodeAt(first) === 48) first++;
+  if (first < digits.length) {
+    if (negative) return null;
+    const pointPos = intEnd - intStart + exponent - first;
+    if (pointPos > 1) return null;
+    if (pointPos === 1) {
+      if (digits.charCodeAt(first) !== 49 /* 1 */) return null;
+      for (let k = first + 1; k < digits.length; k++) if (digits.charCodeAt(k) !== 48) return null;
+    }
+  }
+  // `+ 0` turns usp's `-0` into a plain zero.
+  return Number(s) + 0;
+}
+
+function isAsciiDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}

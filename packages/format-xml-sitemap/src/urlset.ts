@@ -1,0 +1,204 @@
+import {
+  createExtensionRouter,
+  DEFAULT_PRIORITY,
+  type ExtensionRouter,
+  isHttpUrl,
+  newPageDraft,
+  type PageDraft,
+  type ParseOutcome,
+  parseIsoDate,
+  type XmlElement,
+  type XmlExtension,
+  type XmlHandler,
+} from '@usp-ts/core';
+import { parseChangeFrequency } from './change-frequency.js';
+import { readAlternate } from './hreflang.js';
+import { isSitemapNamespace, XHTML_NAMESPACE } from './namespaces.js';
+import { parsePriority } from './priority.js';
+import type { CappedContext } from './warnings.js';
+
+/**
+ * Reads a `<urlset>`. A page is emitted only at `</url>`, so a cut document keeps every complete
+ * entry and never half of one. Anything that is not a `<url>` between entries is skipped with a
+ * warning and reading goes on (usp stops at the first such element).
+ */
+export class UrlsetHandler implements XmlHandler {
+  private readonly ctx: CappedContext;
+  private readonly rootNs: string;
+  private readonly router: ExtensionRouter | null;
+  private readonly maxUrlLength: number;
+  /** Depth of `<url>` elements: 1, or deeper inside the extra `<urlset>` wrappers some sites nest. */
+  private entryDepth = 1;
+  private draft: PageDraft | null = null;
+  /** Stripped `<loc>` of the current entry; `null` until one is read. */
+  private loc: string | null = null;
+  /** Depth of the stray element whose subtree is being skipped; -1 when none. */
+  private skipDepth = -1;
+  private stopped = false;
+  private readonly seen = new Set<string>();
+  private readonly warnedStray = new Set<string>();
+
+  constructor(ctx: CappedContext, root: XmlElement, extensions: readonly XmlExtension[]) {
+    this.ctx = ctx;
+    this.rootNs = root.ns;
+    this.router = extensions.length > 0 ? createExtensionRouter(extensions, ctx) : null;
+    this.maxUrlLength = ctx.limits.maxUrlLength;
+  }
+
+  open(el: XmlElement): void {
+    if (this.stopped || this.skipDepth >= 0) return;
+    const depth = el.depth;
+    const draft = this.draft;
+    if (draft === null) {
+      if (depth !== this.entryDepth) return;
+      if (this.isOwn(el.ns)) {
+        if (el.local === 'url') {
+          this.startEntry();
+          return;
+        }
+        if (el.local === 'urlset') {
+          this.entryDepth++;
+          return;
+        }
+      }
+      this.skip(el);
+      return;
+    }
+    if (this.router?.open(el, draft)) return;
+    if (depth === this.entryDepth + 1 && isAlternateLink(el, this.rootNs)) readAlternate(el, draft, this.ctx);
+  }
+
+  close(el: XmlElement, text: string): void {
+    if (this.stopped) return;
+    const depth = el.depth;
+    if (this.skipDepth >= 0) {
+      if (depth === this.skipDepth) this.skipDepth = -1;
+      return;
+    }
+    const draft = this.draft;
+    if (draft === null) {
+      if (depth < this.entryDepth) this.entryDepth = depth;
+      return;
+    }
+    if (depth === this.entryDepth) {
+      this.endEntry(draft);
+      return;
+    }
+    if (this.router?.close(el, text, draft)) return;
+    if (depth !== this.entryDepth + 1 || !this.isOwn(el.ns)) return;
+    switch (el.local) {
+      case 'loc':
+        // Set early so extensions can name the page in their warnings.
+        this.loc = draft.url = text.trim();
+        break;
+      case 'lastmod':
+        draft.lastModified = this.readDate(text);
+        break;
+      case 'changefreq':
+        this.readChangeFrequency(text, draft);
+        break;
+      case 'priority':
+        this.readPriority(text, draft);
+        break;
+    }
+  }
+
+  end(_truncated: boolean): ParseOutcome {
+    // A half-read entry is dropped: only `</url>` emits.
+    this.draft = null;
+    this.ctx.flush();
+    return { type: 'PagesXMLSitemap' };
+  }
+
+  private isOwn(ns: string): boolean {
+    return ns === this.rootNs || ns === '' || isSitemapNamespace(ns);
+  }
+
+  private startEntry(): void {
+    const draft = newPageDraft();
+    this.draft = draft;
+    this.loc = null;
+    this.router?.startEntry(draft);
+  }
+
+  private endEntry(draft: PageDraft): void {
+    this.draft = null;
+    const loc = this.loc;
+    this.loc = null;
+    draft.url = loc ?? '';
+    this.router?.endEntry(draft);
+    if (loc === null || loc.length === 0) {
+      this.ctx.warn(
+        'missing-field',
+        loc === null ? '<url> without <loc> skipped' : '<url> with an empty <loc> skipped',
+      );
+      return;
+    }
+    if (loc.length > this.maxUrlLength) {
+      this.ctx.warn(
+        'invalid-url',
+        `Page URL longer than ${this.maxUrlLength} characters skipped: ${loc.slice(0, 100)}…`,
+      );
+      return;
+    }
+    if (!isHttpUrl(loc)) {
+      this.ctx.warn('invalid-url', `Page URL is not an absolute http(s) URL, skipped: ${loc}`);
+      return;
+    }
+    if (this.seen.has(loc)) {
+      this.ctx.warn('duplicate-url', `Duplicate page URL skipped: ${loc}`);
+      return;
+    }
+    this.seen.add(loc);
+    if (!this.ctx.page(draft)) this.stopped = true;
+  }
+
+  private skip(el: XmlElement): void {
+    this.skipDepth = el.depth;
+    const name = el.ns === '' || el.ns === this.rootNs ? el.local : `{${el.ns}}${el.local}`;
+    if (this.warnedStray.has(name)) return;
+    this.warnedStray.add(name);
+    this.ctx.warn('unknown-element', `<${name}> outside <url> skipped`);
+  }
+
+  private readDate(text: string) {
+    const s = text.trim();
+    if (s.length === 0) return null;
+    const date = parseIsoDate(s);
+    if (date === null) this.ctx.warn('invalid-date', `Invalid <lastmod> ignored: ${s}`);
+    return date;
+  }
+
+  private readChangeFrequency(text: string, draft: PageDraft): void {
+    const value = parseChangeFrequency(text);
+    if (value === undefined) {
+      this.ctx.warn(
+        'invalid-changefreq',
+        `Invalid <changefreq> ${JSON.stringify(text.trim())}, read as "always"`,
+      );
+      draft.changeFrequency = 'always';
+      return;
+    }
+    draft.changeFrequency = value;
+  }
+
+  private readPriority(text: string, draft: PageDraft): void {
+    const value = parsePriority(text);
+    if (value === null) {
+      this.ctx.warn('invalid-priority', `Invalid <priority> ${JSON.stringify(text.trim())}, read as 0.5`);
+      draft.priority = DEFAULT_PRIORITY;
+      return;
+    }
+    draft.priority = value;
+  }
+}
+
+/**
+ * `xhtml:link`; also a bare `link` (a namespace-less urlset often leaves the prefix out or
+ * undeclared) and the qualified name itself, in case the prefix could not be resolved.
+ */
+function isAlternateLink(el: XmlElement, rootNs: string): boolean {
+  const local = el.local;
+  if (local === 'link') return el.ns === XHTML_NAMESPACE || el.ns === '' || el.ns === rootNs;
+  return local === 'xhtml:link';
+}
