@@ -1,0 +1,745 @@
+import { describe, expect, it } from 'vitest';
+import type { ParseDocumentOptions, ParsedDocument } from './document.js';
+import { InvalidOptionError, InvalidUrlError } from './errors.js';
+import { sitemapToJSON } from './json.js';
+import { type ChildRef, newPageDraft, type Page } from './model.js';
+import { memoryPageStore } from './page-store.js';
+import { createRegistry } from './registry.js';
+import {
+  createPagesSitemap,
+  IndexRobotsTxtSitemap,
+  type IndexWebsiteSitemap,
+  IndexXMLSitemap,
+  InvalidSitemap,
+  type PagesSitemapType,
+  type Sitemap,
+} from './sitemap.js';
+import { SitemapDate } from './sitemap-date.js';
+import {
+  KNOWN_SITEMAP_PATHS,
+  knownPathUrls,
+  sitemapTreeForHomepage,
+  sitemapTreeForUrl,
+  type TreeOptions,
+  type WalkPagesOptions,
+  type WalkStats,
+  walkPages,
+  walkSitemapPages,
+} from './tree.js';
+import type { Warning } from './warning.js';
+import { headerLookup, type WebClient, type WebResponse } from './web-client.js';
+
+// The tree logic is tested here against an in-process client and a tiny stand-in parser, so
+// ordering, filters and budgets are checked without formats or sockets. HTTP behaviour is tested
+// against real servers in packages/usp/test.
+
+/**
+ * Stand-in document format, one item a line:
+ *   `index` then `<url> [<lastmod epoch ms>]` lines; `pages` then page URLs; `text` then URLs
+ *   (plain text); anything else is unsupported. A body chunk is parsed as it arrives.
+ */
+async function fakeParse(o: ParseDocumentOptions): Promise<ParsedDocument> {
+  const dec = new TextDecoder();
+  let kind: string | null = null;
+  const children: ChildRef[] = [];
+  const pages: Page[] = [];
+  let truncated = false;
+  let bytes = 0;
+  let rest = '';
+  const type = (): PagesSitemapType => (kind === 'text' ? 'PagesTextSitemap' : 'PagesXMLSitemap');
+  const lines = async (text: string) => {
+    const batch: Page[] = [];
+    for (const line of text.split('\n')) {
+      if (line === '') continue;
+      if (kind === null) {
+        kind = line;
+        continue;
+      }
+      if (kind === 'index') {
+        const [url, lm] = line.split(' ');
+        children.push({ url, lastModified: lm === undefined ? null : new SitemapDate(Number(lm), 0) });
+      } else if (kind === 'pages' || kind === 'text') {
+        batch.push(newPageDraft(line));
+      }
+    }
+    if (batch.length > 0) {
+      pages.push(...batch);
+      await o.onPages?.(batch, type());
+    }
+  };
+  const body = o.body as AsyncIterable<Uint8Array>;
+  try {
+    for await (const chunk of body) {
+      bytes += chunk.length;
+      const text = rest + dec.decode(chunk, { stream: true });
+      const cut = text.lastIndexOf('\n');
+      rest = text.slice(cut + 1);
+      await lines(text.slice(0, cut + 1));
+    }
+    await lines(rest);
+  } catch {
+    truncated = true;
+  }
+  const url = o.url;
+  let sitemap: Sitemap;
+  if (kind === 'index') {
+    sitemap = url.endsWith('/robots.txt')
+      ? new IndexRobotsTxtSitemap({ url, entries: children })
+      : new IndexXMLSitemap({ url, entries: children });
+  } else if (kind === 'pages' || kind === 'text' || kind === null) {
+    if (kind === null) kind = 'text';
+    sitemap = createPagesSitemap(type(), { url, pages });
+  } else {
+    sitemap = new InvalidSitemap({ url, reason: `No parsers support sitemap from ${url}` });
+  }
+  return {
+    sitemap,
+    children: sitemap instanceof InvalidSitemap ? [] : children,
+    warnings: [],
+    bytes,
+    truncated,
+  };
+}
+
+interface Route {
+  status?: number;
+  /** Body as chunks (one per item), or a generator of chunks. */
+  body?: string[] | (() => Iterable<string>);
+  redirect?: string;
+  /** Answer only once this settles. */
+  gate?: Promise<void>;
+  notModified?: boolean;
+}
+
+class FakeClient implements WebClient {
+  readonly requests: string[] = [];
+  readonly requestOptions: Record<string, unknown>[] = [];
+  inFlight = 0;
+  maxInFlight = 0;
+  chunksServed = 0;
+  constructor(readonly routes: Record<string, Route>) {}
+
+  async get(url: string, options: { signal?: AbortSignal } = {}): Promise<WebResponse> {
+    this.requests.push(url);
+    this.requestOptions.push({ ...options });
+    const route = this.routes[url];
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    let ended = false;
+    const end = () => {
+      if (!ended) this.inFlight--;
+      ended = true;
+    };
+    const signal = options.signal;
+    if (route?.gate !== undefined) {
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = () => reject(new DOMException('aborted', 'AbortError'));
+        if (signal?.aborted) onAbort();
+        signal?.addEventListener('abort', onAbort, { once: true });
+        route.gate!.then(() => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        });
+      }).catch((e) => {
+        end();
+        throw e;
+      });
+    }
+    if (route === undefined || (route.status ?? 200) >= 400) {
+      end();
+      const status = route?.status ?? 404;
+      return { kind: 'error', url, status, message: `${status} Oops`, code: 'http-status', retryable: false };
+    }
+    if (route.notModified) {
+      end();
+      return { kind: 'not-modified', url, headers: headerLookup({}) };
+    }
+    const finalUrl = route.redirect ?? url;
+    const target = route.redirect === undefined ? route : this.routes[route.redirect];
+    const chunks = typeof target?.body === 'function' ? target.body() : (target?.body ?? []);
+    const enc = new TextEncoder();
+    const client = this;
+    let cancelled = false;
+    async function* body(): AsyncGenerator<Uint8Array> {
+      try {
+        for (const c of chunks) {
+          if (signal?.aborted) throw new DOMException('aborted', 'AbortError');
+          if (cancelled) return;
+          client.chunksServed++;
+          yield enc.encode(c);
+        }
+      } finally {
+        end();
+      }
+    }
+    return {
+      kind: 'ok',
+      status: 200,
+      statusText: 'OK',
+      url: finalUrl,
+      headers: headerLookup({ 'content-type': 'text/plain' }),
+      body: body(),
+      cancel: () => {
+        cancelled = true;
+        end();
+      },
+    };
+  }
+}
+
+const H = 'http://example.com/';
+const registry = createRegistry([]);
+
+function opts(client: WebClient, extra: Partial<WalkPagesOptions> = {}): WalkPagesOptions {
+  return { webClient: client, registry, parse: fakeParse, ...extra };
+}
+
+function shape(s: Sitemap): unknown {
+  const json = sitemapToJSON(s);
+  const strip = (n: typeof json): unknown => ({
+    type: n.type,
+    url: n.url,
+    ...(n.reason !== undefined ? { reason: n.reason } : {}),
+    ...(n.subSitemaps !== undefined ? { sub: n.subSitemaps.map(strip) } : {}),
+    ...(n.pages !== undefined ? { pages: n.pages.map((p) => p.url) } : {}),
+  });
+  return strip(json);
+}
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+describe('discovery', () => {
+  it('fetches robots.txt first, then the known paths in their fixed order, skipping robots-found ones', async () => {
+    const client = new FakeClient({
+      [`${H}robots.txt`]: { body: ['index\n', `${H}sitemap.xml\n`] },
+      [`${H}sitemap.xml`]: { body: ['pages\n', `${H}a\n`] },
+      [`${H}sitemap_news.xml`]: { body: ['pages\n', `${H}n\n`] },
+    });
+    const tree = await sitemapTreeForHomepage(H, opts(client, { concurrency: 1 }));
+    expect(client.requests[0]).toBe(`${H}robots.txt`);
+    expect(client.requests[1]).toBe(`${H}sitemap.xml`);
+    const probed = client.requests.slice(2);
+    expect(probed).toEqual(KNOWN_SITEMAP_PATHS.filter((p) => p !== 'sitemap.xml').map((p) => H + p));
+    expect(shape(tree)).toEqual({
+      type: 'IndexWebsiteSitemap',
+      url: H,
+      sub: [
+        {
+          type: 'IndexRobotsTxtSitemap',
+          url: `${H}robots.txt`,
+          sub: [{ type: 'PagesXMLSitemap', url: `${H}sitemap.xml`, pages: [`${H}a`] }],
+        },
+        { type: 'PagesXMLSitemap', url: `${H}sitemap_news.xml`, pages: [`${H}n`] },
+      ],
+    });
+  });
+
+  it('drops invalid top-level results and soft 404s (empty or URL-less text at a known path)', async () => {
+    const warnings: Warning[] = [];
+    const client = new FakeClient({
+      [`${H}robots.txt`]: { body: ['<html>oops</html>\n'] },
+      [`${H}sitemap.xml`]: { body: [] },
+      [`${H}sitemap`]: { body: ['text\n'] },
+      [`${H}sitemap_index.xml`]: { body: ['text\n', `${H}real\n`] },
+    });
+    const tree = await sitemapTreeForHomepage(H, opts(client, { onWarning: (w) => warnings.push(w) }));
+    expect(shape(tree)).toEqual({
+      type: 'IndexWebsiteSitemap',
+      url: H,
+      sub: [{ type: 'PagesTextSitemap', url: `${H}sitemap_index.xml`, pages: [`${H}real`] }],
+    });
+    expect(warnings.filter((w) => w.code === 'soft-404').map((w) => w.url)).toEqual([
+      `${H}sitemap.xml`,
+      `${H}sitemap`,
+    ]);
+    // 404s of probes are expected: no fetch warning for them.
+    expect(warnings.filter((w) => w.code === 'fetch')).toEqual([]);
+  });
+
+  it('keeps empty text top-level results with dropSoft404: false (usp)', async () => {
+    const client = new FakeClient({ [`${H}sitemap.xml`]: { body: [] } });
+    const tree = await sitemapTreeForHomepage(H, opts(client, { useRobots: false, dropSoft404: false }));
+    expect(tree.subSitemaps.map((s) => s.type)).toEqual(['PagesTextSitemap']);
+  });
+
+  it('joins extra known paths with one slash, adds wp-sitemap.xml and sitemap.txt on request', () => {
+    const urls = knownPathUrls(H, {
+      extraKnownPaths: ['/custom.xml', 'a/b.xml', 'http://other.example/x.xml', 'sitemap.xml'],
+      includeWordPressSitemap: true,
+      includeSitemapTxt: true,
+    });
+    expect(urls.slice(14)).toEqual([
+      `${H}wp-sitemap.xml`,
+      `${H}sitemap.txt`,
+      `${H}custom.xml`,
+      `${H}a/b.xml`,
+      'http://other.example/x.xml',
+    ]);
+    expect(urls).toHaveLength(19);
+  });
+
+  it('normalises the homepage with a warning, or keeps its path when asked', async () => {
+    const warnings: Warning[] = [];
+    const client = new FakeClient({});
+    const tree = await sitemapTreeForHomepage(
+      'http://example.com/a/b?q=1',
+      opts(client, { useKnownPaths: false, onWarning: (w) => warnings.push(w) }),
+    );
+    expect(tree.url).toBe(H);
+    expect(client.requests).toEqual([`${H}robots.txt`]);
+    expect(warnings[0]).toMatchObject({ code: 'homepage' });
+    expect(tree.warnings[0].message).toContain('Assuming that the homepage of http://example.com/a/b?q=1 is');
+
+    const raw = new FakeClient({});
+    const t2 = await sitemapTreeForHomepage(
+      'http://example.com/foo/bar',
+      opts(raw, { normalizeHomepage: false, extraKnownPaths: ['x.xml'] }),
+    );
+    expect(t2.url).toBe('http://example.com/foo/bar/');
+    expect(raw.requests[0]).toBe('http://example.com/foo/bar/robots.txt');
+    expect(raw.requests).toContain('http://example.com/foo/bar/x.xml');
+  });
+
+  it('refuses a non-http homepage and bad options before doing anything', async () => {
+    const client = new FakeClient({});
+    await expect(sitemapTreeForHomepage('ftp://example.com/', opts(client))).rejects.toBeInstanceOf(
+      InvalidUrlError,
+    );
+    await expect(sitemapTreeForHomepage(H, opts(client, { concurrency: 0 }))).rejects.toBeInstanceOf(
+      InvalidOptionError,
+    );
+    await expect(sitemapTreeForHomepage(H, { registry } as unknown as TreeOptions)).rejects.toBeInstanceOf(
+      InvalidOptionError,
+    );
+    expect(() => walkPages(H, opts(client, { maxDepth: -1 }))).toThrow(InvalidOptionError);
+    expect(client.requests).toEqual([]);
+  });
+});
+
+describe('recursion', () => {
+  it('stops below level 11 with usp reason, robots.txt being level 0', async () => {
+    const routes: Record<string, Route> = { [`${H}robots.txt`]: { body: ['index\n', `${H}s1.xml\n`] } };
+    for (let i = 1; i <= 12; i++) routes[`${H}s${i}.xml`] = { body: ['index\n', `${H}s${i + 1}.xml\n`] };
+    const client = new FakeClient(routes);
+    const tree = await sitemapTreeForHomepage(H, opts(client, { useKnownPaths: false }));
+    let node: Sitemap = tree.subSitemaps[0];
+    for (let i = 1; i <= 11; i++) {
+      node = (node as IndexXMLSitemap).subSitemaps[0];
+      expect(node).toMatchObject({ type: 'IndexXMLSitemap', url: `${H}s${i}.xml` });
+    }
+    const deepest = (node as IndexXMLSitemap).subSitemaps[0] as InvalidSitemap;
+    expect(deepest.type).toBe('InvalidSitemap');
+    expect(deepest.reason).toBe(
+      `Unable to add sub-sitemap from URL ${H}s12.xml: Recursion level exceeded 11 for URL ${H}s12.xml.`,
+    );
+    expect(client.requests).not.toContain(`${H}s12.xml`);
+  });
+
+  it('catches a child equal to an ancestor by normalised URL, and a redirect into an ancestor', async () => {
+    const client = new FakeClient({
+      [`${H}robots.txt`]: { body: ['index\n', `${H}a.xml\n`] },
+      [`${H}a.xml`]: { body: ['index\n', 'HTTP://EXAMPLE.COM:80/a.xml#x\n', `${H}b.xml\n`] },
+      [`${H}b.xml`]: { redirect: `${H}a.xml` },
+    });
+    const tree = await sitemapTreeForHomepage(H, opts(client, { useKnownPaths: false }));
+    const a = (tree.subSitemaps[0] as IndexRobotsTxtSitemap).subSitemaps[0] as IndexXMLSitemap;
+    const [self, redirected] = a.subSitemaps as InvalidSitemap[];
+    expect(self.reason).toMatch(
+      /^Unable to add sub-sitemap from URL HTTP:\/\/EXAMPLE.COM:80\/a.xml#x: Recursion detected in URL/,
+    );
+    expect(self.reason).toContain(`'${H}a.xml'`);
+    expect(redirected.url).toBe(`${H}b.xml`);
+    expect(redirected.reason).toBe(
+      `Recursion detected when ${H}b.xml redirected to ${H}a.xml with parent URLs {'${H}a.xml', '${H}robots.txt'}.`,
+    );
+    expect(client.requests.filter((u) => u === `${H}a.xml`)).toHaveLength(1);
+  });
+
+  it('reports fetch failures with usp reason and keeps the index entry lastmod on the child node', async () => {
+    const lm = Date.UTC(2024, 0, 2);
+    const client = new FakeClient({
+      [`${H}robots.txt`]: { body: ['index\n', `${H}idx.xml\n`] },
+      [`${H}idx.xml`]: { body: ['index\n', `${H}ok.xml ${lm}\n`, `${H}gone.xml\n`] },
+      [`${H}ok.xml`]: { body: ['pages\n', `${H}p\n`] },
+      [`${H}gone.xml`]: { status: 404 },
+    });
+    const tree = await sitemapTreeForHomepage(H, opts(client, { useKnownPaths: false }));
+    const idx = (tree.subSitemaps[0] as IndexRobotsTxtSitemap).subSitemaps[0] as IndexXMLSitemap;
+    expect(idx.subSitemaps[0].lastModified?.epochMs).toBe(lm);
+    expect(idx.subSitemaps[1]).toMatchObject({
+      type: 'InvalidSitemap',
+      reason: `Unable to fetch sitemap from ${H}gone.xml: 404 Oops`,
+    });
+  });
+
+  it('applies the list callback then the per-URL callback with usp levels and parents', async () => {
+    const calls: unknown[] = [];
+    const lm = Date.UTC(2020, 5, 1);
+    const client = new FakeClient({
+      [`${H}robots.txt`]: { body: ['index\n', `${H}i1.xml\n`, `${H}skip-me.xml\n`] },
+      [`${H}i1.xml`]: { body: ['index\n', `${H}p1.xml ${lm}\n`, `${H}p2.xml\n`, `${H}boom.xml\n`] },
+      [`${H}p1.xml`]: { body: ['pages\n', `${H}x\n`] },
+    });
+    const tree = await sitemapTreeForHomepage(
+      H,
+      opts(client, {
+        useKnownPaths: false,
+        recurseListCallback: (urls, level, parents, lastMods) => {
+          calls.push(['list', urls, level, [...parents].sort(), lastMods.map((d) => d?.epochMs ?? null)]);
+          return urls.filter((u) => !u.includes('skip-me'));
+        },
+        recurseCallback: (url, level, parents, lastMod) => {
+          calls.push(['one', url, level, [...parents].sort(), lastMod?.epochMs ?? null]);
+          if (url.includes('boom')) throw new Error('callback failed');
+          return !url.endsWith('p2.xml');
+        },
+      }),
+    );
+    expect(calls).toEqual([
+      ['list', [`${H}i1.xml`, `${H}skip-me.xml`], 0, [`${H}robots.txt`], [null, null]],
+      ['one', `${H}i1.xml`, 0, [`${H}robots.txt`], null],
+      [
+        'list',
+        [`${H}p1.xml`, `${H}p2.xml`, `${H}boom.xml`],
+        1,
+        [`${H}i1.xml`, `${H}robots.txt`],
+        [lm, null, null],
+      ],
+      ['one', `${H}p1.xml`, 1, [`${H}i1.xml`, `${H}robots.txt`], lm],
+      ['one', `${H}p2.xml`, 1, [`${H}i1.xml`, `${H}robots.txt`], null],
+      ['one', `${H}boom.xml`, 1, [`${H}i1.xml`, `${H}robots.txt`], null],
+    ]);
+    const i1 = (tree.subSitemaps[0] as IndexRobotsTxtSitemap).subSitemaps[0] as IndexXMLSitemap;
+    expect(i1.subSitemaps.map((s) => [s.type, s.url])).toEqual([
+      ['PagesXMLSitemap', `${H}p1.xml`],
+      ['InvalidSitemap', `${H}boom.xml`],
+    ]);
+    expect((i1.subSitemaps[1] as InvalidSitemap).reason).toBe(
+      `Unable to add sub-sitemap from URL ${H}boom.xml: callback failed`,
+    );
+    expect(client.requests).not.toContain(`${H}skip-me.xml`);
+  });
+
+  it('lets an exception from the list callback escape, as usp does', async () => {
+    const client = new FakeClient({ [`${H}robots.txt`]: { body: ['index\n', `${H}a.xml\n`] } });
+    const error = new Error('list callback failed');
+    await expect(
+      sitemapTreeForHomepage(
+        H,
+        opts(client, {
+          recurseListCallback: () => {
+            throw error;
+          },
+        }),
+      ),
+    ).rejects.toBe(error);
+  });
+
+  it('gives known paths the robots.txt sitemaps as parents (usp)', async () => {
+    const client = new FakeClient({
+      [`${H}robots.txt`]: { body: ['index\n', `${H}listed.xml\n`] },
+      [`${H}listed.xml`]: { body: ['pages\n', `${H}p\n`] },
+      [`${H}sitemap_index.xml`]: { body: ['index\n', `${H}listed.xml\n`] },
+      [`${H}sitemap-index.xml`]: { redirect: `${H}listed.xml` },
+    });
+    const tree = await sitemapTreeForHomepage(H, opts(client));
+    expect(tree.subSitemaps.map((s) => s.url)).toEqual([`${H}robots.txt`, `${H}sitemap_index.xml`]);
+    const idx = tree.subSitemaps[1] as IndexXMLSitemap;
+    expect((idx.subSitemaps[0] as InvalidSitemap).reason).toContain('Recursion detected in URL');
+  });
+
+  it("refuses children and redirects off the homepage's site with hostPolicy 'same-site'", async () => {
+    const client = new FakeClient({
+      [`${H}robots.txt`]: {
+        body: ['index\n', 'http://cdn.example.com/s.xml\n', 'http://evil.test/s.xml\n', `${H}r.xml\n`],
+      },
+      'http://cdn.example.com/s.xml': { body: ['pages\n', `${H}p\n`] },
+      [`${H}r.xml`]: { redirect: 'http://evil.test/s.xml' },
+      'http://evil.test/s.xml': { body: ['pages\n', 'http://evil.test/p\n'] },
+    });
+    const tree = await sitemapTreeForHomepage(
+      H,
+      opts(client, { useKnownPaths: false, hostPolicy: 'same-site' }),
+    );
+    const robots = tree.subSitemaps[0] as IndexRobotsTxtSitemap;
+    expect(robots.subSitemaps.map((s) => s.type)).toEqual([
+      'PagesXMLSitemap',
+      'InvalidSitemap',
+      'InvalidSitemap',
+    ]);
+    expect((robots.subSitemaps[1] as InvalidSitemap).reason).toContain(
+      'outside the site of http://example.com/',
+    );
+    expect((robots.subSitemaps[2] as InvalidSitemap).reason).toContain(
+      'redirected to http://evil.test/s.xml',
+    );
+    expect(client.requests).not.toContain('http://evil.test/s.xml');
+  });
+});
+
+describe('concurrency', () => {
+  it('keeps document order when children answer in reverse order, within the concurrency limit', async () => {
+    const n = 6;
+    const gates = Array.from({ length: n }, () => deferred());
+    const routes: Record<string, Route> = {
+      [`${H}idx.xml`]: { body: ['index\n', ...Array.from({ length: n }, (_, i) => `${H}c${i}.xml\n`)] },
+    };
+    for (let i = 0; i < n; i++)
+      routes[`${H}c${i}.xml`] = { gate: gates[i].promise, body: ['pages\n', `${H}p${i}\n`] };
+    const client = new FakeClient(routes);
+    const done = sitemapTreeForUrl(`${H}idx.xml`, opts(client, { concurrency: n }));
+    // Let every child request start, then answer them last to first.
+    while (client.requests.length < n + 1) await new Promise((r) => setTimeout(r, 1));
+    for (let i = n - 1; i >= 0; i--) gates[i].resolve();
+    const tree = (await done) as IndexXMLSitemap;
+    expect(tree.subSitemaps.map((s) => s.url)).toEqual(Array.from({ length: n }, (_, i) => `${H}c${i}.xml`));
+    expect([...tree.allPages()].map((p) => p.url)).toEqual(Array.from({ length: n }, (_, i) => `${H}p${i}`));
+  });
+
+  it('never has more documents in flight than the concurrency option', async () => {
+    const routes: Record<string, Route> = {
+      [`${H}idx.xml`]: { body: ['index\n', ...Array.from({ length: 20 }, (_, i) => `${H}c${i}.xml\n`)] },
+    };
+    for (let i = 0; i < 20; i++)
+      routes[`${H}c${i}.xml`] = { body: ['pages\n', `${H}p${i}a\n`, `${H}p${i}b\n`] };
+    const client = new FakeClient(routes);
+    const tree = await sitemapTreeForUrl(`${H}idx.xml`, opts(client, { concurrency: 3 }));
+    expect(client.maxInFlight).toBeLessThanOrEqual(3);
+    expect([...tree.allPages()]).toHaveLength(40);
+  });
+});
+
+describe('budgets and cancellation', () => {
+  function bigIndex(n: number): Record<string, Route> {
+    const routes: Record<string, Route> = {
+      [`${H}idx.xml`]: { body: ['index\n', ...Array.from({ length: n }, (_, i) => `${H}c${i}.xml\n`)] },
+    };
+    for (let i = 0; i < n; i++) {
+      routes[`${H}c${i}.xml`] = {
+        body: ['pages\n', ...Array.from({ length: 10 }, (_, k) => `${H}p${i}-${k}\n`)],
+      };
+    }
+    return routes;
+  }
+
+  it('maxSitemaps: stops requesting, marks unfetched children and says why', async () => {
+    const client = new FakeClient(bigIndex(10));
+    const warnings: Warning[] = [];
+    let last: WalkStats | null = null;
+    const tree = (await sitemapTreeForUrl(
+      `${H}idx.xml`,
+      opts(client, {
+        maxSitemaps: 4,
+        concurrency: 1,
+        onWarning: (w) => warnings.push(w),
+        onProgress: (s) => {
+          last = s;
+        },
+      }),
+    )) as IndexXMLSitemap;
+    expect(client.requests).toHaveLength(4);
+    expect(tree.subSitemaps).toHaveLength(10);
+    expect(tree.subSitemaps.slice(0, 3).map((s) => s.type)).toEqual(Array(3).fill('PagesXMLSitemap'));
+    for (const s of tree.subSitemaps.slice(3)) {
+      expect(s).toMatchObject({ type: 'InvalidSitemap' });
+      expect((s as InvalidSitemap).reason).toBe(
+        "Un-fetched child sitemap: the walk's limit of 4 sitemaps was reached",
+      );
+    }
+    expect(warnings.filter((w) => w.code === 'limit')).toHaveLength(1);
+    expect(tree.warnings.some((w) => w.code === 'limit')).toBe(true);
+    expect(last).toMatchObject({ stoppedBy: 'maxSitemaps', sitemapsFetched: 4 });
+  });
+
+  it('maxPages: keeps exactly that many pages and stops the walk', async () => {
+    const client = new FakeClient(bigIndex(10));
+    const tree = (await sitemapTreeForUrl(
+      `${H}idx.xml`,
+      opts(client, { maxPages: 25, concurrency: 2 }),
+    )) as IndexXMLSitemap;
+    expect([...tree.allPages()]).toHaveLength(25);
+    expect(client.requests.length).toBeLessThan(11);
+    expect(tree.warnings.map((w) => w.code)).toContain('limit');
+  });
+
+  it('deadline: a server that never answers ends the walk with what it has', async () => {
+    const never = new Promise<void>(() => {});
+    const client = new FakeClient({
+      [`${H}robots.txt`]: { body: ['index\n', `${H}ok.xml\n`, `${H}hang.xml\n`, `${H}later.xml\n`] },
+      [`${H}ok.xml`]: { body: ['pages\n', `${H}p\n`] },
+      [`${H}hang.xml`]: { gate: never },
+      [`${H}later.xml`]: { gate: never },
+    });
+    const tree = await sitemapTreeForHomepage(H, opts(client, { deadlineMs: 30, concurrency: 2 }));
+    const robots = tree.subSitemaps[0] as IndexRobotsTxtSitemap;
+    expect(robots.subSitemaps.map((s) => s.type)).toEqual([
+      'PagesXMLSitemap',
+      'InvalidSitemap',
+      'InvalidSitemap',
+    ]);
+    expect((robots.subSitemaps[1] as InvalidSitemap).reason).toContain('deadline of 30 ms');
+    expect(tree.warnings.map((w) => w.code)).toContain('limit');
+    // Known paths were never probed once the deadline had passed.
+    expect(client.requests).not.toContain(`${H}sitemap.xml`);
+  });
+
+  it('abort: stops in-flight requests, returns the tree and leaves no listener on the signal', async () => {
+    const controller = new AbortController();
+    let listeners = 0;
+    const signal = controller.signal;
+    const add = signal.addEventListener.bind(signal);
+    const remove = signal.removeEventListener.bind(signal);
+    signal.addEventListener = ((...a: Parameters<typeof add>) => {
+      listeners++;
+      add(...a);
+    }) as typeof add;
+    signal.removeEventListener = ((...a: Parameters<typeof remove>) => {
+      listeners--;
+      remove(...a);
+    }) as typeof remove;
+    const gate = deferred();
+    const client = new FakeClient({
+      [`${H}robots.txt`]: { body: ['index\n', `${H}hang.xml\n`] },
+      [`${H}hang.xml`]: { gate: gate.promise },
+    });
+    const done = sitemapTreeForHomepage(H, opts(client, { signal }));
+    while (!client.requests.includes(`${H}hang.xml`)) await new Promise((r) => setTimeout(r, 1));
+    controller.abort();
+    const tree = await done;
+    const robots = tree.subSitemaps[0] as IndexRobotsTxtSitemap;
+    expect((robots.subSitemaps[0] as InvalidSitemap).reason).toContain('aborted');
+    expect(tree.warnings.map((w) => w.code)).toContain('aborted');
+    expect(client.inFlight).toBe(0);
+    expect(listeners).toBe(0);
+  });
+
+  it('an already aborted signal fetches nothing', async () => {
+    const client = new FakeClient({});
+    const tree = await sitemapTreeForHomepage(H, opts(client, { signal: AbortSignal.abort() }));
+    expect(tree.subSitemaps).toEqual([]);
+    expect(client.requests).toEqual([]);
+  });
+});
+
+describe('conditional requests and page stores', () => {
+  it('passes validators and turns a 304 into a "Not modified" node', async () => {
+    const client = new FakeClient({
+      [`${H}robots.txt`]: { body: ['index\n', `${H}same.xml\n`] },
+      [`${H}same.xml`]: { notModified: true },
+    });
+    const seen: string[] = [];
+    const tree = await sitemapTreeForHomepage(
+      H,
+      opts(client, {
+        useKnownPaths: false,
+        conditionalRequest: (url) => (url.endsWith('same.xml') ? { ifNoneMatch: '"v1"' } : undefined),
+        onResponse: (r) => seen.push(r.finalUrl),
+      }),
+    );
+    expect(client.requestOptions[1]).toMatchObject({ ifNoneMatch: '"v1"' });
+    const robots = tree.subSitemaps[0] as IndexRobotsTxtSitemap;
+    expect((robots.subSitemaps[0] as InvalidSitemap).reason).toContain('Not modified');
+    expect(seen).toEqual([`${H}robots.txt`]);
+  });
+
+  it('stores pages in the given store and reads them back on access', async () => {
+    const appended: string[] = [];
+    const inner = memoryPageStore();
+    const client = new FakeClient({ [`${H}s.xml`]: { body: ['pages\n', `${H}a\n`, `${H}b\n`] } });
+    const node = await sitemapTreeForUrl(`${H}s.xml`, {
+      ...opts(client),
+      pageStore: {
+        open(url) {
+          const w = inner.open(url);
+          return {
+            append: (p) => {
+              appended.push(p.url);
+              w.append(p);
+            },
+            close: () => w.close(),
+          };
+        },
+      },
+    });
+    expect(appended).toEqual([`${H}a`, `${H}b`]);
+    expect(node.type).toBe('PagesXMLSitemap');
+    expect([...node.allPages()].map((p) => p.url)).toEqual(appended);
+  });
+});
+
+describe('walkPages', () => {
+  it('streams every page with the sitemap it came from, and exposes the tree shape at the end', async () => {
+    const client = new FakeClient({
+      [`${H}robots.txt`]: { body: ['index\n', `${H}a.xml\n`, `${H}b.xml\n`] },
+      [`${H}a.xml`]: { body: ['pages\n', `${H}a1\n`, `${H}a2\n`] },
+      [`${H}b.xml`]: { body: ['text\n', `${H}b1\n`] },
+    });
+    const walk = walkPages(H, opts(client, { useKnownPaths: false }));
+    const got: string[] = [];
+    for await (const { page, sitemap } of walk) got.push(`${sitemap.type} ${sitemap.url} ${page.url}`);
+    expect(got.sort()).toEqual([
+      `PagesTextSitemap ${H}b.xml ${H}b1`,
+      `PagesXMLSitemap ${H}a.xml ${H}a1`,
+      `PagesXMLSitemap ${H}a.xml ${H}a2`,
+    ]);
+    const tree = walk.tree as IndexWebsiteSitemap;
+    const robots = tree.subSitemaps[0] as IndexRobotsTxtSitemap;
+    // Counted, not kept (the default store of a streaming walk).
+    expect(robots.subSitemaps.map((s) => (s as { pageCount: number }).pageCount)).toEqual([2, 1]);
+    expect([...tree.allPages()]).toEqual([]);
+  });
+
+  it('a consumer that does not pull pauses the parsers and the downloads', async () => {
+    const chunks = 1000;
+    const client = new FakeClient({
+      [`${H}big.xml`]: {
+        body: function* () {
+          yield 'pages\n';
+          for (let i = 0; i < chunks; i++) yield `${H}p${i}\n`;
+        },
+      },
+    });
+    const stream = walkSitemapPages(`${H}big.xml`, opts(client, { bufferPages: 10 }));
+    const first = await stream.next();
+    expect(first.value?.page.url).toBe(`${H}p0`);
+    // Give a non-pausing implementation every chance to run ahead.
+    for (let i = 0; i < 50; i++) await new Promise((r) => setTimeout(r, 0));
+    expect(client.chunksServed).toBeLessThan(30);
+    let n = 1;
+    for await (const _ of stream) n++;
+    expect(n).toBe(chunks);
+    expect(client.chunksServed).toBe(chunks + 1);
+  });
+
+  it('breaking out of the loop stops the walk and its requests', async () => {
+    const routes: Record<string, Route> = {
+      [`${H}idx.xml`]: { body: ['index\n', ...Array.from({ length: 50 }, (_, i) => `${H}c${i}.xml\n`)] },
+    };
+    for (let i = 0; i < 50; i++) routes[`${H}c${i}.xml`] = { body: ['pages\n', `${H}p${i}\n`] };
+    const client = new FakeClient(routes);
+    const stream = walkSitemapPages(`${H}idx.xml`, opts(client, { concurrency: 2, bufferPages: 1 }));
+    for await (const _ of stream) break;
+    expect(client.requests.length).toBeLessThan(10);
+    expect(client.inFlight).toBe(0);
+    expect(stream.stats.sitemapsInFlight).toBe(0);
+  });
+
+  it('an exception from the list callback surfaces from the iterator', async () => {
+    const client = new FakeClient({ [`${H}idx.xml`]: { body: ['index\n', `${H}a.xml\n`] } });
+    const stream = walkSitemapPages(
+      `${H}idx.xml`,
+      opts(client, {
+        recurseListCallback: () => {
+          throw new Error('nope');
+        },
+      }),
+    );
+    await expect(stream.next()).rejects.toThrow('nope');
+  });
+});

@@ -1,0 +1,618 @@
+import { type ParseDocumentOptions, type ParsedDocument, parseDocument } from './document.js';
+import type { ChildRef, Page } from './model.js';
+import type { PageStore, StoredPages } from './page-store.js';
+import {
+  AbstractIndexSitemap,
+  createPagesSitemap,
+  IndexRobotsTxtSitemap,
+  IndexXMLSitemap,
+  InvalidSitemap,
+  isPagesSitemap,
+  type PagesSitemapType,
+  type Sitemap,
+} from './sitemap.js';
+import type { SitemapDate } from './sitemap-date.js';
+import type { TreeOptions } from './tree.js';
+import { isHttpUrl, urlKey } from './url.js';
+import type { Warning, WarningCode } from './warning.js';
+import type { WebResponse } from './web-client.js';
+
+/** Why a walk stopped before it had fetched everything it found. */
+export type StopReason = 'aborted' | 'deadline' | 'maxSitemaps' | 'maxPages';
+
+/** Counters of a walk, handed to `onProgress` as it goes. */
+export interface WalkStats {
+  /** Sitemaps waiting for a fetch slot. */
+  readonly sitemapsQueued: number;
+  /** Sitemaps being fetched and parsed now. */
+  readonly sitemapsInFlight: number;
+  /** Requests started (counts against `maxSitemaps`). */
+  readonly sitemapsFetched: number;
+  /** Sitemap nodes finished, of any type. */
+  readonly sitemapsDone: number;
+  /** Nodes that ended as `InvalidSitemap`. */
+  readonly sitemapsInvalid: number;
+  /** Pages accepted (counts against `maxPages`). */
+  readonly pages: number;
+  /** Decoded bytes parsed. */
+  readonly bytes: number;
+  /** Set once the walk stopped early; `null` while it runs and when it finished everything. */
+  readonly stoppedBy: StopReason | null;
+}
+
+/** The sitemap a streamed page came from. */
+export interface WalkedSitemapInfo {
+  /** Final URL of the document (after redirects). */
+  readonly url: string;
+  readonly type: PagesSitemapType;
+}
+
+/** Receives each batch of pages as a document is parsed; awaiting it pauses that document. */
+export type PageSink = (pages: Page[], sitemap: WalkedSitemapInfo) => void | Promise<void>;
+
+/** The ancestors of a node: keys for cycle checks, URLs as usp reports them to callbacks. */
+export interface Ancestry {
+  readonly keys: ReadonlySet<string>;
+  readonly urls: ReadonlySet<string>;
+}
+
+export const NO_ANCESTORS: Ancestry = { keys: new Set(), urls: new Set() };
+
+export interface FetchTask {
+  readonly url: string;
+  /** usp's recursion level: robots.txt and known paths are 0. */
+  readonly level: number;
+  readonly ancestry: Ancestry;
+  readonly lastModified: SitemapDate | null;
+  /** Top-level probes (robots.txt, known paths) report no `fetch` warning for a 404. */
+  readonly quiet404?: boolean;
+}
+
+export interface FetchResult {
+  readonly node: Sitemap;
+  /** The URL actually requested (the node URL is the final one). */
+  readonly requestedUrl: string;
+  /** Response Content-Type, when there was a response. */
+  readonly contentType: string | null;
+  /** The request was never made (walk stopped first). */
+  readonly unfetched: boolean;
+}
+
+/** Resolved options of one walk (defaults filled in). */
+export interface WalkConfig
+  extends Required<Pick<TreeOptions, 'webClient' | 'registry' | 'maxDepth' | 'concurrency'>> {
+  readonly options: TreeOptions;
+  readonly maxSitemaps: number;
+  readonly maxPages: number;
+  readonly pageStore: PageStore;
+  readonly homepageUrl: string | null;
+}
+
+const STOP_TEXT: Record<StopReason, (c: WalkConfig) => string> = {
+  aborted: () => 'the walk was aborted',
+  deadline: (c) => `the walk's deadline of ${c.options.deadlineMs} ms passed`,
+  maxSitemaps: (c) => `the walk's limit of ${c.maxSitemaps} sitemaps was reached`,
+  maxPages: (c) => `the walk's limit of ${c.maxPages} pages was reached`,
+};
+
+/** A first-in first-out counting semaphore whose waiters are released (with `false`) when the walk stops. */
+class Slots {
+  #free: number;
+  readonly #waiters: ((ok: boolean) => void)[] = [];
+  constructor(n: number) {
+    this.#free = n;
+  }
+  get waiting(): number {
+    return this.#waiters.length;
+  }
+  acquire(): Promise<boolean> | boolean {
+    if (this.#free > 0) {
+      this.#free--;
+      return true;
+    }
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+  release(): void {
+    const next = this.#waiters.shift();
+    if (next !== undefined) next(true);
+    else this.#free++;
+  }
+  /** Wakes every waiter with `false`: they give up without taking a slot. */
+  drain(): void {
+    for (const w of this.#waiters.splice(0)) w(false);
+  }
+}
+
+/**
+ * One walk: fetches sitemaps through the web client within the concurrency limit and the
+ * budgets, parses them, and recurses into index children with usp's rules. The tree shape is
+ * assembled by the callers in document order, whatever order the fetches complete in.
+ */
+export class Walk {
+  readonly config: WalkConfig;
+  /** Warnings about the walk as a whole (limits hit); the tree puts them on its root. */
+  readonly walkWarnings: Warning[] = [];
+  readonly #sink: PageSink | null;
+  readonly #slots: Slots;
+  readonly #controller = new AbortController();
+  #stopReason: StopReason | null = null;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #unlinkSignal: (() => void) | undefined;
+  /** Set by a caller's callback that threw where usp lets the exception escape. */
+  #fatal: { error: unknown } | null = null;
+  #fetched = 0;
+  #done = 0;
+  #invalid = 0;
+  #inFlight = 0;
+  #pages = 0;
+  #bytes = 0;
+
+  constructor(config: WalkConfig, sink: PageSink | null) {
+    this.config = config;
+    this.#sink = sink;
+    this.#slots = new Slots(config.concurrency);
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  get stopReason(): StopReason | null {
+    return this.#stopReason;
+  }
+
+  get stats(): WalkStats {
+    return {
+      sitemapsQueued: this.#slots.waiting,
+      sitemapsInFlight: this.#inFlight,
+      sitemapsFetched: this.#fetched,
+      sitemapsDone: this.#done,
+      sitemapsInvalid: this.#invalid,
+      pages: this.#pages,
+      bytes: this.#bytes,
+      stoppedBy: this.#stopReason,
+    };
+  }
+
+  start(): void {
+    const { signal, deadlineMs } = this.config.options;
+    if (signal !== undefined) {
+      if (signal.aborted) this.stop('aborted');
+      else {
+        const onAbort = () => this.stop('aborted');
+        signal.addEventListener('abort', onAbort, { once: true });
+        this.#unlinkSignal = () => signal.removeEventListener('abort', onAbort);
+      }
+    }
+    if (deadlineMs !== undefined && deadlineMs !== Number.POSITIVE_INFINITY) {
+      this.#timer = setTimeout(() => this.stop('deadline'), deadlineMs);
+    }
+  }
+
+  /** Releases the timer and the listener on the caller's signal (no leak once the walk is over). */
+  finish(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#unlinkSignal?.();
+    this.#unlinkSignal = undefined;
+    this.#progress();
+  }
+
+  /**
+   * Stops the walk: in-flight requests are aborted (their documents end as truncated with the
+   * pages read so far), queued and later sitemaps are not fetched. `null` stops silently (a
+   * stream consumer that went away).
+   */
+  stop(reason: StopReason | null): void {
+    if (this.#controller.signal.aborted) return;
+    if (reason !== null) {
+      this.#stopReason = reason;
+      const code: WarningCode = reason === 'aborted' ? 'aborted' : 'limit';
+      const message = `Walk stopped: ${STOP_TEXT[reason](this.config)}; sitemaps not fetched are reported as InvalidSitemap`;
+      this.#warn(this.walkWarnings, code, message, this.config.homepageUrl ?? '');
+    }
+    this.#controller.abort();
+    this.#slots.drain();
+  }
+
+  /** Rejects the walk with a caller's exception (usp lets `recurse_list_callback` errors escape). */
+  fail(error: unknown): void {
+    if (this.#fatal === null) this.#fatal = { error };
+    this.stop(null);
+  }
+
+  get fatal(): { error: unknown } | null {
+    return this.#fatal;
+  }
+
+  #warn(into: Warning[] | null, code: WarningCode, message: string, url: string): Warning {
+    const w: Warning = { code, message, url };
+    into?.push(w);
+    this.config.options.onWarning?.(w);
+    return w;
+  }
+
+  #progress(): void {
+    this.config.options.onProgress?.(this.stats);
+  }
+
+  #invalidNode(
+    url: string,
+    reason: string,
+    lastModified: SitemapDate | null,
+    code: WarningCode | null,
+  ): Sitemap {
+    const warnings: Warning[] = [];
+    if (code !== null) this.#warn(warnings, code, reason, url);
+    this.#invalid++;
+    return new InvalidSitemap({ url, reason, lastModified, warnings });
+  }
+
+  #unfetched(task: FetchTask): FetchResult {
+    const why = this.#stopReason === null ? 'the walk stopped' : STOP_TEXT[this.#stopReason](this.config);
+    this.#done++;
+    return {
+      node: this.#invalidNode(task.url, `Un-fetched child sitemap: ${why}`, task.lastModified, null),
+      requestedUrl: task.url,
+      contentType: null,
+      unfetched: true,
+    };
+  }
+
+  /** Fetches, parses and (for an index) recurses. Never rejects for bad content or bad servers. */
+  async fetch(task: FetchTask): Promise<FetchResult> {
+    if (this.signal.aborted) return this.#unfetched(task);
+    const got = this.#slots.acquire();
+    if (!(got === true || (await got))) return this.#unfetched(task);
+    if (this.signal.aborted) {
+      this.#slots.release();
+      return this.#unfetched(task);
+    }
+    if (this.#fetched >= this.config.maxSitemaps) {
+      this.#slots.release();
+      this.stop('maxSitemaps');
+      return this.#unfetched(task);
+    }
+    this.#fetched++;
+    this.#inFlight++;
+    let result: FetchResult;
+    let children: ChildRef[] = [];
+    try {
+      [result, children] = await this.#fetchOne(task);
+    } finally {
+      this.#inFlight--;
+      this.#slots.release();
+    }
+    // Children are fetched after the slot is given back: a parent never holds a slot while it waits.
+    if (result.node instanceof AbstractIndexSitemap && children.length > 0) {
+      await this.#fetchChildren(result.node, task, result.requestedUrl, children);
+    }
+    this.#done++;
+    this.#progress();
+    return result;
+  }
+
+  async #fetchOne(task: FetchTask): Promise<[FetchResult, ChildRef[]]> {
+    const { url, lastModified } = task;
+    const opts = this.config.options;
+    const conditional = opts.conditionalRequest?.(url);
+    let response: WebResponse;
+    try {
+      response = await this.config.webClient.get(url, {
+        signal: this.signal,
+        ...(opts.headers !== undefined ? { headers: opts.headers } : {}),
+        ...(conditional?.ifNoneMatch !== undefined ? { ifNoneMatch: conditional.ifNoneMatch } : {}),
+        ...(conditional?.ifModifiedSince !== undefined
+          ? { ifModifiedSince: conditional.ifModifiedSince }
+          : {}),
+      });
+    } catch (error) {
+      // The client rejects only on abort; anything else from a custom client is reported the same way.
+      const message = this.signal.aborted
+        ? STOP_TEXT[this.#stopReason ?? 'aborted'](this.config)
+        : error instanceof Error
+          ? error.message
+          : String(error);
+      return [this.#result(task, this.#fetchFailed(url, message, lastModified, false), null), []];
+    }
+    if (response.kind === 'error') {
+      const quiet = task.quiet404 === true && (response.status === 404 || response.status === 410);
+      return [this.#result(task, this.#fetchFailed(url, response.message, lastModified, quiet), null), []];
+    }
+    if (response.kind === 'not-modified') {
+      const node = this.#invalidNode(
+        url,
+        `Not modified since the last crawl: ${url}`,
+        lastModified,
+        'not-modified',
+      );
+      return [this.#result(task, node, null), []];
+    }
+    opts.onResponse?.({ url, finalUrl: response.url, status: response.status, headers: response.headers });
+    const contentType = response.headers('content-type');
+    const finalUrl = response.url;
+    const finalKey = safeKey(finalUrl);
+    if (finalKey !== safeKey(url) && task.ancestry.keys.has(finalKey)) {
+      response.cancel();
+      const reason = `Recursion detected when ${url} redirected to ${finalUrl} with parent URLs ${setRepr(task.ancestry.urls)}.`;
+      return [this.#result(task, this.#invalidNode(url, reason, lastModified, 'recursion'), contentType), []];
+    }
+    const offSite = this.#offSite(finalUrl);
+    if (offSite !== null) {
+      response.cancel();
+      const reason = `Unable to fetch sitemap from ${url}: redirected to ${finalUrl}, ${offSite}`;
+      return [this.#result(task, this.#invalidNode(url, reason, lastModified, 'blocked'), contentType), []];
+    }
+    return this.#parse(task, response.url, response, contentType);
+  }
+
+  #fetchFailed(url: string, message: string, lastModified: SitemapDate | null, quiet: boolean): Sitemap {
+    return this.#invalidNode(
+      url,
+      `Unable to fetch sitemap from ${url}: ${message}`,
+      lastModified,
+      quiet ? null : 'fetch',
+    );
+  }
+
+  #result(task: FetchTask, node: Sitemap, contentType: string | null): FetchResult {
+    return { node, requestedUrl: task.url, contentType, unfetched: false };
+  }
+
+  async #parse(
+    task: FetchTask,
+    finalUrl: string,
+    response: Extract<WebResponse, { kind: 'ok' }>,
+    contentType: string | null,
+  ): Promise<[FetchResult, ChildRef[]]> {
+    const opts = this.config.options;
+    const writer = this.config.pageStore.open(finalUrl);
+    let pagesType: PagesSitemapType | null = null;
+    let accepted = 0;
+    let cut = false;
+    const info = { url: finalUrl, type: 'PagesXMLSitemap' as PagesSitemapType };
+    const onPages = async (batch: Page[], type?: PagesSitemapType): Promise<void> => {
+      if (type !== undefined && pagesType === null) {
+        pagesType = type;
+        info.type = type;
+      }
+      let pages = batch;
+      const room = this.config.maxPages - this.#pages;
+      if (pages.length > room) {
+        pages = pages.slice(0, Math.max(room, 0));
+        if (!cut) {
+          cut = true;
+          // Stops this body (and every other): the document ends as truncated with what it has.
+          this.stop('maxPages');
+        }
+      }
+      if (pages.length === 0) return;
+      for (const p of pages) writer.append(p);
+      accepted += pages.length;
+      this.#pages += pages.length;
+      if (this.#sink !== null) await this.#sink(pages, info);
+      this.#progress();
+    };
+    const parseOptions: ParseDocumentOptions = {
+      url: finalUrl,
+      body: response.body,
+      registry: this.config.registry,
+      headers: response.headers,
+      onPages,
+      // Pages reach the store through onPages (where the budget is applied), not through the parser.
+      pageWriter: DISCARD_WRITER,
+      ...(opts.onWarning !== undefined ? { onWarning: opts.onWarning } : {}),
+      ...(this.#limits() !== undefined ? { limits: this.#limits() } : {}),
+      ...(opts.gunzip !== undefined ? { gunzip: opts.gunzip } : {}),
+    };
+    let parsed: ParsedDocument;
+    try {
+      parsed = await (opts.parse ?? parseDocument)(parseOptions);
+    } catch (error) {
+      response.cancel();
+      const stored = writer.close();
+      if (accepted > 0 && pagesType !== null) {
+        // The parser gave up after pages flowed (aborted mid-body): keep them.
+        const warnings: Warning[] = [];
+        this.#warn(warnings, 'truncated', `Reading ${finalUrl} stopped: ${describe(error)}`, finalUrl);
+        const node = createPagesSitemap(pagesType, {
+          url: finalUrl,
+          lastModified: task.lastModified,
+          warnings,
+          stored,
+        });
+        return [this.#result(task, node, contentType), []];
+      }
+      stored.release?.();
+      const reason = `Unable to parse sitemap from ${finalUrl}: ${describe(error)}`;
+      return [
+        this.#result(task, this.#invalidNode(finalUrl, reason, task.lastModified, 'fetch'), contentType),
+        [],
+      ];
+    } finally {
+      // A parser that stopped early (a limit, an invalid root) leaves the rest unread.
+      response.cancel();
+    }
+    this.#bytes += parsed.bytes;
+    const node = this.#rebuild(parsed, task.lastModified, writer.close(), cut);
+    return [
+      this.#result(task, node, contentType),
+      node instanceof AbstractIndexSitemap ? parsed.children : [],
+    ];
+  }
+
+  #limits(): ParseDocumentOptions['limits'] {
+    const { documentLimits, maxChildrenPerIndex } = this.config.options;
+    if (documentLimits === undefined && maxChildrenPerIndex === undefined) return undefined;
+    return {
+      ...documentLimits,
+      ...(maxChildrenPerIndex !== undefined ? { maxChildrenPerIndex } : {}),
+    };
+  }
+
+  /**
+   * The parser builds its node without knowing the index entry's `<lastmod>` and with its own
+   * page storage; the tree's node carries both, so it is rebuilt here from the same parts.
+   */
+  #rebuild(
+    parsed: ParsedDocument,
+    lastModified: SitemapDate | null,
+    stored: StoredPages,
+    cut: boolean,
+  ): Sitemap {
+    const s = parsed.sitemap;
+    const warnings = s.warnings.length > 0 ? s.warnings : [...parsed.warnings];
+    if (cut)
+      this.#warn(
+        warnings,
+        'limit',
+        `Pages after the walk's limit of ${this.config.maxPages} were dropped`,
+        s.url,
+      );
+    const base = { url: s.url, lastModified, warnings };
+    if (isPagesSitemap(s)) return createPagesSitemap(s.type, { ...base, stored });
+    stored.release?.();
+    if (s instanceof IndexRobotsTxtSitemap) {
+      return new IndexRobotsTxtSitemap({ ...base, robots: s.robots, entries: s.entries });
+    }
+    if (s instanceof IndexXMLSitemap) return new IndexXMLSitemap({ ...base, entries: s.entries });
+    if (s instanceof InvalidSitemap) return new InvalidSitemap({ ...base, reason: s.reason });
+    // A parse hook returned some other node: keep it as it is.
+    return s;
+  }
+
+  #offSite(url: string): string | null {
+    if (this.config.options.hostPolicy !== 'same-site' || this.config.homepageUrl === null) return null;
+    return sameSite(url, this.config.homepageUrl)
+      ? null
+      : `which is outside the site of ${this.config.homepageUrl} (hostPolicy 'same-site')`;
+  }
+
+  /** usp's index recursion: list filter, then per-child filter, depth and cycle checks, then fetch. */
+  async #fetchChildren(
+    index: AbstractIndexSitemap,
+    task: FetchTask,
+    requestedUrl: string,
+    refs: ChildRef[],
+  ): Promise<void> {
+    const opts = this.config.options;
+    const keys = new Set(task.ancestry.keys);
+    keys.add(safeKey(requestedUrl));
+    keys.add(safeKey(index.url));
+    const urls = new Set(task.ancestry.urls);
+    urls.add(index.url);
+    const ancestry: Ancestry = { keys, urls };
+    let wanted: ChildRef[] = refs;
+    if (opts.recurseListCallback !== undefined) {
+      let kept: string[];
+      try {
+        kept = opts.recurseListCallback(
+          refs.map((r) => r.url),
+          task.level,
+          urls,
+          refs.map((r) => r.lastModified),
+        );
+      } catch (error) {
+        this.fail(error);
+        return;
+      }
+      const byUrl = new Map<string, ChildRef>();
+      for (const r of refs) if (!byUrl.has(r.url)) byUrl.set(r.url, r);
+      wanted = kept.map((u) => byUrl.get(u) ?? { url: u, lastModified: null });
+    }
+    const level = task.level + 1;
+    const slots: (Promise<FetchResult> | Sitemap | null)[] = wanted.map((ref) => {
+      const prefix = `Unable to add sub-sitemap from URL ${ref.url}: `;
+      if (opts.recurseCallback !== undefined) {
+        try {
+          if (!opts.recurseCallback(ref.url, task.level, urls, ref.lastModified)) return null;
+        } catch (error) {
+          return this.#invalidNode(ref.url, prefix + describe(error), ref.lastModified, 'fetch');
+        }
+      }
+      if (level > this.config.maxDepth) {
+        const reason = `${prefix}Recursion level exceeded ${this.config.maxDepth} for URL ${ref.url}.`;
+        return this.#invalidNode(ref.url, reason, ref.lastModified, 'recursion');
+      }
+      if (!isHttpUrl(ref.url)) {
+        return this.#invalidNode(
+          ref.url,
+          `${prefix}URL ${ref.url} is not a HTTP(s) URL.`,
+          ref.lastModified,
+          'invalid-url',
+        );
+      }
+      if (keys.has(safeKey(ref.url))) {
+        const reason = `${prefix}Recursion detected in URL ${ref.url} with parent URLs ${setRepr(urls)}.`;
+        return this.#invalidNode(ref.url, reason, ref.lastModified, 'recursion');
+      }
+      const offSite = this.#offSite(ref.url);
+      if (offSite !== null)
+        return this.#invalidNode(ref.url, `${prefix}${offSite}`, ref.lastModified, 'blocked');
+      return this.fetch({ url: ref.url, level, ancestry, lastModified: ref.lastModified });
+    });
+    // Completion order is whatever the network gives; the tree keeps the index's order.
+    for (const slot of slots) {
+      if (slot === null) continue;
+      index.subSitemaps.push(slot instanceof Promise ? (await slot).node : slot);
+    }
+  }
+}
+
+const DISCARD_WRITER = {
+  append() {},
+  close: (): StoredPages => ({ count: 0, load: () => [] }),
+};
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A cycle key that never throws (a URL the helper cannot read is its own key). */
+export function safeKey(url: string): string {
+  try {
+    return urlKey(url);
+  } catch {
+    return url;
+  }
+}
+
+/** Python's set repr, elements sorted, as usp's reasons print parent URLs. */
+function setRepr(urls: ReadonlySet<string>): string {
+  if (urls.size === 0) return 'set()';
+  return `{${[...urls]
+    .sort()
+    .map((u) => `'${u}'`)
+    .join(', ')}}`;
+}
+
+/**
+ * Whether two URLs are on one site: same host, or hosts sharing their registrable part. Without a
+ * public suffix list this is approximated: the last two labels, or three when the second-to-last
+ * is a short second-level label under a two-letter country code (`example.co.uk`).
+ */
+export function sameSite(a: string, b: string): boolean {
+  const ha = hostOf(a);
+  const hb = hostOf(b);
+  if (ha === null || hb === null) return false;
+  if (ha === hb) return true;
+  return siteOf(ha) === siteOf(hb);
+}
+
+function hostOf(url: string): string | null {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
+function siteOf(host: string): string {
+  if (/^[\d.]+$/.test(host) || host.startsWith('[')) return host;
+  const labels = host.replace(/\.$/, '').split('.');
+  if (labels.length <= 2) return labels.join('.');
+  const tld = labels[labels.length - 1];
+  const sld = labels[labels.length - 2];
+  const take = tld.length === 2 && sld.length <= 3 ? 3 : 2;
+  return labels.slice(-take).join('.');
+}

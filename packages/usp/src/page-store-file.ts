@@ -1,0 +1,256 @@
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type Alternate,
+  type ChangeFrequency,
+  type NewsStory,
+  type Page,
+  type PageExtensions,
+  type PageStore,
+  type PageWriter,
+  SitemapDate,
+  type SitemapImage,
+  type StoredPages,
+} from '@usp-ts/core';
+
+export interface FilePageStoreOptions {
+  /** Parent directory of the store's temp directory (default `os.tmpdir()`). */
+  readonly dir?: string;
+  /** Bytes a writer buffers before writing them to its file (default 64 KiB). */
+  readonly flushBytes?: number;
+}
+
+export interface FilePageStore extends PageStore {
+  /** The store's directory (`usp-pages-XXXXXX`), or `null` before the first page is written. */
+  readonly dir: string | null;
+  /** Removes every file of the store now; pages not loaded yet are gone. */
+  dispose(): void;
+}
+
+/**
+ * Keeps each pages sitemap's pages in a temp file, one page a line (a compact JSON array per
+ * page), and reads them back when `.pages` is accessed. The tree in memory holds only its nodes
+ * and a count per sitemap, so memory stays flat however many pages a site has (usp swaps pages
+ * to temp files for the same reason). A file is removed when its node's pages are released, when
+ * the node is garbage-collected, and at the latest when the process exits.
+ */
+export function filePageStore(options: FilePageStoreOptions = {}): FilePageStore {
+  const parent = options.dir ?? tmpdir();
+  const flushBytes = options.flushBytes ?? 64 * 1024;
+  let dir: string | null = null;
+  let seq = 0;
+  const ensureDir = (): string => {
+    if (dir === null) {
+      dir = mkdtempSync(join(parent, 'usp-pages-'));
+      liveDirs.add(dir);
+      registerExitCleanup();
+    }
+    return dir;
+  };
+
+  return {
+    get dir() {
+      return dir;
+    },
+    dispose() {
+      if (dir === null) return;
+      rmSync(dir, { recursive: true, force: true });
+      liveDirs.delete(dir);
+      dir = null;
+    },
+    open(): PageWriter {
+      let path: string | null = null;
+      let fd: number | null = null;
+      let buffer = '';
+      let count = 0;
+      const flush = () => {
+        if (buffer === '') return;
+        if (fd === null) {
+          path = join(ensureDir(), `${++seq}.ndjson`);
+          fd = openSync(path, 'w');
+        }
+        writeSync(fd, buffer);
+        buffer = '';
+      };
+      return {
+        append(page) {
+          buffer += `${encodePage(page)}\n`;
+          count++;
+          if (buffer.length >= flushBytes) flush();
+        },
+        close(): StoredPages {
+          flush();
+          if (fd !== null) closeSync(fd);
+          fd = null;
+          return storedInFile(path, count);
+        },
+      };
+    },
+  };
+}
+
+function storedInFile(path: string | null, count: number): StoredPages {
+  if (path === null) return { count: 0, load: () => [] };
+  let file: string | null = path;
+  const stored: StoredPages = {
+    get count() {
+      return file === null ? 0 : count;
+    },
+    load() {
+      if (file === null) return [];
+      const text = readFileSync(file, 'utf8');
+      const pages: Page[] = new Array(count);
+      let start = 0;
+      let i = 0;
+      while (start < text.length) {
+        const end = text.indexOf('\n', start);
+        pages[i++] = decodePage(text.slice(start, end));
+        start = end + 1;
+      }
+      pages.length = i;
+      return pages;
+    },
+    release() {
+      if (file === null) return;
+      removeFile(file);
+      collector.unregister(stored);
+      file = null;
+    },
+  };
+  collector.register(stored, path, stored);
+  return stored;
+}
+
+function removeFile(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Already gone (the directory was disposed): nothing to free.
+  }
+}
+
+/** A node dropped without `releasePages()` still frees its file once it is collected. */
+const collector = new FinalizationRegistry<string>(removeFile);
+
+const liveDirs = new Set<string>();
+let exitHookInstalled = false;
+
+function registerExitCleanup(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const d of liveDirs) {
+      try {
+        rmSync(d, { recursive: true, force: true });
+      } catch {
+        // Exiting anyway; a file the OS holds open cannot be helped.
+      }
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The encoding: one JSON array a page, positional, so a 50,000-page urlset is a few MB on disk.
+// Dates are [epochMs, offsetMinutes, microseconds] so the source offset and "no zone" survive.
+
+type EncodedDate = [number, number | null, number] | null;
+
+function encodeDate(d: SitemapDate | null): EncodedDate {
+  return d === null ? null : [d.epochMs, d.offsetMinutes, d.microseconds];
+}
+
+function decodeDate(d: EncodedDate): SitemapDate | null {
+  return d === null ? null : new SitemapDate(d[0], d[1], d[2]);
+}
+
+const DATE_TAG = '$uspDate';
+
+/** Extension data is plain data, but may hold `SitemapDate`s: tag them so they come back as dates. */
+function extensionReplacer(this: Record<string, unknown>, key: string, value: unknown): unknown {
+  const original = this[key];
+  if (original instanceof SitemapDate) return { [DATE_TAG]: encodeDate(original) };
+  return value;
+}
+
+function extensionReviver(_key: string, value: unknown): unknown {
+  if (value !== null && typeof value === 'object' && DATE_TAG in value) {
+    return decodeDate((value as Record<string, EncodedDate>)[DATE_TAG]);
+  }
+  return value;
+}
+
+export function encodePage(p: Page): string {
+  const n = p.newsStory;
+  const fields: unknown[] = [
+    p.url,
+    p.priority,
+    encodeDate(p.lastModified),
+    p.changeFrequency,
+    n === null
+      ? null
+      : [
+          n.title,
+          encodeDate(n.publishDate),
+          n.publicationName,
+          n.publicationLanguage,
+          n.access,
+          n.genres,
+          n.keywords,
+          n.stockTickers,
+        ],
+    p.images === null ? null : p.images.map((i) => [i.loc, i.caption, i.geoLocation, i.title, i.license]),
+    p.alternates === null ? null : p.alternates.map((a) => [a.hreflang, a.href]),
+  ];
+  let line = JSON.stringify(fields);
+  if (p.extensions !== undefined) {
+    line = `${line.slice(0, -1)},${JSON.stringify(p.extensions, extensionReplacer)}]`;
+  }
+  return line;
+}
+
+export function decodePage(line: string): Page {
+  // Only lines that carry extension dates pay for the reviver.
+  const f = JSON.parse(line, line.includes(DATE_TAG) ? extensionReviver : undefined) as unknown[];
+  const n = f[4] as
+    | [string, EncodedDate, string | null, string | null, string | null, string[], string[], string[]]
+    | null;
+  const newsStory: NewsStory | null =
+    n === null
+      ? null
+      : {
+          title: n[0],
+          publishDate: decodeDate(n[1]),
+          publicationName: n[2],
+          publicationLanguage: n[3],
+          access: n[4],
+          genres: n[5],
+          keywords: n[6],
+          stockTickers: n[7],
+        };
+  const images = f[5] as (string | null)[][] | null;
+  const alternates = f[6] as string[][] | null;
+  const page: { -readonly [K in keyof Page]: Page[K] } = {
+    url: f[0] as string,
+    priority: f[1] as number,
+    lastModified: decodeDate(f[2] as EncodedDate),
+    changeFrequency: f[3] as ChangeFrequency | null,
+    newsStory,
+    images:
+      images === null
+        ? null
+        : images.map(
+            (i): SitemapImage => ({
+              loc: i[0],
+              caption: i[1],
+              geoLocation: i[2],
+              title: i[3],
+              license: i[4],
+            }),
+          ),
+    alternates:
+      alternates === null ? null : alternates.map((a): Alternate => ({ hreflang: a[0], href: a[1] })),
+  };
+  if (f.length > 7) page.extensions = f[7] as PageExtensions;
+  return page;
+}
