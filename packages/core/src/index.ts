@@ -13,3 +13,4 @@ export * from './date.js';
 export * from './url.js';
 export * from './lines.js';
 export * from './document.js';
+export * from './tree.js';
