@@ -1,0 +1,110 @@
+/** Called once to give a slot back; further calls do nothing. */
+export type Release = () => void;
+
+interface Waiter {
+  grant: (release: Release) => void;
+  fail: (err: unknown) => void;
+}
+
+/** A counting semaphore whose waiters can give up through an AbortSignal. FIFO, so nobody starves. */
+export class Semaphore {
+  private free: number;
+  private readonly queue: Waiter[] = [];
+
+  constructor(readonly size: number) {
+    this.free = size;
+  }
+
+  get idle(): boolean {
+    return this.free === this.size && this.queue.length === 0;
+  }
+
+  acquire(signal?: AbortSignal): Promise<Release> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.free > 0) {
+      this.free--;
+      return Promise.resolve(this.releaser());
+    }
+    return new Promise<Release>((resolve, reject) => {
+      const onAbort = () => {
+        const i = this.queue.indexOf(waiter);
+        if (i >= 0) this.queue.splice(i, 1);
+        reject(signal?.reason);
+      };
+      const waiter: Waiter = {
+        grant: (release) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(release);
+        },
+        fail: reject,
+      };
+      this.queue.push(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  private releaser(): Release {
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const next = this.queue.shift();
+      if (next) next.grant(this.releaser());
+      else this.free++;
+    };
+  }
+}
+
+/** One semaphore per key (host), dropped again when idle so the map does not grow with every host seen. */
+export class KeyedSemaphore {
+  private readonly byKey = new Map<string, Semaphore>();
+
+  constructor(private readonly size: number) {}
+
+  async acquire(key: string, signal?: AbortSignal): Promise<Release> {
+    let sem = this.byKey.get(key);
+    if (sem === undefined) {
+      sem = new Semaphore(this.size);
+      this.byKey.set(key, sem);
+    }
+    const s = sem;
+    const release = await s.acquire(signal);
+    return () => {
+      release();
+      if (s.idle && this.byKey.get(key) === s) this.byKey.delete(key);
+    };
+  }
+}
+
+/** Spaces request starts to one host at least `delayMs` apart (measured start to start). */
+export class HostSpacing {
+  private readonly nextStart = new Map<string, number>();
+
+  constructor(private readonly delayMs: number) {}
+
+  /** Reserves the next start slot for `host` and waits for it. */
+  async wait(host: string, signal?: AbortSignal): Promise<void> {
+    if (this.delayMs <= 0) return;
+    const now = Date.now();
+    for (const [k, t] of this.nextStart) if (t + this.delayMs < now) this.nextStart.delete(k);
+    const start = Math.max(now, this.nextStart.get(host) ?? 0);
+    this.nextStart.set(host, start + this.delayMs);
+    if (start > now) await sleep(start - now, signal);
+  }
+}
+
+/** A timer that rejects with the signal's reason when it aborts and keeps no timer alive after. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,187 @@
+import { InvalidOptionError } from '@usp-ts/core';
+
+const MiB = 1024 * 1024;
+
+/** Options of `createWebClient`. Every one is optional; defaults are listed with each. */
+export interface WebClientOptions {
+  /** User-Agent header. Default `usp-ts/<version> (+https://www.npmjs.com/package/usp)`. */
+  readonly userAgent?: string;
+  /** Extra headers sent with every request (a request's own `headers` win). Default none. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Proxy URL (`http://host:port`, credentials allowed), through undici's ProxyAgent. Default none. */
+  readonly proxy?: string;
+  /** Verify TLS certificates. Default `true`. */
+  readonly tlsVerify?: boolean;
+  /**
+   * Allow connections to loopback, private, link-local and other non-public addresses.
+   * Default `false`: such requests answer `blocked`. See `hostIsPrivate` to decide from a homepage.
+   */
+  readonly allowPrivateNetworks?: boolean;
+  /**
+   * Hosts, exactly as written in URLs (`localhost`, `127.0.0.1`, `[::1]`, `intranet.example`), let
+   * through even when they are private, while every other private address stays blocked. For a
+   * homepage on the local network that the user asked for. Default none.
+   */
+  readonly allowPrivateHosts?: readonly string[];
+  /** Redirects followed per request before `redirect-limit`. Default 10. */
+  readonly maxRedirects?: number;
+  /** Attempts in all, the first included (usp's `retry_count`). Default 5; 1 disables retrying. */
+  readonly retries?: number;
+  /** First backoff step; doubled per retry, with jitter. Default 1,000 ms (usp's fixed sleep). */
+  readonly baseDelayMs?: number;
+  /** Largest backoff step. Default 30,000 ms. */
+  readonly maxDelayMs?: number;
+  /**
+   * The longest `Retry-After` honoured. A server asking for longer gets no retry: the error is
+   * returned at once rather than holding the walk. Default 30,000 ms.
+   */
+  readonly maxRetryAfterMs?: number;
+  /** TCP (and TLS) connect timeout. Default 10,000 ms (usp: 9.05 s). */
+  readonly connectTimeoutMs?: number;
+  /** Time from sending the request to the end of the response headers. Default 30,000 ms. */
+  readonly headersTimeoutMs?: number;
+  /** Longest silence between two body chunks while the body is being read. Default 60,000 ms (usp's read timeout). */
+  readonly bodyIdleTimeoutMs?: number;
+  /**
+   * Total time one attempt may spend waiting on the server: connection, headers, every redirect
+   * hop and the body. Time the reader spends not reading is not counted. Default 120,000 ms.
+   */
+  readonly requestTimeoutMs?: number;
+  /** Cap on raw (wire) body bytes; past it the request is aborted. Default 100 MiB. */
+  readonly maxBodyBytes?: number;
+  /** Cap on body bytes after Content-Encoding is undone. Default 100 MiB (usp's limit). */
+  readonly maxDecodedBytes?: number;
+  /** Concurrent requests (and pooled connections) per host. Default 6. */
+  readonly maxConnectionsPerHost?: number;
+  /** Concurrent requests in all. Default 16. */
+  readonly maxConcurrentRequests?: number;
+  /** Least time between the starts of two requests to one host. Default 0 (none). */
+  readonly perHostDelayMs?: number;
+}
+
+export interface ResolvedOptions {
+  readonly userAgent: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly proxy: string | undefined;
+  readonly tlsVerify: boolean;
+  readonly allowPrivateNetworks: boolean;
+  /** Lower-cased, IPv6 without brackets. */
+  readonly allowPrivateHosts: ReadonlySet<string>;
+  readonly maxRedirects: number;
+  readonly retries: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+  readonly maxRetryAfterMs: number;
+  readonly connectTimeoutMs: number;
+  readonly headersTimeoutMs: number;
+  readonly bodyIdleTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly maxBodyBytes: number;
+  readonly maxDecodedBytes: number;
+  readonly maxConnectionsPerHost: number;
+  readonly maxConcurrentRequests: number;
+  readonly perHostDelayMs: number;
+}
+
+export const DEFAULTS = {
+  tlsVerify: true,
+  allowPrivateNetworks: false,
+  maxRedirects: 10,
+  retries: 5,
+  baseDelayMs: 1_000,
+  maxDelayMs: 30_000,
+  maxRetryAfterMs: 30_000,
+  connectTimeoutMs: 10_000,
+  headersTimeoutMs: 30_000,
+  bodyIdleTimeoutMs: 60_000,
+  requestTimeoutMs: 120_000,
+  maxBodyBytes: 100 * MiB,
+  maxDecodedBytes: 100 * MiB,
+  maxConnectionsPerHost: 6,
+  maxConcurrentRequests: 16,
+  perHostDelayMs: 0,
+} as const;
+
+/** A host as the connector sees it: lower case, IPv6 without brackets. */
+export function normalizeHost(host: string): string {
+  const h = host.toLowerCase();
+  return h.startsWith('[') && h.endsWith(']') ? h.slice(1, -1) : h;
+}
+
+function int(name: string, value: unknown, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
+    throw new InvalidOptionError(name, `expected an integer >= ${min}, got ${String(value)}`);
+  }
+  return value;
+}
+
+function bool(name: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean')
+    throw new InvalidOptionError(name, `expected a boolean, got ${String(value)}`);
+  return value;
+}
+
+/** Checks every option before anything is built, so a typo fails at construction, not mid-walk. */
+export function resolveOptions(o: WebClientOptions, defaultUserAgent: string): ResolvedOptions {
+  if (o === null || typeof o !== 'object') throw new InvalidOptionError('options', 'expected an object');
+  if (o.userAgent !== undefined && (typeof o.userAgent !== 'string' || /[\r\n]/.test(o.userAgent))) {
+    throw new InvalidOptionError('userAgent', 'expected a single-line string');
+  }
+  if (o.headers !== undefined) {
+    if (o.headers === null || typeof o.headers !== 'object') {
+      throw new InvalidOptionError('headers', 'expected an object of header names to values');
+    }
+    for (const [k, v] of Object.entries(o.headers)) {
+      if (typeof v !== 'string' || /[\r\n]/.test(v) || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(k)) {
+        throw new InvalidOptionError('headers', `invalid header ${JSON.stringify(k)}`);
+      }
+    }
+  }
+  if (o.proxy !== undefined) {
+    let ok = false;
+    try {
+      const u = new URL(o.proxy);
+      ok = u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      ok = false;
+    }
+    if (!ok) throw new InvalidOptionError('proxy', `expected an http(s) URL, got ${JSON.stringify(o.proxy)}`);
+  }
+  const allowPrivateHosts = new Set<string>();
+  if (o.allowPrivateHosts !== undefined) {
+    if (!Array.isArray(o.allowPrivateHosts)) {
+      throw new InvalidOptionError('allowPrivateHosts', 'expected an array of host names');
+    }
+    for (const h of o.allowPrivateHosts) {
+      if (typeof h !== 'string' || h === '') {
+        throw new InvalidOptionError('allowPrivateHosts', `invalid host ${JSON.stringify(h)}`);
+      }
+      allowPrivateHosts.add(normalizeHost(h));
+    }
+  }
+  const d = DEFAULTS;
+  return {
+    userAgent: o.userAgent ?? defaultUserAgent,
+    headers: o.headers ?? {},
+    proxy: o.proxy,
+    tlsVerify: bool('tlsVerify', o.tlsVerify, d.tlsVerify),
+    allowPrivateNetworks: bool('allowPrivateNetworks', o.allowPrivateNetworks, d.allowPrivateNetworks),
+    allowPrivateHosts,
+    maxRedirects: int('maxRedirects', o.maxRedirects, d.maxRedirects, 0),
+    retries: int('retries', o.retries, d.retries, 1),
+    baseDelayMs: int('baseDelayMs', o.baseDelayMs, d.baseDelayMs, 0),
+    maxDelayMs: int('maxDelayMs', o.maxDelayMs, d.maxDelayMs, 0),
+    maxRetryAfterMs: int('maxRetryAfterMs', o.maxRetryAfterMs, d.maxRetryAfterMs, 0),
+    connectTimeoutMs: int('connectTimeoutMs', o.connectTimeoutMs, d.connectTimeoutMs, 1),
+    headersTimeoutMs: int('headersTimeoutMs', o.headersTimeoutMs, d.headersTimeoutMs, 1),
+    bodyIdleTimeoutMs: int('bodyIdleTimeoutMs', o.bodyIdleTimeoutMs, d.bodyIdleTimeoutMs, 1),
+    requestTimeoutMs: int('requestTimeoutMs', o.requestTimeoutMs, d.requestTimeoutMs, 1),
+    maxBodyBytes: int('maxBodyBytes', o.maxBodyBytes, d.maxBodyBytes, 0),
+    maxDecodedBytes: int('maxDecodedBytes', o.maxDecodedBytes, d.maxDecodedBytes, 0),
+    maxConnectionsPerHost: int('maxConnectionsPerHost', o.maxConnectionsPerHost, d.maxConnectionsPerHost, 1),
+    maxConcurrentRequests: int('maxConcurrentRequests', o.maxConcurrentRequests, d.maxConcurrentRequests, 1),
+    perHostDelayMs: int('perHostDelayMs', o.perHostDelayMs, d.perHostDelayMs, 0),
+  };
+}

@@ -1,0 +1,453 @@
+import { STATUS_CODES } from 'node:http';
+import {
+  headerLookup,
+  type WebClient,
+  type WebErrorResponse,
+  type WebNotModifiedResponse,
+  type WebRequestOptions,
+  type WebResponse,
+  type WebSuccessResponse,
+} from '@usp-ts/core';
+import { Agent, buildConnector, type Dispatcher, ProxyAgent } from 'undici';
+import { assertPublicHost, assertPublicLiteral, guardedLookup } from './address-guard.js';
+import { parseContentEncoding, ResponseBody, TimeBudget } from './body.js';
+import { classifyNetworkError } from './classify.js';
+import { BlockedAddressError, WebAbortError, WebBodyError, type WebErrorCode } from './errors.js';
+import { HostSpacing, KeyedSemaphore, type Release, Semaphore, sleep } from './limiter.js';
+import { normalizeHost, type ResolvedOptions, resolveOptions, type WebClientOptions } from './options.js';
+import { backoffDelay, parseRetryAfter, RETRYABLE_STATUSES } from './retry.js';
+import { DEFAULT_USER_AGENT } from './version.js';
+
+/** An error response with what the fetcher knows beyond core's interface. */
+export interface FetchErrorResponse extends WebErrorResponse {
+  readonly code: WebErrorCode;
+  /** Attempts made, the first included. */
+  readonly attempts: number;
+  /** The server's `Retry-After`, in ms, when it sent one. */
+  readonly retryAfterMs?: number;
+}
+
+/** The web client `createWebClient` returns. */
+export interface FetcherWebClient extends WebClient {
+  get(url: string, options?: WebRequestOptions): Promise<WebResponse>;
+  /**
+   * Aborts what is in flight (pending `get`s resolve to a `closed` error, bodies being read
+   * throw `closed`) and closes every connection. Later `get`s answer `closed`.
+   */
+  close(): Promise<void>;
+  /** The options in force, defaults filled in. */
+  readonly options: ResolvedOptions;
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** Headers that must not follow a redirect to another origin. */
+const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
+/** A drained error or redirect body up to this size keeps its connection for reuse. */
+const DRAIN_LIMIT_BYTES = 64 * 1024;
+const DRAIN_TIMEOUT_MS = 5_000;
+/** zlib output chunk: Node's 16 KiB default is two to three times slower on sitemap-sized bodies. */
+const ZLIB_CHUNK_BYTES = 128 * 1024;
+const noop = () => {};
+
+/** Creates a web client on one shared undici dispatcher. Call `close()` when done with it. */
+export function createWebClient(options: WebClientOptions = {}): FetcherWebClient {
+  return new UndiciWebClient(resolveOptions(options, DEFAULT_USER_AGENT));
+}
+
+/** Thrown inside a `get` when its life signal fired; `get` turns it into the right outcome. */
+class Stop extends Error {}
+
+type HopResult =
+  | { readonly kind: 'final'; readonly response: WebResponse }
+  | {
+      readonly kind: 'redirect';
+      readonly location: string;
+      readonly status: number;
+      readonly statusText: string;
+    };
+
+function reasonPhrase(status: number, fromServer: string | undefined): string {
+  const server = fromServer?.trim();
+  return server ? server : (STATUS_CODES[status] ?? '');
+}
+
+function parseHttpUrl(url: string): URL | null {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u : null;
+  } catch {
+    return null;
+  }
+}
+
+function firstHeader(v: string | string[] | undefined): string | null {
+  if (v === undefined) return null;
+  return Array.isArray(v) ? (v[0] ?? null) : v;
+}
+
+/** Lets go of a body we do not want, keeping the connection when it is small enough to drain. */
+function discard(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', noop);
+  body.dump({ limit: DRAIN_LIMIT_BYTES, signal: AbortSignal.timeout(DRAIN_TIMEOUT_MS) }).catch(noop);
+}
+
+class UndiciWebClient implements FetcherWebClient {
+  readonly options: ResolvedOptions;
+  private readonly dispatcher: Dispatcher;
+  private readonly global: Semaphore;
+  private readonly perHost: KeyedSemaphore;
+  private readonly spacing: HostSpacing;
+  /** Everything that must stop when the client closes. */
+  private readonly closers = new Set<() => void>();
+  private closed = false;
+
+  constructor(options: ResolvedOptions) {
+    this.options = options;
+    this.global = new Semaphore(options.maxConcurrentRequests);
+    this.perHost = new KeyedSemaphore(options.maxConnectionsPerHost);
+    this.spacing = new HostSpacing(options.perHostDelayMs);
+    this.dispatcher = this.createDispatcher();
+  }
+
+  private createDispatcher(): Dispatcher {
+    const o = this.options;
+    const common = {
+      connections: o.maxConnectionsPerHost,
+      headersTimeout: o.headersTimeoutMs,
+      bodyTimeout: o.bodyIdleTimeoutMs,
+    };
+    if (o.proxy !== undefined) {
+      // Through a proxy the proxy resolves and connects, so the guard checks names before sending.
+      return new ProxyAgent({
+        ...common,
+        uri: o.proxy,
+        proxyTls: { timeout: o.connectTimeoutMs },
+        requestTls: { rejectUnauthorized: o.tlsVerify, timeout: o.connectTimeoutMs },
+      });
+    }
+    const open = buildConnector({ timeout: o.connectTimeoutMs, rejectUnauthorized: o.tlsVerify });
+    if (o.allowPrivateNetworks) return new Agent({ ...common, connect: open });
+    const guarded = buildConnector({
+      timeout: o.connectTimeoutMs,
+      rejectUnauthorized: o.tlsVerify,
+      lookup: guardedLookup,
+    });
+    const connect: buildConnector.connector = (opts, callback) => {
+      if (o.allowPrivateHosts.has(normalizeHost(opts.hostname))) {
+        open(opts, callback);
+        return;
+      }
+      // IP literals skip the lookup, so they are checked here; names are checked as they resolve.
+      try {
+        assertPublicLiteral(opts.hostname);
+      } catch (e) {
+        callback(e as Error, null);
+        return;
+      }
+      guarded(opts, callback);
+    };
+    return new Agent({ ...common, connect });
+  }
+
+  async get(url: string, request: WebRequestOptions = {}): Promise<WebResponse> {
+    const signal = request.signal;
+    if (signal?.aborted) throw new WebAbortError(url, signal.reason);
+    if (this.closed) return this.closedResponse(url, 0);
+    const start = parseHttpUrl(url);
+    if (start === null)
+      return errorResponse(url, null, 'invalid-url', `Not an absolute http(s) URL: ${url}`, false, 0);
+
+    // One signal for the whole get: the caller's abort and the client's close both end it.
+    const life = new AbortController();
+    const onAbort = () => life.abort(signal?.reason);
+    const onClose = () => life.abort(new Error('closed'));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    this.closers.add(onClose);
+    let attempt = 0;
+    try {
+      for (attempt = 1; ; attempt++) {
+        const res = await this.attempt(start, url, request, life.signal, attempt);
+        if (res.kind !== 'error') return res;
+        const err = res as FetchErrorResponse;
+        if (!err.retryable || attempt >= this.options.retries) return err;
+        let delay: number;
+        if (err.retryAfterMs !== undefined) {
+          // Waiting longer than the cap would stall a walk; giving up now leaves the choice to the caller.
+          if (err.retryAfterMs > this.options.maxRetryAfterMs) return err;
+          delay = err.retryAfterMs;
+        } else {
+          delay = backoffDelay(attempt, this.options.baseDelayMs, this.options.maxDelayMs);
+        }
+        await sleep(delay, life.signal);
+      }
+    } catch (e) {
+      if (signal?.aborted) throw new WebAbortError(url, signal.reason);
+      if (this.closed) return this.closedResponse(url, attempt);
+      throw e;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      this.closers.delete(onClose);
+    }
+  }
+
+  /** One attempt: the request and every redirect hop, under one time budget. */
+  private async attempt(
+    start: URL,
+    requestedUrl: string,
+    request: WebRequestOptions,
+    life: AbortSignal,
+    attempt: number,
+  ): Promise<WebResponse> {
+    const budget = new TimeBudget(this.options.requestTimeoutMs);
+    const redirects: string[] = [];
+    const seen = new Set<string>([start.href]);
+    let current = start;
+    while (true) {
+      const hop = await this.hop(current, start, requestedUrl, redirects, request, life, budget, attempt);
+      if (hop.kind === 'final') return hop.response;
+      const next = parseHttpUrl(hop.location);
+      if (next === null) {
+        return errorResponse(
+          requestedUrl,
+          hop.status,
+          'invalid-url',
+          `Redirect from ${current.href} to an unsupported URL: ${hop.location}`,
+          false,
+          attempt,
+        );
+      }
+      next.hash = '';
+      if (seen.has(next.href)) {
+        return errorResponse(
+          requestedUrl,
+          hop.status,
+          'redirect-limit',
+          `Redirect loop: ${current.href} redirects back to ${next.href}`,
+          false,
+          attempt,
+        );
+      }
+      if (redirects.length >= this.options.maxRedirects) {
+        return errorResponse(
+          requestedUrl,
+          hop.status,
+          'redirect-limit',
+          `Too many redirects: more than ${this.options.maxRedirects} from ${requestedUrl}`,
+          false,
+          attempt,
+        );
+      }
+      redirects.push(current.href);
+      seen.add(next.href);
+      current = next;
+    }
+  }
+
+  private requestHeaders(current: URL, start: URL, request: WebRequestOptions): Record<string, string> {
+    const h: Record<string, string> = {
+      'user-agent': this.options.userAgent,
+      'accept-encoding': 'gzip, deflate, br',
+    };
+    for (const [k, v] of Object.entries(this.options.headers)) h[k.toLowerCase()] = v;
+    for (const [k, v] of Object.entries(request.headers ?? {})) h[k.toLowerCase()] = v;
+    if (request.ifNoneMatch !== undefined) h['if-none-match'] = request.ifNoneMatch;
+    if (request.ifModifiedSince !== undefined) h['if-modified-since'] = request.ifModifiedSince;
+    if (current.origin !== start.origin) for (const k of CREDENTIAL_HEADERS) delete h[k];
+    return h;
+  }
+
+  private async acquireSlots(host: string, life: AbortSignal): Promise<Release> {
+    const stop = () => new Stop();
+    const releaseHost = await this.perHost.acquire(host, life).catch((e) => {
+      throw life.aborted ? stop() : e;
+    });
+    try {
+      await this.spacing.wait(host, life);
+      const releaseGlobal = await this.global.acquire(life);
+      let done = false;
+      return () => {
+        if (done) return;
+        done = true;
+        releaseGlobal();
+        releaseHost();
+      };
+    } catch (e) {
+      releaseHost();
+      throw life.aborted ? stop() : e;
+    }
+  }
+
+  private async hop(
+    current: URL,
+    start: URL,
+    requestedUrl: string,
+    redirects: readonly string[],
+    request: WebRequestOptions,
+    life: AbortSignal,
+    budget: TimeBudget,
+    attempt: number,
+  ): Promise<HopResult> {
+    const o = this.options;
+    if (!o.allowPrivateNetworks && !o.allowPrivateHosts.has(normalizeHost(current.hostname))) {
+      try {
+        if (o.proxy !== undefined) await assertPublicHost(current.hostname);
+        else assertPublicLiteral(current.hostname);
+      } catch (e) {
+        if (!(e instanceof BlockedAddressError)) throw e;
+        return {
+          kind: 'final',
+          response: errorResponse(requestedUrl, null, 'blocked', e.message, false, attempt),
+        };
+      }
+    }
+    const release = await this.acquireSlots(current.hostname, life);
+    const requestCtl = new AbortController();
+    const onLife = () => requestCtl.abort(life.reason);
+    life.addEventListener('abort', onLife, { once: true });
+    let timedOut = false;
+    budget.run(() => {
+      timedOut = true;
+      requestCtl.abort(new Error('requestTimeoutMs passed'));
+    });
+    let data: Dispatcher.ResponseData;
+    try {
+      data = await this.dispatcher.request({
+        origin: current.origin,
+        path: `${current.pathname}${current.search}`,
+        method: 'GET',
+        headers: this.requestHeaders(current, start, request),
+        signal: requestCtl.signal,
+      });
+    } catch (e) {
+      budget.pause();
+      life.removeEventListener('abort', onLife);
+      release();
+      if (life.aborted) throw new Stop();
+      if (timedOut) {
+        const message = `Request timed out: requestTimeoutMs (${o.requestTimeoutMs} ms) passed before the response`;
+        return {
+          kind: 'final',
+          response: errorResponse(requestedUrl, null, 'timeout', message, true, attempt),
+        };
+      }
+      const c = classifyNetworkError(e);
+      return {
+        kind: 'final',
+        response: errorResponse(requestedUrl, null, c.code, c.message, c.retryable, attempt),
+      };
+    }
+    budget.pause();
+    life.removeEventListener('abort', onLife);
+    const { statusCode: status, headers } = data;
+    const statusText = reasonPhrase(status, data.statusText);
+
+    if (status >= 200 && status < 300) {
+      return {
+        kind: 'final',
+        response: this.success(data, current, redirects, statusText, request, requestCtl, budget, release),
+      };
+    }
+    discard(data.body);
+    release();
+    const location = firstHeader(headers.location);
+    if (REDIRECT_STATUSES.has(status) && location !== null) {
+      let resolved: string;
+      try {
+        resolved = new URL(location, current).href;
+      } catch {
+        resolved = location;
+      }
+      return { kind: 'redirect', location: resolved, status, statusText };
+    }
+    if (status === 304) {
+      const notModified: WebNotModifiedResponse = {
+        kind: 'not-modified',
+        url: current.href,
+        headers: headerLookup(headers),
+      };
+      return { kind: 'final', response: notModified };
+    }
+    const retryAfterMs = parseRetryAfter(firstHeader(headers['retry-after'])) ?? undefined;
+    const response: FetchErrorResponse = {
+      ...errorResponse(
+        requestedUrl,
+        status,
+        'http-status',
+        `${status} ${statusText}`.trim(),
+        RETRYABLE_STATUSES.has(status),
+        attempt,
+      ),
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    };
+    return { kind: 'final', response };
+  }
+
+  private success(
+    data: Dispatcher.ResponseData,
+    current: URL,
+    redirects: readonly string[],
+    statusText: string,
+    request: WebRequestOptions,
+    requestCtl: AbortController,
+    budget: TimeBudget,
+    release: Release,
+  ): WebSuccessResponse {
+    const url = current.href;
+    const signal = request.signal;
+    const lookup = headerLookup(data.headers);
+    const codings = parseContentEncoding(lookup('content-encoding')) ?? [];
+    let body: ResponseBody;
+    const onAbort = () => body.fail(new WebAbortError(url, signal?.reason));
+    const onClose = () => body.fail(new WebBodyError('closed', url, 'The web client was closed', 0));
+    body = new ResponseBody({
+      url,
+      raw: data.body,
+      codings,
+      maxBodyBytes: this.options.maxBodyBytes,
+      maxDecodedBytes: this.options.maxDecodedBytes,
+      zlibChunkBytes: ZLIB_CHUNK_BYTES,
+      budget,
+      abortRequest: (reason) => requestCtl.abort(reason),
+      onSettle: () => {
+        release();
+        signal?.removeEventListener('abort', onAbort);
+        this.closers.delete(onClose);
+      },
+    });
+    signal?.addEventListener('abort', onAbort, { once: true });
+    this.closers.add(onClose);
+    return {
+      kind: 'ok',
+      status: data.statusCode,
+      statusText,
+      url,
+      redirects: [...redirects],
+      headers: lookup,
+      body,
+      cancel: () => body.cancel(),
+    };
+  }
+
+  private closedResponse(url: string, attempts: number): FetchErrorResponse {
+    return errorResponse(url, null, 'closed', 'The web client was closed', false, attempts);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const c of [...this.closers]) c();
+    this.closers.clear();
+    await this.dispatcher.destroy();
+  }
+}
+
+function errorResponse(
+  url: string,
+  status: number | null,
+  code: WebErrorCode,
+  message: string,
+  retryable: boolean,
+  attempts: number,
+): FetchErrorResponse {
+  return { kind: 'error', url, status, message, code, retryable, attempts };
+}
