@@ -14,3 +14,4 @@ export * from './url.js';
 export * from './lines.js';
 export * from './document.js';
 export * from './tree.js';
+export * from './feed-url.js';

@@ -1,0 +1,1 @@
+export { type RssOptions, rss } from './rss.js';
