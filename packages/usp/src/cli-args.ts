@@ -1,0 +1,107 @@
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+
+/** A command-line mistake: reported with the command's usage line, exit code 2. */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly usage: string,
+  ) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
+
+export interface Parsed {
+  values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  positionals: string[];
+}
+
+/** `parseArgs` in strict mode, its errors turned into usage errors. */
+export function parse(args: string[], options: OptionSpec, usage: string): Parsed {
+  try {
+    const { values, positionals } = parseArgs({ args, options, allowPositionals: true, strict: true });
+    return { values: values as Parsed['values'], positionals };
+  } catch (err) {
+    const message =
+      err instanceof Error ? err.message.replace(/\. To specify a positional.*$/s, '') : String(err);
+    throw new UsageError(message, usage);
+  }
+}
+
+export function str(p: Parsed, name: string): string | undefined {
+  const v = p.values[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+export function flag(p: Parsed, name: string): boolean {
+  return p.values[name] === true;
+}
+
+export function list(p: Parsed, name: string): string[] {
+  const v = p.values[name];
+  if (v === undefined) return [];
+  return (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string');
+}
+
+/** `-v` count (`-vv` is 2). */
+export function count(p: Parsed, name: string): number {
+  const v = p.values[name];
+  if (v === undefined) return 0;
+  return Array.isArray(v) ? v.length : 1;
+}
+
+/** A non-negative integer option (`--max-pages 1000`). */
+export function integer(p: Parsed, name: string, usage: string, min = 0): number | undefined {
+  const v = str(p, name);
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v) || Number(v) < min) {
+    throw new UsageError(`option --${name} expects an integer >= ${min}, got ${JSON.stringify(v)}`, usage);
+  }
+  return Number(v);
+}
+
+/** A duration in milliseconds: `1500`, `1500ms`, `30s`, `2m`. */
+export function duration(p: Parsed, name: string, usage: string): number | undefined {
+  const v = str(p, name);
+  if (v === undefined) return undefined;
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(v.trim());
+  if (m === null || Number(m[1]) <= 0) {
+    throw new UsageError(
+      `option --${name} expects a duration such as 1500, 1500ms, 30s or 2m; got ${JSON.stringify(v)}`,
+      usage,
+    );
+  }
+  const scale = m[2] === 's' ? 1000 : m[2] === 'm' ? 60_000 : 1;
+  return Math.round(Number(m[1]) * scale);
+}
+
+/** An option whose value must be one of a list. */
+export function choice<T extends string>(
+  p: Parsed,
+  name: string,
+  choices: readonly T[],
+  fallback: T,
+  usage: string,
+): T {
+  const v = str(p, name);
+  if (v === undefined) return fallback;
+  if (!(choices as readonly string[]).includes(v)) {
+    throw new UsageError(
+      `option --${name}: invalid choice ${JSON.stringify(v)} (choose from ${choices.join(', ')})`,
+      usage,
+    );
+  }
+  return v as T;
+}
+
+/** Exactly one positional argument. */
+export function onePositional(p: Parsed, what: string, usage: string): string {
+  if (p.positionals.length === 0)
+    throw new UsageError(`the following arguments are required: ${what}`, usage);
+  if (p.positionals.length > 1) {
+    throw new UsageError(`unrecognized arguments: ${p.positionals.slice(1).join(' ')}`, usage);
+  }
+  return p.positionals[0];
+}

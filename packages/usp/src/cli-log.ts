@@ -1,0 +1,117 @@
+import { createWriteStream } from 'node:fs';
+import type { Writable } from 'node:stream';
+import type { Warning } from '@usp-ts/core';
+
+/** Warnings shown at the default verbosity before the rest are only counted. */
+const WARNINGS_SHOWN_BY_DEFAULT = 100;
+
+/**
+ * Where diagnostics go: stderr or a log file, filtered by verbosity (0: warnings, as usp's
+ * default WARNING level; 1 `-v`: info; 2 `-vv`: debug). Never stdout.
+ */
+export class Log {
+  readonly verbosity: number;
+  readonly #sink: Writable;
+  readonly #toFile: boolean;
+  #progress: Progress | null = null;
+  #warnings = 0;
+
+  constructor(verbosity: number, logFile?: string) {
+    this.verbosity = verbosity;
+    this.#toFile = logFile !== undefined;
+    // Appends, as usp's logging.basicConfig(filename=...) does.
+    this.#sink = logFile === undefined ? process.stderr : createWriteStream(logFile, { flags: 'a' });
+  }
+
+  attach(progress: Progress): void {
+    this.#progress = progress;
+  }
+
+  #write(line: string): void {
+    if (!this.#toFile) this.#progress?.clear();
+    this.#sink.write(`${line}\n`);
+  }
+
+  warning(w: Warning): void {
+    this.#warnings++;
+    if (this.verbosity === 0 && this.#warnings > WARNINGS_SHOWN_BY_DEFAULT) return;
+    this.#write(`usp: warning: ${w.message} [${w.code}] (${w.url})`);
+  }
+
+  info(message: string): void {
+    if (this.verbosity >= 1) this.#write(`usp: info: ${message}`);
+  }
+
+  debug(message: string): void {
+    if (this.verbosity >= 2) this.#write(`usp: debug: ${message}`);
+  }
+
+  /** Says how many warnings the default verbosity left out. */
+  summary(): void {
+    const hidden = this.#warnings - WARNINGS_SHOWN_BY_DEFAULT;
+    if (this.verbosity === 0 && hidden > 0) {
+      this.#write(`usp: ${hidden} more warnings not shown (use -v to see all)`);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (!this.#toFile) return;
+    const sink = this.#sink;
+    await new Promise<void>((resolve) => sink.end(resolve));
+  }
+}
+
+export interface ProgressCounts {
+  sitemapsDone: number;
+  sitemapsQueued: number;
+  pages: number;
+  bytes: number;
+}
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/**
+ * A one-line status on a terminal's stderr, redrawn at most ten times a second and cleared
+ * before any log line and at the end. Silent when stderr is not a terminal.
+ */
+export class Progress {
+  readonly #stream: Writable & { isTTY?: boolean; columns?: number };
+  readonly #enabled: boolean;
+  readonly #started = Date.now();
+  #lastDraw = 0;
+  #shown = false;
+  #counts: ProgressCounts = { sitemapsDone: 0, sitemapsQueued: 0, pages: 0, bytes: 0 };
+
+  constructor(enabled: boolean, stream: Writable & { isTTY?: boolean; columns?: number } = process.stderr) {
+    this.#stream = stream;
+    this.#enabled = enabled && stream.isTTY === true;
+  }
+
+  update(counts: Partial<ProgressCounts>): void {
+    if (!this.#enabled) return;
+    this.#counts = { ...this.#counts, ...counts };
+    const now = Date.now();
+    if (now - this.#lastDraw < 100) return;
+    this.#lastDraw = now;
+    this.#draw(now);
+  }
+
+  #draw(now: number): void {
+    const c = this.#counts;
+    const secs = Math.max((now - this.#started) / 1000, 0.001);
+    const text = `sitemaps ${c.sitemapsDone} done, ${c.sitemapsQueued} queued | pages ${c.pages} | ${formatBytes(c.bytes)} | ${Math.round(c.pages / secs)} pages/s`;
+    const width = (this.#stream.columns ?? 80) - 1;
+    this.#stream.write(`\r${text.slice(0, width)}\x1b[K`);
+    this.#shown = true;
+  }
+
+  clear(): void {
+    if (!this.#shown) return;
+    this.#stream.write('\r\x1b[K');
+    this.#shown = false;
+  }
+}

@@ -1,0 +1,210 @@
+import {
+  type IndexWebsiteSitemap,
+  InvalidSitemap,
+  isHttpUrl,
+  stripUrlToHomepage,
+  type WalkStats,
+} from '@usp-ts/core';
+import type { WebClientOptions } from '@usp-ts/fetcher';
+import {
+  choice,
+  count,
+  duration,
+  flag,
+  integer,
+  list,
+  type OptionSpec,
+  onePositional,
+  type Parsed,
+  parse,
+  str,
+  UsageError,
+} from './cli-args.js';
+import { Log, Progress, type ProgressCounts } from './cli-log.js';
+import { CSV_HEADER, csvLine, FORMATS, type Format, ndjsonLine, Output, writeTree } from './cli-output.js';
+import { type SitemapTreeOptions, sitemapTreeForHomepage, walkPages } from './tree.js';
+
+export const LS_USAGE =
+  'usage: usp ls [-h] [-f FORMAT] [-r] [-k] [-u] [-v] [-l LOG_FILE] [--extra-known-path PATH] [options] url';
+
+/** Network options shared by `ls` and `validate`. */
+export const NETWORK_OPTIONS = {
+  'user-agent': { type: 'string' },
+  timeout: { type: 'string' },
+  concurrency: { type: 'string' },
+  retries: { type: 'string' },
+  'allow-private-networks': { type: 'boolean' },
+} satisfies OptionSpec;
+
+export const NETWORK_HELP = `network:
+  --user-agent UA           User-Agent header (default: usp-ts/<version> (+https://www.npmjs.com/package/usp))
+  --timeout DURATION        time one request may take, body included: 1500, 1500ms, 30s, 2m
+                            (default 2m)
+  --retries N               attempts per request, the first included (default 5, as usp)
+  --concurrency N           sitemaps fetched at once (default 4)
+  --allow-private-networks  allow loopback, private and link-local addresses
+                            (refused by default: a sitemap could point the crawler at your network)`;
+
+const LS_OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  format: { type: 'string', short: 'f' },
+  'no-robots': { type: 'boolean', short: 'r' },
+  'no-known': { type: 'boolean', short: 'k' },
+  'strip-url': { type: 'boolean', short: 'u' },
+  verbose: { type: 'boolean', short: 'v', multiple: true },
+  'log-file': { type: 'string', short: 'l' },
+  'extra-known-path': { type: 'string', multiple: true },
+  wp: { type: 'boolean' },
+  'sitemap-txt': { type: 'boolean' },
+  'no-normalize-homepage': { type: 'boolean' },
+  'max-depth': { type: 'string' },
+  deadline: { type: 'string' },
+  'max-sitemaps': { type: 'string' },
+  'max-pages': { type: 'string' },
+  'no-progress': { type: 'boolean' },
+  ...NETWORK_OPTIONS,
+} satisfies OptionSpec;
+
+export const LS_HELP = `${LS_USAGE}
+
+download, parse and list the sitemap structure
+
+positional arguments:
+  url                       URL of the site, usually its homepage
+
+options:
+  -h, --help                show this help message and exit
+  -f, --format FORMAT       output format (default: tabtree):
+                              tabtree  sitemaps and pages, nested with tab indentation
+                              pages    flat list of pages, one per line
+                              json     the whole tree as JSON
+                              ndjson   one JSON object per page, with its sitemap, as pages arrive
+                              csv      one row per page, with its sitemap, as pages arrive
+  -r, --no-robots           don't discover sitemaps through robots.txt
+  -k, --no-known            don't discover sitemaps through the well-known paths
+  -u, --strip-url           strip the homepage URL from each URL (the first line keeps it)
+  -v, --verbose             more output on stderr (-v info, -vv debug)
+  -l, --log-file LOG_FILE   write logs to this file instead of stderr
+  --extra-known-path PATH   also probe this path (repeatable), joined to the homepage as given
+  --wp                      also probe /wp-sitemap.xml (WordPress)
+  --sitemap-txt             also probe /sitemap.txt
+  --no-normalize-homepage   don't reduce the URL to scheme://host/ first
+  --no-progress             no progress line (it shows only when stderr is a terminal)
+
+limits:
+  --max-depth N             index nesting followed, robots.txt being 0 (default 11, as usp)
+  --deadline DURATION       stop the whole walk after this long, keeping what was read
+  --max-sitemaps N          fetch at most N sitemaps
+  --max-pages N             stop after N pages
+
+${NETWORK_HELP}`;
+
+export function webClientOptionsFrom(p: Parsed, usage: string): WebClientOptions {
+  const retries = integer(p, 'retries', usage, 1);
+  return {
+    userAgent: str(p, 'user-agent'),
+    requestTimeoutMs: duration(p, 'timeout', usage),
+    retries,
+    allowPrivateNetworks: flag(p, 'allow-private-networks'),
+  };
+}
+
+/** The prefix `--strip-url` removes: the homepage as the tree will normalise it. */
+export function homepagePrefix(url: string, normalize: boolean): string {
+  if (normalize) return stripUrlToHomepage(url);
+  return url.endsWith('/') ? url : `${url}/`;
+}
+
+export function progressCounts(stats: WalkStats): Partial<ProgressCounts> {
+  return {
+    sitemapsDone: stats.sitemapsDone,
+    sitemapsQueued: stats.sitemapsQueued + stats.sitemapsInFlight,
+    pages: stats.pages,
+    bytes: stats.bytes,
+  };
+}
+
+export interface LsRun {
+  url: string;
+  format: Format;
+  strip: boolean;
+  options: SitemapTreeOptions;
+  log: Log;
+  progress: Progress;
+  out: Output;
+}
+
+/** Lists a site; shared by `ls` and `demo`. Returns the tree unless the format streamed. */
+export async function runListing(run: LsRun): Promise<IndexWebsiteSitemap | null> {
+  const { url, format, strip, log, progress, out } = run;
+  const options: SitemapTreeOptions = {
+    ...run.options,
+    onWarning: (w) => log.warning(w),
+    onProgress: (stats) => progress.update(progressCounts(stats)),
+  };
+  const started = Date.now();
+  if (format === 'ndjson' || format === 'csv') {
+    const prefix = strip ? homepagePrefix(url, options.normalizeHomepage ?? true) : '';
+    if (format === 'csv') await out.line(CSV_HEADER);
+    let pages = 0;
+    for await (const { page, sitemap } of walkPages(url, options)) {
+      pages++;
+      const p = out.line(
+        format === 'csv' ? csvLine(page, sitemap.url, prefix) : ndjsonLine(page, sitemap.url, prefix),
+      );
+      if (p) await p;
+    }
+    await out.flush();
+    progress.clear();
+    log.info(`${pages} pages in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    return null;
+  }
+  const tree = await sitemapTreeForHomepage(url, options);
+  progress.clear();
+  let sitemaps = 0;
+  for (const s of tree.allSitemaps()) {
+    sitemaps++;
+    if (s instanceof InvalidSitemap) log.info(`Invalid sitemap: ${s.url}, reason: ${s.reason}`);
+  }
+  await writeTree(out, tree, format, strip ? tree.url : '');
+  log.info(`${sitemaps} sitemaps in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return tree;
+}
+
+export async function runLs(args: string[], signal: AbortSignal): Promise<number> {
+  const p = parse(args, LS_OPTIONS, LS_USAGE);
+  if (flag(p, 'help')) {
+    process.stdout.write(`${LS_HELP}\n`);
+    return 0;
+  }
+  const url = onePositional(p, 'url', LS_USAGE);
+  if (!isHttpUrl(url)) throw new UsageError(`URL ${url} is not a HTTP(s) URL`, LS_USAGE);
+  const format = choice(p, 'format', FORMATS, 'tabtree', LS_USAGE);
+  const options: SitemapTreeOptions = {
+    useRobots: !flag(p, 'no-robots'),
+    useKnownPaths: !flag(p, 'no-known'),
+    extraKnownPaths: list(p, 'extra-known-path'),
+    includeWordPressSitemap: flag(p, 'wp'),
+    includeSitemapTxt: flag(p, 'sitemap-txt'),
+    normalizeHomepage: !flag(p, 'no-normalize-homepage'),
+    concurrency: integer(p, 'concurrency', LS_USAGE, 1),
+    maxDepth: integer(p, 'max-depth', LS_USAGE),
+    maxSitemaps: integer(p, 'max-sitemaps', LS_USAGE, 1),
+    maxPages: integer(p, 'max-pages', LS_USAGE, 1),
+    deadlineMs: duration(p, 'deadline', LS_USAGE),
+    webClientOptions: webClientOptionsFrom(p, LS_USAGE),
+    signal,
+  };
+  const log = new Log(count(p, 'verbose'), str(p, 'log-file'));
+  const progress = new Progress(!flag(p, 'no-progress'));
+  log.attach(progress);
+  try {
+    const out = new Output(process.stdout, { eager: format === 'ndjson' || format === 'csv' });
+    await runListing({ url, format, strip: flag(p, 'strip-url'), options, log, progress, out });
+  } finally {
+    progress.clear();
+    log.summary();
+    await log.close();
+  }
+  return 0;
+}

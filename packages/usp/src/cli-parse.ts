@@ -1,0 +1,109 @@
+import { open } from 'node:fs/promises';
+import { isHttpUrl, stripUrlToHomepage } from '@usp-ts/core';
+import {
+  choice,
+  count,
+  flag,
+  list,
+  type OptionSpec,
+  onePositional,
+  parse,
+  str,
+  UsageError,
+} from './cli-args.js';
+import { Log } from './cli-log.js';
+import { FORMATS, Output, writeTree } from './cli-output.js';
+import { LOCAL_DUMMY_URL, parseSitemapDocument } from './document.js';
+
+export const PARSE_USAGE =
+  'usage: usp parse [-h] [--url URL] [-H HEADER] [-f FORMAT] [-u] [-v] [-l LOG_FILE] file';
+
+const PARSE_OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  url: { type: 'string' },
+  header: { type: 'string', short: 'H', multiple: true },
+  format: { type: 'string', short: 'f' },
+  'strip-url': { type: 'boolean', short: 'u' },
+  verbose: { type: 'boolean', short: 'v', multiple: true },
+  'log-file': { type: 'string', short: 'l' },
+} satisfies OptionSpec;
+
+export const PARSE_HELP = `${PARSE_USAGE}
+
+parse one sitemap document from a file or stdin, without network access
+
+positional arguments:
+  file                      path of the document, or - for stdin (gzip is detected by its bytes)
+
+options:
+  -h, --help                show this help message and exit
+  --url URL                 where the document came from (default: ${LOCAL_DUMMY_URL}, usp's
+                            stand-in): a URL ending in /robots.txt makes text robots.txt rather
+                            than a plain-text sitemap; relative links resolve against it
+  -H, --header HEADER       a response header, "Name: value" (repeatable)
+  -f, --format FORMAT       tabtree (default), pages, json, ndjson or csv; an index's children
+                            are listed as un-fetched (InvalidSitemap "Un-fetched child sitemap")
+  -u, --strip-url           strip scheme://host/ of the URL from each URL
+  -v, --verbose             more output on stderr (-v info, -vv debug)
+  -l, --log-file LOG_FILE   write logs to this file instead of stderr`;
+
+function headersFrom(lines: string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    if (colon <= 0)
+      throw new UsageError(`option --header expects "Name: value", got ${JSON.stringify(line)}`, PARSE_USAGE);
+    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+/** Opens a file for streaming, turning the usual failures into one clear message. */
+export async function openInput(file: string): Promise<AsyncIterable<Uint8Array>> {
+  if (file === '-') return process.stdin;
+  try {
+    const handle = await open(file, 'r');
+    if ((await handle.stat()).isDirectory()) {
+      await handle.close();
+      throw new Error(`cannot read ${file}: it is a directory`);
+    }
+    return handle.createReadStream();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new Error(`cannot read ${file}: no such file`);
+    if (code === 'EACCES') throw new Error(`cannot read ${file}: permission denied`);
+    throw err;
+  }
+}
+
+export async function runParse(args: string[], signal: AbortSignal): Promise<number> {
+  const p = parse(args, PARSE_OPTIONS, PARSE_USAGE);
+  if (flag(p, 'help')) {
+    process.stdout.write(`${PARSE_HELP}\n`);
+    return 0;
+  }
+  const file = onePositional(p, 'file', PARSE_USAGE);
+  const url = str(p, 'url') ?? LOCAL_DUMMY_URL;
+  if (!isHttpUrl(url)) throw new UsageError(`URL ${url} is not a HTTP(s) URL`, PARSE_USAGE);
+  const format = choice(p, 'format', FORMATS, 'tabtree', PARSE_USAGE);
+  const headers = headersFrom(list(p, 'header'));
+  const log = new Log(count(p, 'verbose'), str(p, 'log-file'));
+  try {
+    const body = await openInput(file);
+    const parsed = await parseSitemapDocument(body, {
+      url,
+      headers,
+      onWarning: (w) => log.warning(w),
+      signal,
+    });
+    log.info(
+      `${parsed.sitemap.type}: ${parsed.bytes} bytes${parsed.truncated ? ', ended early' : ''}, ${parsed.children.length} children`,
+    );
+    const prefix = flag(p, 'strip-url') ? stripUrlToHomepage(url) : '';
+    await writeTree(new Output(process.stdout), parsed.sitemap, format, prefix);
+  } finally {
+    log.summary();
+    await log.close();
+  }
+  return 0;
+}

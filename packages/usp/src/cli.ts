@@ -1,0 +1,122 @@
+#!/usr/bin/env node
+import { createRequire } from 'node:module';
+import { UspError } from '@usp-ts/core';
+import { UsageError } from './cli-args.js';
+import { DEMO_HELP, runDemo } from './cli-demo.js';
+import { LS_HELP, runLs } from './cli-ls.js';
+import { PARSE_HELP, runParse } from './cli-parse.js';
+import { runValidate, VALIDATE_HELP } from './cli-validate.js';
+
+const version: string = createRequire(import.meta.url)('../package.json').version;
+
+const USAGE = 'usage: usp [-h] [-v] <command> ...';
+
+const HELP = `${USAGE}
+
+Find and parse every sitemap of a website: robots.txt, sitemap indexes, urlsets, plain text,
+RSS and Atom, with Google News, Image and Video data and hreflang alternates.
+
+options:
+  -h, --help     show this help message and exit
+  -v, --version  show program's version number and exit
+
+commands:
+  ls             download, parse and list the sitemap structure
+  parse          parse one sitemap document from a file or stdin (no network)
+  validate       check sitemaps against the sitemaps.org protocol and Google's rules
+  demo           serve an example site on 127.0.0.1 and list it, offline
+
+Run "usp <command> --help" for a command's options.`;
+
+type Command = (args: string[], signal: AbortSignal) => Promise<number>;
+
+const COMMANDS: Record<string, { run: Command; help: string }> = {
+  ls: { run: runLs, help: LS_HELP },
+  parse: { run: runParse, help: PARSE_HELP },
+  validate: { run: runValidate, help: VALIDATE_HELP },
+  demo: { run: runDemo, help: DEMO_HELP },
+};
+
+/** `-vv` anywhere in the arguments: show stack traces. */
+function debugRequested(args: string[]): boolean {
+  return (
+    args.some((a) => /^-v{2,}$/.test(a)) || args.filter((a) => a === '-v' || a === '--verbose').length >= 2
+  );
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === '-h' || first === '--help') {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  if (first === '-v' || first === '--version') {
+    process.stdout.write(`usp v${version}\n`);
+    return 0;
+  }
+  if (first === 'help') {
+    const topic = rest[0] === undefined ? undefined : COMMANDS[rest[0]];
+    process.stdout.write(`${topic?.help ?? HELP}\n`);
+    return 0;
+  }
+  const command = Object.hasOwn(COMMANDS, first) ? COMMANDS[first] : undefined;
+  if (command === undefined) {
+    const message = first.startsWith('-')
+      ? `unrecognized option ${JSON.stringify(first)}`
+      : `invalid choice ${JSON.stringify(first)} (choose from ${Object.keys(COMMANDS).join(', ')})`;
+    throw new UsageError(message, USAGE);
+  }
+  const controller = new AbortController();
+  let interrupted = false;
+  const onSigint = (): void => {
+    // First Ctrl-C stops the walk cleanly (temp files removed); a second one ends at once.
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    controller.abort(new UspError('USP_ABORTED', 'interrupted'));
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    const code = await command.run(rest, controller.signal);
+    return interrupted && first !== 'demo' ? 130 : code;
+  } catch (err) {
+    if (interrupted) {
+      process.stderr.write('usp: interrupted\n');
+      return 130;
+    }
+    throw err;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+function describe(err: unknown): string {
+  if (err instanceof Error) return err.message.split('\n')[0];
+  return String(err);
+}
+
+// A closed pipe (`usp ls ... | head`) is not an error: stop quietly.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+
+const argv = process.argv.slice(2);
+main(argv).then(
+  (code) => {
+    process.exitCode = code;
+    // Everything is closed by now; should a stray handle linger, do not hang the shell.
+    setTimeout(() => process.exit(), 2000).unref();
+  },
+  (err: unknown) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(`${err.usage}\nusp: error: ${err.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    process.stderr.write(`usp: error: ${describe(err)}\n`);
+    if (debugRequested(argv) && err instanceof Error && err.stack !== undefined) {
+      process.stderr.write(`${err.stack}\n`);
+    }
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,92 @@
+import {
+  type DocumentLimits,
+  type Gunzip,
+  type HeaderLookup,
+  headerLookup,
+  InvalidSitemap,
+  InvalidUrlError,
+  isHttpUrl,
+  isIndexSitemap,
+  type PageStore,
+  type ParsedDocument,
+  parseDocument,
+  type Registry,
+  type Sitemap,
+  urlKey,
+  type WarningListener,
+} from '@usp-ts/core';
+import { createDefaultRegistry } from './plugins.js';
+
+/** usp's stand-in URL for a document that came from a string (`sitemap_from_str`). */
+export const LOCAL_DUMMY_URL = 'http://usp-local-dummy.local/';
+
+/** usp's reason for an index child that a one-document parse does not fetch. */
+export const UNFETCHED_CHILD_REASON = 'Un-fetched child sitemap';
+
+export interface ParseSitemapOptions {
+  /**
+   * Where the document came from (default `http://usp-local-dummy.local/`): a URL ending in
+   * `/robots.txt` makes non-XML text robots.txt rather than a plain-text sitemap, and relative
+   * links resolve against it.
+   */
+  url?: string;
+  /** Response headers, if the document came over HTTP. */
+  headers?: HeaderLookup | Readonly<Record<string, string>>;
+  /** Formats to detect (default: every format of this package). */
+  registry?: Registry;
+  onWarning?: WarningListener;
+  limits?: Partial<DocumentLimits>;
+  /** Where the pages go (default: memory). */
+  pageStore?: PageStore;
+  gunzip?: Gunzip;
+  signal?: AbortSignal;
+}
+
+/**
+ * Parses one document (bytes, text or a byte stream; gzip detected by its magic bytes) without
+ * any network access. An index's children are not fetched: each appears in `subSitemaps` as an
+ * `InvalidSitemap` with reason "Un-fetched child sitemap", as usp's `sitemap_from_str` does.
+ */
+export async function parseSitemapDocument(
+  body: Uint8Array | string | AsyncIterable<Uint8Array>,
+  options: ParseSitemapOptions = {},
+): Promise<ParsedDocument> {
+  const url = options.url ?? LOCAL_DUMMY_URL;
+  if (!isHttpUrl(url)) throw new InvalidUrlError(url);
+  const headers = typeof options.headers === 'function' ? options.headers : headerLookup(options.headers);
+  const parsed = await parseDocument({
+    url,
+    body,
+    headers,
+    registry: options.registry ?? createDefaultRegistry(),
+    onWarning: options.onWarning,
+    limits: options.limits,
+    pageWriter: options.pageStore?.open(url),
+    gunzip: options.gunzip,
+    signal: options.signal,
+  });
+  const node = parsed.sitemap;
+  if (isIndexSitemap(node)) {
+    const self = urlKey(node.url);
+    for (const ref of parsed.children) {
+      // usp rejects a child equal to its parent before it would fetch it.
+      const reason =
+        urlKey(ref.url) === self
+          ? `Unable to add sub-sitemap from URL ${ref.url}: Recursion detected in URL ${ref.url} with parent URLs {'${node.url}'}.`
+          : UNFETCHED_CHILD_REASON;
+      node.subSitemaps.push(new InvalidSitemap({ url: ref.url, lastModified: ref.lastModified, reason }));
+    }
+  }
+  return parsed;
+}
+
+/**
+ * usp's `sitemap_from_str`: one document from a string (or bytes), no network. The URL defaults
+ * to usp's dummy, so robots.txt text parses as a plain-text sitemap unless `url` says otherwise.
+ */
+export async function sitemapFromString(
+  content: string | Uint8Array,
+  options: ParseSitemapOptions = {},
+): Promise<Sitemap> {
+  return (await parseSitemapDocument(content, options)).sitemap;
+}

@@ -1,0 +1,39 @@
+// Everything from core (the model, JSON form, registry, plugin interfaces, helpers). The Node
+// entry points below take the place of core's tree functions of the same names, with defaults.
+export * from '@usp-ts/core';
+export { googleImage } from '@usp-ts/ext-google-image';
+export { googleNews } from '@usp-ts/ext-google-news';
+export {
+  googleVideo,
+  type Video,
+  type VideoPlatformName,
+  type VideoPlatforms,
+  type VideoPrice,
+  type VideoRelationship,
+  type VideoRestriction,
+  type VideoUploader,
+} from '@usp-ts/ext-google-video';
+export { createWebClient, type WebClientOptions } from '@usp-ts/fetcher';
+export { atom } from '@usp-ts/format-atom';
+export { robotsTxt } from '@usp-ts/format-robots';
+export { rss } from '@usp-ts/format-rss';
+export { plainText } from '@usp-ts/format-text';
+export { xmlSitemap } from '@usp-ts/format-xml-sitemap';
+export {
+  LOCAL_DUMMY_URL,
+  type ParseSitemapOptions,
+  parseSitemapDocument,
+  sitemapFromString,
+  UNFETCHED_CHILD_REASON,
+} from './document.js';
+export { filePageStore } from './page-store-file.js';
+export { createDefaultRegistry, defaultPlugins } from './plugins.js';
+export {
+  type SitemapTreeOptions,
+  sitemapTreeForHomepage,
+  sitemapTreeForUrl,
+  type WalkPagesOptions,
+  walkPages,
+  walkSitemapPages,
+} from './tree.js';
+export { type Finding, type ValidateOptions, type ValidationReport, validateSitemap } from './validate.js';

@@ -1,0 +1,29 @@
+import { createRegistry, type Plugin, type Registry } from '@usp-ts/core';
+import { googleImage } from '@usp-ts/ext-google-image';
+import { googleNews } from '@usp-ts/ext-google-news';
+import { googleVideo } from '@usp-ts/ext-google-video';
+import { atom } from '@usp-ts/format-atom';
+import { robotsTxt } from '@usp-ts/format-robots';
+import { rss } from '@usp-ts/format-rss';
+import { plainText } from '@usp-ts/format-text';
+import { xmlSitemap } from '@usp-ts/format-xml-sitemap';
+
+/**
+ * Every format this package ships, in the order detection asks them: robots.txt before plain
+ * text (both claim non-XML documents; robots.txt only by its URL), then the XML formats.
+ * A fresh list on every call: plugins are plain data, but callers may edit the array.
+ */
+export function defaultPlugins(): Plugin[] {
+  return [
+    robotsTxt(),
+    plainText(),
+    xmlSitemap({ extensions: [googleNews(), googleImage(), googleVideo()] }),
+    rss(),
+    atom(),
+  ];
+}
+
+/** A registry of {@link defaultPlugins}. Build your own with `createRegistry` for fewer formats. */
+export function createDefaultRegistry(): Registry {
+  return createRegistry(defaultPlugins());
+}

@@ -1,0 +1,167 @@
+import {
+  type WalkPagesOptions as CoreWalkPagesOptions,
+  sitemapTreeForHomepage as coreSitemapTreeForHomepage,
+  sitemapTreeForUrl as coreSitemapTreeForUrl,
+  walkPages as coreWalkPages,
+  walkSitemapPages as coreWalkSitemapPages,
+  type IndexWebsiteSitemap,
+  type PageWalk,
+  type Registry,
+  type Sitemap,
+  type TreeOptions,
+  type WalkedPage,
+  type WalkStats,
+  type WebClient,
+} from '@usp-ts/core';
+import { createWebClient, type WebClientOptions } from '@usp-ts/fetcher';
+import { filePageStore } from './page-store-file.js';
+import { createDefaultRegistry } from './plugins.js';
+
+/**
+ * Core's tree options with Node defaults filled in: an undici client, every format, pages kept
+ * in temp files (memory stays flat however large the site).
+ */
+export type SitemapTreeOptions = Omit<TreeOptions, 'webClient' | 'registry'> & {
+  /** Your own client; it is left open. Default: `createWebClient(webClientOptions)`, closed when done. */
+  webClient?: WebClient;
+  /** Options for the default client (user agent, timeouts, retries, private networks, ...). */
+  webClientOptions?: WebClientOptions;
+  /** Default: {@link createDefaultRegistry}. */
+  registry?: Registry;
+};
+
+/** Walk options: as for the tree, plus how many pages may wait for a slow consumer. */
+export type WalkPagesOptions = SitemapTreeOptions & Pick<CoreWalkPagesOptions, 'bufferPages'>;
+
+interface Prepared {
+  options: TreeOptions;
+  close(): Promise<void>;
+}
+
+function prepare(options: SitemapTreeOptions, withStore: boolean): Prepared {
+  const { webClient, webClientOptions, registry, ...rest } = options;
+  const owned = webClient === undefined ? createWebClient(webClientOptions) : null;
+  const full: TreeOptions = {
+    ...rest,
+    webClient: owned ?? (webClient as WebClient),
+    registry: registry ?? createDefaultRegistry(),
+    pageStore: rest.pageStore ?? (withStore ? filePageStore() : undefined),
+  };
+  return {
+    options: full,
+    close: async () => {
+      if (owned !== null) await owned.close();
+    },
+  };
+}
+
+/**
+ * Finds every sitemap of a website (robots.txt, the known paths, their children) and returns the
+ * tree, as usp's `sitemap_tree_for_homepage`.
+ */
+export async function sitemapTreeForHomepage(
+  homepageUrl: string,
+  options: SitemapTreeOptions = {},
+): Promise<IndexWebsiteSitemap> {
+  const p = prepare(options, true);
+  try {
+    return await coreSitemapTreeForHomepage(homepageUrl, p.options);
+  } finally {
+    await p.close();
+  }
+}
+
+/** One sitemap URL and everything below it (no robots.txt, no known paths). */
+export async function sitemapTreeForUrl(
+  sitemapUrl: string,
+  options: SitemapTreeOptions = {},
+): Promise<Sitemap> {
+  const p = prepare(options, true);
+  try {
+    return await coreSitemapTreeForUrl(sitemapUrl, p.options);
+  } finally {
+    await p.close();
+  }
+}
+
+const NOT_STARTED: WalkStats = {
+  sitemapsQueued: 0,
+  sitemapsInFlight: 0,
+  sitemapsFetched: 0,
+  sitemapsDone: 0,
+  sitemapsInvalid: 0,
+  pages: 0,
+  bytes: 0,
+  stoppedBy: null,
+};
+
+/** Core's page walk with the Node defaults, opened on the first `next()` and closed at the end. */
+class NodePageWalk implements PageWalk {
+  readonly #start: (options: CoreWalkPagesOptions) => PageWalk;
+  readonly #options: WalkPagesOptions;
+  #walk: PageWalk | null = null;
+  #close: (() => Promise<void>) | null = null;
+
+  constructor(options: WalkPagesOptions, start: (options: CoreWalkPagesOptions) => PageWalk) {
+    this.#options = options;
+    this.#start = start;
+  }
+
+  get stats(): WalkStats {
+    return this.#walk?.stats ?? NOT_STARTED;
+  }
+
+  get tree(): Sitemap | null {
+    return this.#walk?.tree ?? null;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  async #finish(): Promise<void> {
+    const close = this.#close;
+    this.#close = null;
+    await close?.();
+  }
+
+  async next(): Promise<IteratorResult<WalkedPage>> {
+    if (this.#walk === null) {
+      const { bufferPages, ...rest } = this.#options;
+      const p = prepare(rest, false);
+      this.#close = p.close;
+      this.#walk = this.#start({ ...p.options, bufferPages });
+    }
+    try {
+      const r = await this.#walk.next();
+      if (r.done === true) await this.#finish();
+      return r;
+    } catch (err) {
+      await this.#finish();
+      throw err;
+    }
+  }
+
+  async return(): Promise<IteratorResult<WalkedPage>> {
+    try {
+      await this.#walk?.return?.();
+    } finally {
+      await this.#finish();
+    }
+    return { done: true, value: undefined };
+  }
+}
+
+/**
+ * Streams the pages of a website as they are parsed, with the sitemap each came from; nothing
+ * is kept. Stop early with `break`: the walk is cancelled and its client closed. `stats` and,
+ * once iteration is over, `tree` (the shape, pages counted) are on the returned walk.
+ */
+export function walkPages(homepageUrl: string, options: WalkPagesOptions = {}): PageWalk {
+  return new NodePageWalk(options, (o) => coreWalkPages(homepageUrl, o));
+}
+
+/** Streams the pages of one sitemap URL and its children. */
+export function walkSitemapPages(sitemapUrl: string, options: WalkPagesOptions = {}): PageWalk {
+  return new NodePageWalk(options, (o) => coreWalkSitemapPages(sitemapUrl, o));
+}

@@ -1,0 +1,710 @@
+import { gunzipSync, constants as zlibConstants } from 'node:zlib';
+import {
+  type ChildRef,
+  countingPageStore,
+  createRegistry,
+  type HeaderLookup,
+  headerLookup,
+  InvalidUrlError,
+  isHttpUrl,
+  type Page,
+  type ParseContext,
+  type ParsedDocument,
+  type Plugin,
+  parseDocument,
+  type Registry,
+  type SitemapType,
+  type TextFormat,
+  urlKey,
+  type Warning,
+  type WebClient,
+  type XmlElement,
+  type XmlFormat,
+} from '@usp-ts/core';
+import { createWebClient, type WebClientOptions } from '@usp-ts/fetcher';
+import { LOCAL_DUMMY_URL } from './document.js';
+import { defaultPlugins } from './plugins.js';
+
+/** The sitemaps.org namespace, exactly as the protocol spells it. */
+export const SITEMAP_NAMESPACE = 'http://www.sitemaps.org/schemas/sitemap/0.9';
+/** sitemaps.org and Google: at most 50,000 URLs per sitemap and sitemaps per index. */
+export const MAX_URLS_PER_SITEMAP = 50_000;
+/** sitemaps.org and Google: at most 50 MB (52,428,800 bytes) uncompressed. */
+export const MAX_SITEMAP_BYTES = 52_428_800;
+
+export type FindingSeverity = 'error' | 'warning';
+
+/** One way a sitemap breaks the sitemaps.org protocol or Google's rules. */
+export interface Finding {
+  readonly severity: FindingSeverity;
+  /** Stable: the parser's warning code, or one of validate's own (`cross-host`, `content-type`, ...). */
+  readonly code: string;
+  readonly message: string;
+  /** The sitemap document concerned. */
+  readonly sitemap: string;
+  /** 1-based index of the entry (`<url>`, `<sitemap>`, `<item>`, `<entry>`) in an XML document. */
+  readonly entry?: number;
+  /** 1-based line in a text document (robots.txt, plain-text sitemap). */
+  readonly line?: number;
+}
+
+export interface ValidatedSitemap {
+  readonly url: string;
+  readonly type: SitemapType;
+  /** Pages (for a pages sitemap) or children (for an index). */
+  readonly entries: number;
+  /** Decoded bytes (after gunzip). */
+  readonly bytes: number;
+  readonly contentType: string | null;
+}
+
+export interface ValidationReport {
+  /** `true` when there are no findings at all. */
+  readonly ok: boolean;
+  readonly errors: number;
+  readonly warnings: number;
+  /** Grouped by sitemap in the order the sitemaps were reached, then by position. */
+  readonly findings: Finding[];
+  readonly sitemaps: ValidatedSitemap[];
+  /** Sitemaps found but not checked because `maxSitemaps` was reached. */
+  readonly unchecked: number;
+}
+
+export interface ValidateOptions {
+  /** Your own client; it is left open. Default: `createWebClient(webClientOptions)`. */
+  webClient?: WebClient;
+  webClientOptions?: WebClientOptions;
+  /** Formats to detect (default: every format of this package). */
+  registry?: Registry;
+  /** Follow the children of indexes (default true). */
+  followChildren?: boolean;
+  /** Stop after this many documents (default 1,000). */
+  maxSitemaps?: number;
+  /** Index nesting followed, robots.txt being 0 (default 11, as usp). */
+  maxDepth?: number;
+  /** Documents fetched at once (default 4). */
+  concurrency?: number;
+  /** Called as each document is done (for progress). */
+  onSitemap?: (sitemap: ValidatedSitemap, findings: readonly Finding[]) => void;
+  signal?: AbortSignal;
+}
+
+export interface ValidateDocumentOptions {
+  /**
+   * Where the document lives. Given, it enables the host and directory checks of each `<loc>`;
+   * absent, usp's dummy URL stands in and those checks are skipped.
+   */
+  url?: string;
+  headers?: HeaderLookup | Readonly<Record<string, string>>;
+  registry?: Registry;
+}
+
+const WARNING_CODES = new Set([
+  'duplicate-url',
+  'unknown-element',
+  'encoding',
+  'limit',
+  'soft-404',
+  'outside-directory',
+  'content-type',
+  'empty',
+  'recursion',
+  'blocked',
+  'redirect',
+]);
+
+function severityOf(code: string): FindingSeverity {
+  return WARNING_CODES.has(code) ? 'warning' : 'error';
+}
+
+const LINE_BREAK = /[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]/g;
+
+interface Location {
+  entry?: number;
+  line?: number;
+}
+
+/** What one document's checks need to know, and what they found. */
+class DocumentCheck {
+  readonly findings: Finding[] = [];
+  /** Warnings the parsers raised through the probe, already recorded with a location. */
+  readonly #seen = new Map<string, number>();
+  readonly #pageUrls = new Set<string>();
+  pages = 0;
+  children = 0;
+  isRobots = false;
+  rootNs: string | null = null;
+  rootLocal: string | null = null;
+  location: Location = {};
+
+  constructor(
+    readonly url: string,
+    /** Origins (`scheme://host:port`) a `<loc>` may use; `null` skips the host checks. */
+    readonly origins: ReadonlySet<string> | null,
+  ) {}
+
+  add(code: string, message: string, location: Location = {}, severity = severityOf(code)): void {
+    this.findings.push({ severity, code, message, sitemap: this.url, ...location });
+  }
+
+  has(code: string): boolean {
+    return this.findings.some((f) => f.code === code);
+  }
+
+  /** A warning raised inside a parser: recorded here with the position being read. */
+  parserWarning(code: string, message: string): void {
+    const key = `${code}\u0000${message}`;
+    this.#seen.set(key, (this.#seen.get(key) ?? 0) + 1);
+    this.add(code, message, { ...this.location });
+  }
+
+  /** A warning from the document driver: recorded unless the probe already had it. */
+  driverWarning(w: Warning): void {
+    const key = `${w.code}\u0000${w.message}`;
+    const n = this.#seen.get(key) ?? 0;
+    if (n > 0) {
+      this.#seen.set(key, n - 1);
+      return;
+    }
+    this.add(w.code, w.message);
+  }
+
+  page(page: Page): void {
+    this.pages++;
+    const loc = { ...this.location };
+    if (this.#pageUrls.has(page.url)) {
+      this.add('duplicate-url', `URL ${page.url} is listed more than once`, loc);
+    } else {
+      this.#pageUrls.add(page.url);
+    }
+    this.checkLoc(page.url, loc, 'URL');
+  }
+
+  child(ref: ChildRef): void {
+    this.children++;
+    // robots.txt may name sitemaps on any host (cross-submission); an index may not.
+    if (!this.isRobots) this.checkLoc(ref.url, { ...this.location }, 'Sitemap');
+  }
+
+  checkLoc(url: string, loc: Location, what: string): void {
+    if (!isHttpUrl(url)) {
+      const relative = !/^[a-z][a-z0-9+.-]*:/i.test(url);
+      this.add(
+        relative ? 'relative-url' : 'invalid-url',
+        relative
+          ? `${what} ${JSON.stringify(url)} is relative: the protocol requires absolute URLs`
+          : `${what} ${JSON.stringify(url)} is not an http(s) URL`,
+        loc,
+      );
+      return;
+    }
+    if (this.origins === null) return;
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      this.add('invalid-url', `${what} ${JSON.stringify(url)} is not a valid URL`, loc);
+      return;
+    }
+    const self = new URL(this.url);
+    if (!this.origins.has(parsed.origin)) {
+      this.add(
+        'cross-host',
+        `${what} ${url} is not on ${self.origin}: a sitemap may list URLs of its own host and scheme only, unless the other host's robots.txt names the sitemap`,
+        loc,
+      );
+      return;
+    }
+    if (parsed.origin === self.origin) {
+      const dir = self.pathname.slice(0, self.pathname.lastIndexOf('/') + 1);
+      if (!parsed.pathname.startsWith(dir)) {
+        this.add(
+          'outside-directory',
+          `${what} ${url} is outside ${dir}, the directory of the sitemap: search engines ignore it`,
+          loc,
+        );
+      }
+    }
+  }
+}
+
+/** Wraps each format so that the checks see every page and warning with its position. */
+function probingRegistry(plugins: readonly Plugin[], current: () => DocumentCheck): Registry {
+  const probeCtx = (ctx: ParseContext): ParseContext => {
+    const check = current();
+    return {
+      url: ctx.url,
+      limits: ctx.limits,
+      warn(code, message) {
+        check.parserWarning(code, message);
+        ctx.warn(code, message);
+      },
+      page(page) {
+        check.page(page);
+        return ctx.page(page);
+      },
+      child(ref) {
+        check.child(ref);
+        return ctx.child(ref);
+      },
+    };
+  };
+  const wrapText = (f: TextFormat): TextFormat => ({
+    kind: 'text',
+    name: f.name,
+    claims: (doc) => f.claims(doc),
+    createParser(ctx) {
+      const check = current();
+      check.isRobots = f.name.includes('robots');
+      const inner = f.createParser(probeCtx(ctx));
+      let line = 1;
+      let afterCr = false;
+      check.location = { line };
+      // Fed one line at a time so that a warning is raised while its line number is current.
+      return {
+        type: inner.type,
+        write(text) {
+          let start = 0;
+          if (afterCr && text.startsWith('\n')) {
+            inner.write('\n');
+            start = 1;
+          }
+          afterCr = false;
+          LINE_BREAK.lastIndex = start;
+          for (let m = LINE_BREAK.exec(text); m !== null; m = LINE_BREAK.exec(text)) {
+            let end = m.index + 1;
+            if (m[0] === '\r' && text[end] === '\n') end++;
+            inner.write(text.slice(start, end));
+            line++;
+            check.location = { line };
+            start = end;
+            LINE_BREAK.lastIndex = end;
+            if (m[0] === '\r' && end === text.length) afterCr = true;
+          }
+          if (start < text.length) inner.write(text.slice(start));
+        },
+        end(truncated) {
+          const outcome = inner.end(truncated);
+          check.location = {};
+          return outcome;
+        },
+      };
+    },
+  });
+  const isEntry = (el: XmlElement): boolean =>
+    (el.depth === 1 && (el.local === 'url' || el.local === 'sitemap' || el.local === 'entry')) ||
+    (el.depth === 2 && el.local === 'item');
+  const wrapXml = (f: XmlFormat): XmlFormat => ({
+    kind: 'xml',
+    name: f.name,
+    roots: f.roots,
+    createHandler(ctx, root) {
+      const check = current();
+      check.rootNs = root.ns;
+      check.rootLocal = root.local;
+      const inner = f.createHandler(probeCtx(ctx), root);
+      let entry = 0;
+      return {
+        type: inner.type,
+        open(el) {
+          if (isEntry(el)) check.location = { entry: ++entry };
+          inner.open(el);
+        },
+        close(el, text) {
+          inner.close(el, text);
+          if (isEntry(el)) check.location = {};
+        },
+        end(truncated) {
+          return inner.end(truncated);
+        },
+      };
+    },
+  });
+  return createRegistry(plugins.map((p) => (p.kind === 'text' ? wrapText(p) : wrapXml(p))));
+}
+
+/** The first bytes of the body, kept while it streams by (to spot HTML). */
+function capturingHead(
+  body: AsyncIterable<Uint8Array>,
+  keep: number,
+): { body: AsyncIterable<Uint8Array>; head: () => Uint8Array } {
+  const parts: Uint8Array[] = [];
+  let have = 0;
+  return {
+    body: {
+      async *[Symbol.asyncIterator]() {
+        for await (const chunk of body) {
+          if (have < keep) {
+            parts.push(chunk.subarray(0, keep - have));
+            have += Math.min(chunk.length, keep - have);
+          }
+          yield chunk;
+        }
+      },
+    },
+    head: () => Buffer.concat(parts),
+  };
+}
+
+function headText(raw: Uint8Array): string {
+  let bytes = raw;
+  if (bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) {
+    try {
+      bytes = gunzipSync(bytes, { finishFlush: zlibConstants.Z_SYNC_FLUSH });
+    } catch {
+      return '';
+    }
+  }
+  return Buffer.from(bytes)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '');
+}
+
+const HTML_START =
+  /^\s*(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<(?:!doctype\s+html|html[\s>]|head[\s>]|body[\s>])/i;
+
+function isGzip(raw: Uint8Array): boolean {
+  return raw.length >= 2 && raw[0] === 0x1f && raw[1] === 0x8b;
+}
+
+function mediaType(contentType: string | null): string | null {
+  if (contentType === null) return null;
+  return contentType.split(';')[0].trim().toLowerCase();
+}
+
+const GZIP_TYPES = new Set(['application/x-gzip', 'application/gzip', 'application/octet-stream']);
+
+function contentTypeFinding(
+  check: DocumentCheck,
+  type: SitemapType,
+  contentType: string | null,
+  gz: boolean,
+): void {
+  const media = mediaType(contentType);
+  if (media === null) {
+    check.add('content-type', 'The response has no Content-Type header');
+    return;
+  }
+  if (media === 'text/html' || media === 'application/xhtml+xml') {
+    check.add('content-type', `Served as ${media}: a sitemap is XML or plain text`, {}, 'error');
+    return;
+  }
+  if (gz && GZIP_TYPES.has(media)) return;
+  const xmlish = media === 'text/xml' || media === 'application/xml' || media.endsWith('+xml');
+  let fine: boolean;
+  switch (type) {
+    case 'PagesXMLSitemap':
+    case 'IndexXMLSitemap':
+    case 'PagesRSSSitemap':
+    case 'PagesAtomSitemap':
+      fine = xmlish;
+      break;
+    case 'PagesTextSitemap':
+    case 'IndexRobotsTxtSitemap':
+      fine = media === 'text/plain';
+      break;
+    default:
+      return;
+  }
+  if (!fine) {
+    const want =
+      type === 'PagesTextSitemap' || type === 'IndexRobotsTxtSitemap'
+        ? 'text/plain'
+        : 'application/xml or text/xml';
+    check.add('content-type', `Served as ${media}; expected ${want}`);
+  }
+}
+
+interface DocumentInput {
+  url: string;
+  body: AsyncIterable<Uint8Array>;
+  headers: HeaderLookup;
+  contentTypeCheck: boolean;
+  origins: ReadonlySet<string> | null;
+}
+
+interface DocumentResult {
+  check: DocumentCheck;
+  parsed: ParsedDocument;
+  summary: ValidatedSitemap;
+}
+
+async function checkDocument(
+  input: DocumentInput,
+  plugins: readonly Plugin[],
+  signal?: AbortSignal,
+): Promise<DocumentResult> {
+  const check = new DocumentCheck(input.url, input.origins);
+  const registry = probingRegistry(plugins, () => check);
+  const captured = capturingHead(input.body, 4096);
+  const parsed = await parseDocument({
+    url: input.url,
+    body: captured.body,
+    headers: input.headers,
+    registry,
+    onWarning: (w) => check.driverWarning(w),
+    pageWriter: countingPageStore().open(input.url),
+    // Count past the protocol's limits instead of stopping at them.
+    limits: { maxPagesPerDocument: 5_000_000, maxChildrenPerIndex: 5_000_000 },
+    signal,
+  });
+  const node = parsed.sitemap;
+  const raw = captured.head();
+  const html = HTML_START.test(headText(raw));
+  if (node.type === 'InvalidSitemap') {
+    if (html) check.add('html', 'An HTML page was served instead of a sitemap');
+    else check.add('invalid-sitemap', node.reason);
+  } else if (html && check.pages === 0 && check.children === 0) {
+    // An HTML soft-404 read as a text sitemap (no http(s) lines) still is not a sitemap.
+    check.add('html', 'An HTML page was served instead of a sitemap');
+  }
+  if (
+    node.type !== 'InvalidSitemap' &&
+    (check.rootLocal === 'urlset' || check.rootLocal === 'sitemapindex') &&
+    check.rootNs !== SITEMAP_NAMESPACE
+  ) {
+    if (check.rootNs === '' || check.rootNs === null) {
+      if (!check.has('missing-namespace')) {
+        check.add(
+          'missing-namespace',
+          `<${check.rootLocal}> has no namespace; the protocol requires ${SITEMAP_NAMESPACE}`,
+        );
+      }
+    } else {
+      check.add(
+        'wrong-namespace',
+        `<${check.rootLocal}> is in namespace ${check.rootNs}; the protocol requires ${SITEMAP_NAMESPACE}`,
+      );
+    }
+  }
+  if (parsed.bytes > MAX_SITEMAP_BYTES) {
+    check.add(
+      'too-large',
+      `${parsed.bytes} bytes uncompressed: the limit is 50 MB (${MAX_SITEMAP_BYTES} bytes); split the sitemap`,
+    );
+  }
+  if (check.pages > MAX_URLS_PER_SITEMAP) {
+    check.add(
+      'too-many-urls',
+      `${check.pages} URLs: the limit is ${MAX_URLS_PER_SITEMAP} per sitemap; split it`,
+    );
+  }
+  if (check.children > MAX_URLS_PER_SITEMAP && !check.isRobots) {
+    check.add(
+      'too-many-sitemaps',
+      `${check.children} sitemaps: the limit is ${MAX_URLS_PER_SITEMAP} per sitemap index; split it`,
+    );
+  }
+  if (parsed.truncated && !check.findings.some((f) => f.severity === 'error')) {
+    check.add('truncated', 'The document ended early: entries after the cut are lost');
+  }
+  const isPages = node.type.startsWith('Pages');
+  if (isPages && check.pages === 0 && !check.has('html')) check.add('empty', 'The sitemap lists no URLs');
+  const contentType = input.headers('content-type');
+  if (input.contentTypeCheck && !check.has('html'))
+    contentTypeFinding(check, node.type, contentType, isGzip(raw));
+  return {
+    check,
+    parsed,
+    summary: {
+      url: node.url,
+      type: node.type,
+      entries: isPages ? check.pages : check.children,
+      bytes: parsed.bytes,
+      contentType,
+    },
+  };
+}
+
+function report(
+  results: { summary: ValidatedSitemap; findings: Finding[] }[],
+  unchecked: number,
+): ValidationReport {
+  const findings = results.flatMap((r) =>
+    r.findings
+      .map((f, i) => ({ f, i }))
+      .sort((a, b) => (a.f.entry ?? a.f.line ?? 0) - (b.f.entry ?? b.f.line ?? 0) || a.i - b.i)
+      .map(({ f }) => f),
+  );
+  const errors = findings.filter((f) => f.severity === 'error').length;
+  return {
+    ok: findings.length === 0,
+    errors,
+    warnings: findings.length - errors,
+    findings,
+    sitemaps: results.map((r) => r.summary),
+    unchecked,
+  };
+}
+
+async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
+  yield bytes;
+}
+
+/**
+ * Checks one document in hand (no network): the protocol's limits, namespace, every `<loc>`,
+ * date, priority and change frequency. Children of an index are counted, not fetched.
+ */
+export async function validateDocument(
+  body: Uint8Array | string | AsyncIterable<Uint8Array>,
+  options: ValidateDocumentOptions = {},
+): Promise<ValidationReport> {
+  const stream =
+    typeof body === 'string'
+      ? once(new TextEncoder().encode(body))
+      : body instanceof Uint8Array
+        ? once(body)
+        : body;
+  const url = options.url ?? LOCAL_DUMMY_URL;
+  if (!isHttpUrl(url)) throw new InvalidUrlError(url);
+  const plugins = options.registry?.plugins ?? defaultPlugins();
+  const headers = typeof options.headers === 'function' ? options.headers : headerLookup(options.headers);
+  const r = await checkDocument(
+    {
+      url,
+      body: stream,
+      headers,
+      contentTypeCheck: options.headers !== undefined,
+      origins: options.url === undefined ? null : new Set([new URL(url).origin]),
+    },
+    plugins,
+  );
+  return report([{ summary: r.summary, findings: r.check.findings }], 0);
+}
+
+interface Job {
+  url: string;
+  depth: number;
+  /** Origins a `<loc>` may use besides the sitemap's own (the robots.txt host that named it). */
+  extraOrigins: readonly string[];
+}
+
+/**
+ * Fetches a sitemap (or a homepage: its robots.txt and the sitemaps it names) and checks it and,
+ * by default, every sitemap below it. Bad content never throws: it becomes a finding.
+ */
+export async function validateSitemap(url: string, options: ValidateOptions = {}): Promise<ValidationReport> {
+  if (!isHttpUrl(url)) throw new InvalidUrlError(url);
+  const owned = options.webClient === undefined ? createWebClient(options.webClientOptions) : null;
+  const client = owned ?? (options.webClient as WebClient);
+  const plugins = options.registry?.plugins ?? defaultPlugins();
+  const follow = options.followChildren ?? true;
+  const maxSitemaps = options.maxSitemaps ?? 1000;
+  const maxDepth = options.maxDepth ?? 11;
+  const concurrency = Math.max(1, options.concurrency ?? 4);
+
+  const start = new URL(url);
+  const homepage = start.pathname === '/' && start.search === '';
+  const first = homepage ? new URL('/robots.txt', start).href : url;
+
+  const results: { order: number; summary: ValidatedSitemap; findings: Finding[] }[] = [];
+  const seen = new Set<string>([urlKey(first)]);
+  const queue: (Job & { order: number })[] = [{ url: first, depth: 0, extraOrigins: [], order: 0 }];
+  let order = 1;
+  let started = 0;
+
+  const runJob = async (job: Job & { order: number }): Promise<void> => {
+    const check = new DocumentCheck(job.url, null);
+    const response = await client.get(job.url, { signal: options.signal });
+    if (response.kind !== 'ok') {
+      if (response.kind === 'error') {
+        const missingRobots = homepage && job.order === 0;
+        check.add(
+          'fetch',
+          missingRobots
+            ? `robots.txt could not be fetched (${response.message}), so it names no sitemap`
+            : `Could not fetch the sitemap: ${response.message}`,
+        );
+      }
+      const summary: ValidatedSitemap = {
+        url: job.url,
+        type: 'InvalidSitemap',
+        entries: 0,
+        bytes: 0,
+        contentType: null,
+      };
+      results.push({ order: job.order, summary, findings: check.findings });
+      options.onSitemap?.(summary, check.findings);
+      if (homepage && job.order === 0) enqueue(new URL('/sitemap.xml', start).href, 1, []);
+      return;
+    }
+    const finalUrl = response.url;
+    const origins = new Set([new URL(finalUrl).origin, ...job.extraOrigins]);
+    let result: DocumentResult;
+    try {
+      result = await checkDocument(
+        { url: finalUrl, body: response.body, headers: response.headers, contentTypeCheck: true, origins },
+        plugins,
+        options.signal,
+      );
+    } finally {
+      response.cancel();
+    }
+    const findings = result.check.findings;
+    if (finalUrl !== job.url) {
+      findings.unshift({
+        severity: 'warning',
+        code: 'redirect',
+        message: `${job.url} redirects to ${finalUrl}: list the final URL`,
+        sitemap: finalUrl,
+      });
+    }
+    results.push({ order: job.order, summary: result.summary, findings });
+    options.onSitemap?.(result.summary, findings);
+    const robots = result.summary.type === 'IndexRobotsTxtSitemap';
+    if (homepage && job.order === 0 && robots && result.parsed.children.length === 0) {
+      findings.push({
+        severity: 'warning',
+        code: 'no-sitemap',
+        message: 'robots.txt names no sitemap (add a "Sitemap: <absolute URL>" line)',
+        sitemap: finalUrl,
+      });
+      enqueue(new URL('/sitemap.xml', start).href, 1, []);
+    }
+    if (!follow) return;
+    for (const child of result.parsed.children) {
+      if (job.depth + 1 > maxDepth) {
+        findings.push({
+          severity: 'error',
+          code: 'recursion',
+          message: `Sitemap ${child.url} is nested deeper than ${maxDepth} levels`,
+          sitemap: finalUrl,
+        });
+        continue;
+      }
+      // A sitemap named by robots.txt may list URLs of the robots.txt host (cross-submission).
+      enqueue(child.url, job.depth + 1, robots ? [new URL(finalUrl).origin] : job.extraOrigins);
+    }
+  };
+
+  const enqueue = (u: string, depth: number, extraOrigins: readonly string[]): void => {
+    const key = urlKey(u);
+    if (seen.has(key)) return;
+    seen.add(key);
+    queue.push({ url: u, depth, extraOrigins, order: order++ });
+  };
+
+  try {
+    const workers: Promise<void>[] = [];
+    const worker = async (): Promise<void> => {
+      for (let job = queue.shift(); job !== undefined; job = queue.shift()) {
+        if (started >= maxSitemaps) {
+          queue.unshift(job);
+          return;
+        }
+        started++;
+        await runJob(job);
+      }
+    };
+    // Workers end when the queue is empty; a job may refill it, so loop until nothing is left.
+    while (queue.length > 0 && started < maxSitemaps) {
+      workers.length = 0;
+      for (let i = 0; i < concurrency; i++) workers.push(worker());
+      await Promise.all(workers);
+    }
+  } finally {
+    if (owned !== null) await owned.close();
+  }
+  results.sort((a, b) => a.order - b.order);
+  return report(results, queue.length);
+}
