@@ -1,5 +1,6 @@
 import {
   isHttpUrl,
+  type ParseContext,
   type ParseOutcome,
   parseIsoDate,
   resolveUrl,
@@ -8,7 +9,6 @@ import {
   type XmlHandler,
 } from '@usp-ts/core';
 import { isSitemapNamespace } from './namespaces.js';
-import type { CappedContext } from './warnings.js';
 
 /** A scheme at the start of a reference (`ftp:`, `javascript:`): such a reference is not relative. */
 const HAS_SCHEME = /^[a-z][a-z0-9+.-]*:/i;
@@ -20,7 +20,8 @@ const HAS_SCHEME = /^[a-z][a-z0-9+.-]*:/i;
  * warning: the protocol asks for absolute URLs, but the intent of `/sitemap-2.xml` is clear.
  */
 export class SitemapIndexHandler implements XmlHandler {
-  private readonly ctx: CappedContext;
+  readonly type = 'IndexXMLSitemap' as const;
+  private readonly ctx: ParseContext;
   private readonly rootNs: string;
   private readonly maxUrlLength: number;
   private entryDepth = 1;
@@ -32,7 +33,7 @@ export class SitemapIndexHandler implements XmlHandler {
   private readonly seen = new Set<string>();
   private readonly warnedStray = new Set<string>();
 
-  constructor(ctx: CappedContext, root: XmlElement) {
+  constructor(ctx: ParseContext, root: XmlElement) {
     this.ctx = ctx;
     this.rootNs = root.ns;
     this.maxUrlLength = ctx.limits.maxUrlLength;
@@ -89,7 +90,6 @@ export class SitemapIndexHandler implements XmlHandler {
 
   end(_truncated: boolean): ParseOutcome {
     this.inEntry = false;
-    this.ctx.flush();
     return { type: 'IndexXMLSitemap' };
   }
 

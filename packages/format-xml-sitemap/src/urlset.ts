@@ -5,6 +5,7 @@ import {
   isHttpUrl,
   newPageDraft,
   type PageDraft,
+  type ParseContext,
   type ParseOutcome,
   parseIsoDate,
   type XmlElement,
@@ -15,7 +16,6 @@ import { parseChangeFrequency } from './change-frequency.js';
 import { readAlternate } from './hreflang.js';
 import { isSitemapNamespace, XHTML_NAMESPACE } from './namespaces.js';
 import { parsePriority } from './priority.js';
-import type { CappedContext } from './warnings.js';
 
 /**
  * Reads a `<urlset>`. A page is emitted only at `</url>`, so a cut document keeps every complete
@@ -23,7 +23,8 @@ import type { CappedContext } from './warnings.js';
  * warning and reading goes on (usp stops at the first such element).
  */
 export class UrlsetHandler implements XmlHandler {
-  private readonly ctx: CappedContext;
+  readonly type = 'PagesXMLSitemap' as const;
+  private readonly ctx: ParseContext;
   private readonly rootNs: string;
   private readonly router: ExtensionRouter | null;
   private readonly maxUrlLength: number;
@@ -38,7 +39,7 @@ export class UrlsetHandler implements XmlHandler {
   private readonly seen = new Set<string>();
   private readonly warnedStray = new Set<string>();
 
-  constructor(ctx: CappedContext, root: XmlElement, extensions: readonly XmlExtension[]) {
+  constructor(ctx: ParseContext, root: XmlElement, extensions: readonly XmlExtension[]) {
     this.ctx = ctx;
     this.rootNs = root.ns;
     this.router = extensions.length > 0 ? createExtensionRouter(extensions, ctx) : null;
@@ -106,7 +107,6 @@ export class UrlsetHandler implements XmlHandler {
   end(_truncated: boolean): ParseOutcome {
     // A half-read entry is dropped: only `</url>` emits.
     this.draft = null;
-    this.ctx.flush();
     return { type: 'PagesXMLSitemap' };
   }
 

@@ -11,7 +11,6 @@ import {
 import { isSitemapNamespace, SITEMAP_NAMESPACES } from './namespaces.js';
 import { SitemapIndexHandler } from './sitemap-index.js';
 import { UrlsetHandler } from './urlset.js';
-import { capWarnings } from './warnings.js';
 
 export interface XmlSitemapOptions {
   /** Namespace extensions that read the elements of each `<url>` (default: none). */
@@ -59,9 +58,8 @@ export function xmlSitemap(options: XmlSitemapOptions = {}): XmlFormat {
     name: 'xml-sitemap',
     roots: ROOTS,
     createHandler(ctx: ParseContext, root: XmlElement): XmlHandler {
-      const capped = capWarnings(ctx);
       if (!isSitemapNamespace(root.ns)) {
-        capped.warn(
+        ctx.warn(
           'missing-namespace',
           root.ns === ''
             ? `<${root.local}> has no namespace; read as sitemaps.org`
@@ -69,8 +67,8 @@ export function xmlSitemap(options: XmlSitemapOptions = {}): XmlFormat {
         );
       }
       return root.local === 'sitemapindex'
-        ? new SitemapIndexHandler(capped, root)
-        : new UrlsetHandler(capped, root, frozen);
+        ? new SitemapIndexHandler(ctx, root)
+        : new UrlsetHandler(ctx, root, frozen);
     },
   };
 }
