@@ -1,9 +1,30 @@
+import { createDocumentDecoder, type DocumentDecoder } from './decode.js';
+import { firstNonWhitespace, unwrapGzip } from './detect.js';
+import { InvalidOptionError } from './errors.js';
+import { gunzip as defaultGunzip, GunzipError, isTooLargeError } from './gunzip.js';
 import type { ChildRef, Page } from './model.js';
-import type { PageWriter } from './page-store.js';
-import type { HeaderLookup, ParseLimits } from './plugin.js';
+import { memoryPageStore, type PageWriter } from './page-store.js';
+import type {
+  DocumentInfo,
+  HeaderLookup,
+  ParseContext,
+  ParseLimits,
+  ParseOutcome,
+  TextFormat,
+  TextParser,
+} from './plugin.js';
 import type { Registry } from './registry.js';
-import type { Sitemap } from './sitemap.js';
-import type { Warning, WarningListener } from './warning.js';
+import {
+  createPagesSitemap,
+  IndexRobotsTxtSitemap,
+  IndexXMLSitemap,
+  InvalidSitemap,
+  type PagesSitemapType,
+  type Sitemap,
+} from './sitemap.js';
+import type { SitemapDate } from './sitemap-date.js';
+import type { Warning, WarningCode, WarningListener } from './warning.js';
+import { createXmlEngine, type XmlEngine } from './xml.js';
 
 /** Decompresses a gzip stream with an output cap; iteration throws once the cap is passed. */
 export type Gunzip = (input: AsyncIterable<Uint8Array>, maxOutputBytes: number) => AsyncIterable<Uint8Array>;
@@ -16,22 +37,41 @@ export interface ParseDocumentOptions {
   headers?: HeaderLookup;
   onWarning?: WarningListener;
   /**
-   * Receives pages in batches as they are parsed (after each chunk). The driver awaits it before
-   * reading the next chunk: a slow consumer pauses the parse (backpressure).
+   * Receives pages in batches as they are parsed (after each chunk), with the type of the
+   * pages node they belong to. The driver awaits it before reading the next chunk: a slow
+   * consumer pauses the parse (backpressure).
    */
-  onPages?: (pages: Page[]) => void | Promise<void>;
+  onPages?: (pages: Page[], type: PagesSitemapType) => void | Promise<void>;
   /** Where the pages node keeps its pages (default: in memory). */
   pageWriter?: PageWriter;
   limits?: Partial<DocumentLimits>;
   /** Gzip decompressor (default: the platform's `DecompressionStream`). */
   gunzip?: Gunzip;
+  /** Stops reading promptly; what was read is kept and the result is marked truncated. */
   signal?: AbortSignal;
+  /** The `<lastmod>` the parent index gave this sitemap; put on the node. */
+  lastModified?: SitemapDate | null;
 }
 
 export interface DocumentLimits extends ParseLimits {
   /** Cap on decompressed bytes (default 100 MiB, as usp). */
   maxDecompressedBytes: number;
+  /** Deepest XML element nesting read (default 256). */
+  maxElementDepth: number;
+  /** Character data kept per XML element, in characters (default 1 MiB). */
+  maxTextLength: number;
 }
+
+/** The defaults `parseDocument` fills in. */
+export const DEFAULT_DOCUMENT_LIMITS: Readonly<DocumentLimits> = {
+  // 20 times the sitemaps.org limit; the byte cap bounds a document to a few million entries anyway.
+  maxPagesPerDocument: 1_000_000,
+  maxChildrenPerIndex: 50_000,
+  maxUrlLength: 65_536,
+  maxDecompressedBytes: 100 * 1024 * 1024,
+  maxElementDepth: 256,
+  maxTextLength: 1024 * 1024,
+};
 
 export interface ParsedDocument {
   /** The parsed node: pages node with its pages stored, index node without children, or InvalidSitemap. */
@@ -43,8 +83,534 @@ export interface ParsedDocument {
   bytes: number;
   /** Whether the document ended early (cut off, malformed, limit hit). */
   truncated: boolean;
+  // Always set by parseDocument; optional so hand-built results (tests, parse hooks) stay valid.
+  /** Name of the format that read the document; `null` when none did. */
+  format?: string | null;
+  /** The text encoding used (WHATWG name); `null` for a string body. */
+  encoding?: string | null;
+  /** How many gzip layers were removed (by magic bytes). */
+  gzipLayers?: number;
 }
 
-export function parseDocument(_options: ParseDocumentOptions): Promise<ParsedDocument> {
-  throw new Error('not implemented yet');
+/** sitemaps.org limits: past them a document is still read, with an `over-spec` warning. */
+const SPEC_MAX_URLS = 50_000;
+const SPEC_MAX_BYTES = 52_428_800;
+/** Warnings kept per code and document; the rest are counted in one summary warning. */
+const MAX_WARNINGS_PER_CODE = 100;
+/** A `Uint8Array` or string body is fed in pieces this big (batches, abort checks). */
+const PIECE = 64 * 1024;
+/** Characters of a non-XML document given to text formats to decide. */
+const HEAD_CHARS = 1024;
+const NO_PARSER = 'No parsers support sitemap from';
+
+/**
+ * Parses one sitemap document: gzip (by magic bytes) → text (BOM, declared encoding, UTF-16)
+ * → XML or text → the format that claims it. Streams: memory does not grow with the document,
+ * pages flow to `onPages` chunk by chunk. Never throws for bad content or a broken body; throws
+ * `InvalidOptionError` for bad options and rethrows what `onPages` throws.
+ */
+export async function parseDocument(options: ParseDocumentOptions): Promise<ParsedDocument> {
+  const limits = checkOptions(options);
+  const run = new DocumentRun(options, limits);
+  return run.run();
+}
+
+function checkOptions(options: ParseDocumentOptions): DocumentLimits {
+  if (options === null || typeof options !== 'object')
+    throw new InvalidOptionError('options', 'must be an object');
+  if (typeof options.url !== 'string' || options.url === '') {
+    throw new InvalidOptionError('url', 'must be a non-empty string');
+  }
+  const body = options.body as unknown;
+  if (
+    typeof body !== 'string' &&
+    !(body instanceof Uint8Array) &&
+    (body === null ||
+      typeof body !== 'object' ||
+      typeof (body as AsyncIterable<unknown>)[Symbol.asyncIterator] !== 'function')
+  ) {
+    throw new InvalidOptionError('body', 'must be a string, a Uint8Array or an AsyncIterable<Uint8Array>');
+  }
+  if (options.registry === null || typeof options.registry?.xmlFormatFor !== 'function') {
+    throw new InvalidOptionError('registry', 'must be a Registry (createRegistry)');
+  }
+  for (const name of ['onWarning', 'onPages', 'gunzip'] as const) {
+    if (options[name] !== undefined && typeof options[name] !== 'function') {
+      throw new InvalidOptionError(name, 'must be a function');
+    }
+  }
+  const limits: DocumentLimits = { ...DEFAULT_DOCUMENT_LIMITS };
+  for (const [key, value] of Object.entries(options.limits ?? {})) {
+    if (value === undefined) continue;
+    if (!(key in DEFAULT_DOCUMENT_LIMITS)) throw new InvalidOptionError(`limits.${key}`, 'unknown limit');
+    if (typeof value !== 'number' || Number.isNaN(value) || value < 1) {
+      throw new InvalidOptionError(`limits.${key}`, 'must be a number >= 1');
+    }
+    (limits as unknown as Record<string, number>)[key] =
+      value === Number.POSITIVE_INFINITY ? value : Math.floor(value);
+  }
+  return limits;
+}
+
+/**
+ * `sniff`: nothing but whitespace seen yet; `text-head`: not XML, collecting the first
+ * characters for the text formats to decide on; `done`: no format reads the rest.
+ */
+type Mode = 'sniff' | 'text-head' | 'xml' | 'text' | 'done';
+
+const ABORTED = Symbol('aborted');
+
+/** One document being read; it is also the `ParseContext` formats write into. */
+class DocumentRun implements ParseContext {
+  readonly url: string;
+  readonly limits: DocumentLimits;
+  readonly #options: ParseDocumentOptions;
+
+  readonly #warnings: Warning[] = [];
+  readonly #warningCounts = new Map<string, number>();
+
+  readonly #writer: PageWriter;
+  #batch: Page[] = [];
+  #pageCount = 0;
+  readonly #children: ChildRef[] = [];
+  #budgetSpent = false;
+
+  #bytes = 0;
+  #truncated = false;
+  #gzipLayers = 0;
+  #decoder: DocumentDecoder | null = null;
+
+  #mode: Mode = 'sniff';
+  #pending = '';
+  #engine: XmlEngine | null = null;
+  #textParser: TextParser | null = null;
+  #textFormat: TextFormat | null = null;
+  #invalidReason: string | null = null;
+
+  constructor(options: ParseDocumentOptions, limits: DocumentLimits) {
+    this.#options = options;
+    this.url = options.url;
+    this.limits = limits;
+    this.#writer = options.pageWriter ?? memoryPageStore().open(options.url);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // ParseContext
+
+  warn(code: WarningCode, message: string): void {
+    const count = (this.#warningCounts.get(code) ?? 0) + 1;
+    this.#warningCounts.set(code, count);
+    if (count > MAX_WARNINGS_PER_CODE) return;
+    this.#emitWarning({ code, message, url: this.url });
+  }
+
+  page(page: Page): boolean {
+    if (this.#pageCount >= this.limits.maxPagesPerDocument) {
+      this.#spendBudget(
+        `More than ${this.limits.maxPagesPerDocument} pages in one document; the rest were not read`,
+      );
+      return false;
+    }
+    if (page.url.length > this.limits.maxUrlLength) {
+      this.warn('invalid-url', `Page URL longer than ${this.limits.maxUrlLength} characters skipped`);
+      return true;
+    }
+    this.#writer.append(page);
+    if (this.#options.onPages !== undefined) this.#batch.push(page);
+    this.#pageCount++;
+    if (this.#pageCount === SPEC_MAX_URLS + 1) {
+      this.warn(
+        'over-spec',
+        `More than ${SPEC_MAX_URLS} pages in one sitemap (the sitemaps.org limit); all are read`,
+      );
+    }
+    return this.#pageCount < this.limits.maxPagesPerDocument;
+  }
+
+  child(ref: ChildRef): boolean {
+    if (this.#children.length >= this.limits.maxChildrenPerIndex) {
+      this.#spendBudget(
+        `More than ${this.limits.maxChildrenPerIndex} child sitemaps in one index; the rest were not read`,
+      );
+      return false;
+    }
+    if (ref.url.length > this.limits.maxUrlLength) {
+      this.warn(
+        'invalid-url',
+        `Child sitemap URL longer than ${this.limits.maxUrlLength} characters skipped`,
+      );
+      return true;
+    }
+    this.#children.push(ref);
+    return this.#children.length < this.limits.maxChildrenPerIndex;
+  }
+
+  #spendBudget(message: string): void {
+    if (this.#budgetSpent) return;
+    this.#budgetSpent = true;
+    this.#truncated = true;
+    this.warn('limit', message);
+  }
+
+  #emitWarning(warning: Warning): void {
+    this.#warnings.push(warning);
+    const listener = this.#options.onWarning;
+    if (listener === undefined) return;
+    try {
+      listener(warning);
+    } catch {
+      // A listener's own failure is not the document's; parsing goes on.
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Reading
+
+  async run(): Promise<ParsedDocument> {
+    const body = this.#options.body;
+    if (typeof body === 'string') await this.#readString(body);
+    else await this.#readBytes(body instanceof Uint8Array ? pieces(body) : body);
+    this.#endFormat();
+    await this.#flushPages();
+    return this.#result();
+  }
+
+  async #readString(body: string): Promise<void> {
+    const signal = this.#options.signal;
+    let at = 0;
+    // The BOM of a string that was decoded without removing it.
+    if (body.charCodeAt(0) === 0xfeff) at = 1;
+    while (at < body.length) {
+      if (signal?.aborted) {
+        this.#aborted();
+        return;
+      }
+      const piece = body.slice(at, at + PIECE);
+      at += piece.length;
+      this.#bytes += piece.length;
+      this.#feed(piece);
+      await this.#flushPages();
+      if (this.#finishedEarly()) return;
+    }
+  }
+
+  async #readBytes(body: AsyncIterable<Uint8Array>): Promise<void> {
+    const { signal } = this.#options;
+    const cap = this.limits.maxDecompressedBytes;
+    const decoder = createDocumentDecoder((code, message) => this.warn(code, message));
+    this.#decoder = decoder;
+    // We hold the body's own iterator so stopping early can release it at once, even while a
+    // read is pending inside the gzip layers (which would only pass `return()` on later).
+    const raw = body[Symbol.asyncIterator]();
+    const source: AsyncIterable<Uint8Array> = {
+      [Symbol.asyncIterator]: () => ({ next: () => raw.next() }),
+    };
+    const stream = unwrapGzip(source, {
+      gunzip: this.#options.gunzip ?? defaultGunzip,
+      maxOutputBytes: cap,
+      onLayer: (layer) => {
+        this.#gzipLayers = layer;
+      },
+    });
+    const it = stream[Symbol.asyncIterator]();
+    let abort: { promise: Promise<typeof ABORTED>; dispose(): void } | null = null;
+    if (signal !== undefined) abort = abortPromise(signal);
+    let complete = false;
+    try {
+      while (true) {
+        const next = abort === null ? await it.next() : await Promise.race([it.next(), abort.promise]);
+        if (next === ABORTED) {
+          this.#aborted();
+          break;
+        }
+        if (next.done) {
+          complete = true;
+          break;
+        }
+        let chunk = next.value;
+        let over = false;
+        if (this.#bytes + chunk.length > cap) {
+          chunk = chunk.subarray(0, cap - this.#bytes);
+          over = true;
+        }
+        const before = this.#bytes;
+        this.#bytes += chunk.length;
+        if (before <= SPEC_MAX_BYTES && this.#bytes > SPEC_MAX_BYTES) {
+          this.warn(
+            'over-spec',
+            `Larger than ${SPEC_MAX_BYTES} bytes uncompressed (the sitemaps.org limit); all is read`,
+          );
+        }
+        const text = decoder.write(chunk);
+        if (text.length > 0) this.#feed(text);
+        if (over) {
+          this.#truncated = true;
+          this.warn('too-large', `Document larger than ${cap} bytes; the rest was not read`);
+          break;
+        }
+        await this.#flushPages();
+        if (this.#finishedEarly()) break;
+      }
+    } catch (error) {
+      this.#truncated = true;
+      if (error instanceof GunzipError && error.code === 'gzip') {
+        this.warn('gzip', `${error.message}; what decompressed before the damage is kept`);
+      } else if (isTooLargeError(error)) {
+        this.warn(
+          'too-large',
+          `Document larger than the size cap; the rest was not read (${errorText(error)})`,
+        );
+      } else {
+        this.warn('fetch', `Reading the body failed: ${errorText(error)}; what was read is kept`);
+      }
+    } finally {
+      abort?.dispose();
+      // Stopping early releases the body (the fetcher's cancel); not awaited, it may hang.
+      if (!complete) {
+        raw.return?.()?.catch(() => {});
+        it.return?.()?.catch(() => {});
+      }
+    }
+    const tail = decoder.end();
+    if (tail.length > 0 && this.#mode !== 'done') this.#feed(tail);
+  }
+
+  #aborted(): void {
+    this.#truncated = true;
+    this.warn('truncated', 'Parsing was aborted; what was read is kept');
+  }
+
+  /** True when reading more input would change nothing. */
+  #finishedEarly(): boolean {
+    if (this.#budgetSpent) return true;
+    if (this.#mode === 'done') return true;
+    return this.#mode === 'xml' && (this.#engine as XmlEngine).done;
+  }
+
+  async #flushPages(): Promise<void> {
+    const onPages = this.#options.onPages;
+    if (onPages === undefined || this.#batch.length === 0) return;
+    const batch = this.#batch;
+    this.#batch = [];
+    await onPages(batch, this.#pagesType());
+  }
+
+  #pagesType(): PagesSitemapType {
+    const declared = this.#mode === 'xml' ? this.#engine?.type : this.#textParser?.type;
+    if (declared?.startsWith('Pages')) return declared as PagesSitemapType;
+    return this.#mode === 'xml' ? 'PagesXMLSitemap' : 'PagesTextSitemap';
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Text to the format
+
+  #feed(text: string): void {
+    switch (this.#mode) {
+      case 'xml':
+        (this.#engine as XmlEngine).write(text);
+        if (this.#budgetSpent) (this.#engine as XmlEngine).stop();
+        return;
+      case 'text':
+        this.#writeText(text);
+        return;
+      case 'sniff':
+        this.#sniff(text);
+        return;
+      case 'text-head':
+        this.#pending += text;
+        if (this.#pending.length >= HEAD_CHARS) this.#startText();
+        return;
+      case 'done':
+        return;
+    }
+  }
+
+  #sniff(text: string): void {
+    const i = firstNonWhitespace(text);
+    if (i === -1) {
+      // Leading whitespace carries nothing; keep only enough of it for the text formats' head.
+      if (this.#pending.length < HEAD_CHARS)
+        this.#pending += text.slice(0, HEAD_CHARS - this.#pending.length);
+      return;
+    }
+    if (text.charCodeAt(i) === 0x3c) {
+      this.#pending = '';
+      this.#mode = 'xml';
+      this.#engine = createXmlEngine({
+        url: this.url,
+        registry: this.#options.registry,
+        ctx: this,
+        limits: { maxDepth: this.limits.maxElementDepth, maxTextLength: this.limits.maxTextLength },
+      });
+      this.#feed(i === 0 ? text : text.slice(i));
+      return;
+    }
+    this.#mode = 'text-head';
+    this.#feed(text);
+  }
+
+  #startText(): void {
+    const pending = this.#pending;
+    this.#pending = '';
+    const info: DocumentInfo = {
+      url: this.url,
+      headers: this.#options.headers ?? noHeaders,
+      head: pending.slice(0, HEAD_CHARS),
+    };
+    for (const format of this.#options.registry.textFormats) {
+      let claimed = false;
+      try {
+        claimed = format.claims(info);
+      } catch (error) {
+        this.warn(
+          'plugin-error',
+          `Format ${format.name} failed to look at the document: ${errorText(error)}`,
+        );
+      }
+      if (!claimed) continue;
+      try {
+        this.#textFormat = format;
+        this.#textParser = format.createParser(this);
+        this.#mode = 'text';
+      } catch (error) {
+        this.#pluginFailed(format, error);
+        return;
+      }
+      if (pending.length > 0) this.#writeText(pending);
+      return;
+    }
+    this.#mode = 'done';
+    this.#invalidReason = `${NO_PARSER} ${this.url}: not XML, and no text format claims it`;
+  }
+
+  #writeText(text: string): void {
+    if (this.#budgetSpent) return;
+    try {
+      (this.#textParser as TextParser).write(text);
+    } catch (error) {
+      this.#pluginFailed(this.#textFormat as TextFormat, error);
+    }
+  }
+
+  #pluginFailed(format: TextFormat, error: unknown): void {
+    this.warn('plugin-error', `Format ${format.name} failed: ${errorText(error)}`);
+    this.#truncated = true;
+    this.#mode = 'done';
+    this.#textParser = null;
+    this.#invalidReason = `${NO_PARSER} ${this.url}: format ${format.name} failed`;
+  }
+
+  #outcome: ParseOutcome | null = null;
+
+  #endFormat(): void {
+    if (this.#mode === 'sniff' || this.#mode === 'text-head') this.#startText();
+    if (this.#mode === 'xml') {
+      const engine = this.#engine as XmlEngine;
+      if (this.#truncated) engine.stop();
+      const result = engine.end();
+      if (result.truncated) this.#truncated = true;
+      this.#outcome = result.outcome;
+      return;
+    }
+    if (this.#mode === 'text') {
+      const parser = this.#textParser as TextParser;
+      try {
+        this.#outcome = parser.end(this.#truncated);
+      } catch (error) {
+        this.#pluginFailed(this.#textFormat as TextFormat, error);
+      }
+    }
+    this.#outcome ??= {
+      type: 'InvalidSitemap',
+      reason: this.#invalidReason ?? `${NO_PARSER} ${this.url}`,
+    };
+  }
+
+  #result(): ParsedDocument {
+    for (const [code, count] of this.#warningCounts) {
+      if (count > MAX_WARNINGS_PER_CODE) {
+        this.#emitWarning({
+          code,
+          message: `${count - MAX_WARNINGS_PER_CODE} more '${code}' warnings were not listed`,
+          url: this.url,
+        });
+      }
+    }
+    const outcome = this.#outcome as ParseOutcome;
+    const init = {
+      url: this.url,
+      lastModified: this.#options.lastModified ?? null,
+      warnings: this.#warnings,
+    };
+    let sitemap: Sitemap;
+    let children: ChildRef[] = [];
+    switch (outcome.type) {
+      case 'PagesXMLSitemap':
+      case 'PagesTextSitemap':
+      case 'PagesRSSSitemap':
+      case 'PagesAtomSitemap':
+        sitemap = createPagesSitemap(outcome.type, { ...init, stored: this.#writer.close() });
+        break;
+      case 'IndexXMLSitemap':
+        this.#discardPages();
+        children = this.#children;
+        sitemap = new IndexXMLSitemap({ ...init, entries: children });
+        break;
+      case 'IndexRobotsTxtSitemap':
+        this.#discardPages();
+        children = this.#children;
+        sitemap = new IndexRobotsTxtSitemap({ ...init, robots: outcome.robots ?? null, entries: children });
+        break;
+      default:
+        this.#discardPages();
+        sitemap = new InvalidSitemap({ ...init, reason: outcome.reason ?? `${NO_PARSER} ${this.url}` });
+        break;
+    }
+    return {
+      sitemap,
+      children: [...children],
+      warnings: this.#warnings,
+      bytes: this.#bytes,
+      truncated: this.#truncated,
+      format:
+        outcome.type === 'InvalidSitemap' ? null : (this.#engine?.format ?? this.#textFormat?.name ?? null),
+      encoding: this.#decoder?.encoding ?? null,
+      gzipLayers: this.#gzipLayers,
+    };
+  }
+
+  #discardPages(): void {
+    this.#writer.close().release?.();
+  }
+}
+
+function noHeaders(): string | null {
+  return null;
+}
+
+/** A byte body in pieces, so batches flow and an abort is seen while a big buffer is read. */
+async function* pieces(body: Uint8Array): AsyncGenerator<Uint8Array, void, undefined> {
+  for (let i = 0; i < body.length; i += PIECE) yield body.subarray(i, i + PIECE);
+}
+
+function abortPromise(signal: AbortSignal): { promise: Promise<typeof ABORTED>; dispose(): void } {
+  let onAbort: (() => void) | null = null;
+  const promise = new Promise<typeof ABORTED>((resolve) => {
+    if (signal.aborted) {
+      resolve(ABORTED);
+      return;
+    }
+    onAbort = () => resolve(ABORTED);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return {
+    promise,
+    dispose() {
+      if (onAbort !== null) signal.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -15,3 +15,7 @@ export * from './lines.js';
 export * from './document.js';
 export * from './tree.js';
 export * from './feed-url.js';
+export * from './decode.js';
+export * from './detect.js';
+export * from './gunzip.js';
+export * from './xml.js';

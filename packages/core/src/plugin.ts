@@ -49,9 +49,18 @@ export interface ParseOutcome {
 // Text formats (robots.txt, plain text): claim a non-XML document and read decoded text.
 
 export interface TextParser {
+  /**
+   * The node type this document becomes, when the parser knows it up front (`PagesTextSitemap`):
+   * streamed page batches are tagged with it. Default: `PagesTextSitemap`.
+   */
+  readonly type?: DocumentSitemapType;
   /** Decoded text in arbitrary pieces (a line may span pieces). */
   write(text: string): void;
-  end(): ParseOutcome;
+  /**
+   * The document is over. `truncated` is set when the body broke off (reset, cap, abort): the
+   * last line has no terminator and may be a cut URL, so it should be dropped.
+   */
+  end(truncated?: boolean): ParseOutcome;
 }
 
 export interface TextFormat {
@@ -85,6 +94,11 @@ export interface XmlRootMatch {
 }
 
 export interface XmlHandler {
+  /**
+   * The node type this document becomes, when the root tells (`<urlset>` → `PagesXMLSitemap`):
+   * streamed page batches are tagged with it. Default: `PagesXMLSitemap`.
+   */
+  readonly type?: DocumentSitemapType;
   /** Every element below the root, in document order. */
   open(el: XmlElement): void;
   /**

@@ -1,0 +1,106 @@
+/**
+ * Gzip decompression on the platform's `DecompressionStream` (browsers, Workers, Node >= 18),
+ * with a cap on the output: a few KB of gzip can expand to gigabytes.
+ */
+
+/** Thrown by a gunzip iteration. `code` says whether the data was bad or the cap was passed. */
+export class GunzipError extends Error {
+  readonly code: 'gzip' | 'too-large';
+  constructor(code: 'gzip' | 'too-large', message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'GunzipError';
+    this.code = code;
+  }
+}
+
+/** Whether an error thrown while reading a body means "the size cap was passed" (`code: 'too-large'`). */
+export function isTooLargeError(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'too-large';
+}
+
+// Feeding the decompressor small slices keeps the output it has ready (and would lose on an
+// error) small, and lets a consumer that stops early stop the work early.
+const INPUT_SLICE_BYTES = 64 * 1024;
+
+/**
+ * Decompresses a gzip stream (multi-member streams are concatenated). Yields at most
+ * `maxOutputBytes` bytes, then throws `GunzipError('too-large')`. Corrupt or cut input throws
+ * `GunzipError('gzip')` after yielding everything that decompressed before the damage. An error
+ * thrown by the input itself is rethrown as is (so a reset connection stays a reset connection).
+ */
+export async function* gunzip(
+  input: AsyncIterable<Uint8Array>,
+  maxOutputBytes: number,
+): AsyncGenerator<Uint8Array, void, undefined> {
+  const ds = new DecompressionStream('gzip');
+  // The platform types want an ArrayBuffer-backed view; any Uint8Array works at run time.
+  const writer = ds.writable.getWriter() as WritableStreamDefaultWriter<Uint8Array>;
+  const reader = ds.readable.getReader();
+  let inputError: { error: unknown } | null = null;
+  let stopped = false;
+
+  const pump = (async () => {
+    const it = input[Symbol.asyncIterator]();
+    try {
+      while (!stopped) {
+        let next: IteratorResult<Uint8Array>;
+        try {
+          next = await it.next();
+        } catch (error) {
+          // Keep what decompressed so far: close the writer (flushes), report the input's error.
+          inputError = { error };
+          break;
+        }
+        if (next.done) break;
+        const chunk = next.value;
+        for (let i = 0; i < chunk.length && !stopped; i += INPUT_SLICE_BYTES) {
+          await writer.write(
+            chunk.length <= INPUT_SLICE_BYTES ? chunk : chunk.subarray(i, i + INPUT_SLICE_BYTES),
+          );
+        }
+      }
+      if (stopped) {
+        it.return?.()?.catch?.(() => {});
+        return;
+      }
+      await writer.close();
+    } catch {
+      // The decompressor failed; the reader reports it.
+    }
+  })();
+
+  let produced = 0;
+  try {
+    while (true) {
+      let result: ReadableStreamReadResult<Uint8Array>;
+      try {
+        result = await reader.read();
+      } catch (error) {
+        await pump;
+        if (inputError !== null) throw (inputError as { error: unknown }).error;
+        throw new GunzipError('gzip', `Gzip data is corrupt or cut off: ${errorText(error)}`, {
+          cause: error,
+        });
+      }
+      if (result.done) break;
+      const chunk = result.value;
+      if (produced + chunk.length > maxOutputBytes) {
+        const room = maxOutputBytes - produced;
+        if (room > 0) yield chunk.subarray(0, room);
+        throw new GunzipError('too-large', `Gunzipped data exceeds the maximum of ${maxOutputBytes} bytes`);
+      }
+      produced += chunk.length;
+      yield chunk;
+    }
+    await pump;
+    if (inputError !== null) throw (inputError as { error: unknown }).error;
+  } finally {
+    stopped = true;
+    reader.cancel().catch(() => {});
+    writer.abort().catch(() => {});
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

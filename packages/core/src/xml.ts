@@ -1,0 +1,506 @@
+/**
+ * The streaming XML engine: decoded text in, element events out to the format that claims the
+ * root element. sax in strict mode does the tokenising (no positions, no `xmlns` option: it
+ * halves sax's speed); namespaces are resolved here by a scope stack that only grows when an
+ * element declares one. Memory is bounded whatever the document: character data, markup
+ * buffers and nesting are capped, and nothing keeps the document.
+ */
+import sax from 'sax';
+import type { ParseContext, ParseOutcome, XmlElement, XmlHandler } from './plugin.js';
+import type { Registry } from './registry.js';
+import type { DocumentSitemapType } from './sitemap.js';
+import type { WarningCode } from './warning.js';
+
+export interface XmlEngineLimits {
+  /** Deepest element nesting read (the root is depth 0); deeper stops the parse. Default 256. */
+  maxDepth: number;
+  /** Character data kept per element; the excess is dropped with a warning. Default 1 MiB. */
+  maxTextLength: number;
+  /**
+   * Longest markup token (tag name, attribute value, comment, declaration); longer stops the
+   * parse. Default 1 MiB.
+   */
+  maxMarkupLength: number;
+  /** Attributes on one element; more stops the parse. Default 1,000. */
+  maxAttributes: number;
+  /**
+   * Syntax errors recovered from before giving up, once they also outnumber the elements read
+   * (a document that is mostly damage). Default 1,000.
+   */
+  maxErrors: number;
+}
+
+export const DEFAULT_XML_LIMITS: Readonly<XmlEngineLimits> = {
+  maxDepth: 256,
+  maxTextLength: 1024 * 1024,
+  maxMarkupLength: 1024 * 1024,
+  maxAttributes: 1000,
+  maxErrors: 1000,
+};
+
+export interface XmlEngineOptions {
+  url: string;
+  registry: Registry;
+  /** Handed to the format's `createHandler`; its `warn` also receives the engine's warnings. */
+  ctx: ParseContext;
+  limits?: Partial<XmlEngineLimits>;
+}
+
+export interface XmlEngineResult {
+  readonly outcome: ParseOutcome;
+  /** The document ended early: cut off, malformed past recovery, refused or stopped. */
+  readonly truncated: boolean;
+  /** Name of the format that read the document, `null` when no format claimed it. */
+  readonly format: string | null;
+}
+
+export interface XmlEngine {
+  /** Feeds decoded text, in pieces of any size. Ignored once the engine has stopped. */
+  write(text: string): void;
+  /** The input is over (or the caller stopped it): ends the handler and reports the outcome. */
+  end(): XmlEngineResult;
+  /** Stops reading; the handler ends as truncated. */
+  stop(): void;
+  /** True once more input would be ignored (the root closed, a limit hit, a refusal, a stop). */
+  readonly done: boolean;
+  /** The name of the format reading the document, once the root element is claimed. */
+  readonly format: string | null;
+  /** The node type the handler announced (`XmlHandler.type`), if any. */
+  readonly type: DocumentSitemapType | null;
+}
+
+/** sax's parser fields we read to bound its buffers (not in its type declarations). */
+interface SaxInternals {
+  state: number;
+  error: Error | null;
+  textNode: string;
+  cdata: string;
+  comment: string;
+  sgmlDecl: string;
+  doctype: string | boolean;
+  tagName: string;
+  attribName: string;
+  attribValue: string;
+  procInstName: string;
+  procInstBody: string;
+  entity: string;
+  write(s: string): unknown;
+  close(): unknown;
+  onerror: (e: Error) => void;
+  ontext: (t: string) => void;
+  oncdata: (t: string) => void;
+  onopentag: (tag: { name: string; attributes: Record<string, string> }) => void;
+  onclosetag: (name: string) => void;
+  onattribute: (attr: { name: string; value: string }) => void;
+  ondoctype: (doctype: string) => void;
+  onsgmldeclaration: (decl: string) => void;
+}
+
+const STATE = (sax as unknown as { STATE: Record<string, number> }).STATE;
+const S_SGML_DECL = STATE.SGML_DECL;
+const S_SGML_DECL_QUOTED = STATE.SGML_DECL_QUOTED;
+const S_DOCTYPE_FIRST = STATE.DOCTYPE;
+const S_DOCTYPE_LAST = STATE.DOCTYPE_DTD_QUOTED;
+
+/** Thrown from inside sax callbacks to leave `write` at once; never escapes the engine. */
+const STOP = Symbol('stop-parsing');
+
+// Writing sax bounded pieces lets us inspect (and bound) its buffers between pieces.
+const WRITE_SLICE = 64 * 1024;
+// sax holds text until the next tag; past this we move it into our capped accumulator.
+const FLUSH_TEXT = 64 * 1024;
+// Malformed-XML warnings kept per document; the count of the rest is reported at the end.
+const MAX_ERROR_WARNINGS = 10;
+
+const XML_NS = 'http://www.w3.org/XML/1998/namespace';
+const NO_PARSER = 'No parsers support sitemap from';
+
+export function createXmlEngine(options: XmlEngineOptions): XmlEngine {
+  return new Engine(options);
+}
+
+class Engine implements XmlEngine {
+  readonly #url: string;
+  readonly #registry: Registry;
+  readonly #ctx: ParseContext;
+  readonly #limits: XmlEngineLimits;
+  readonly #p: SaxInternals;
+
+  #handler: XmlHandler | null = null;
+  #formatName: string | null = null;
+  #result: XmlEngineResult | null = null;
+  /** Set when the parse ended early; `#invalid` when no format will read the document. */
+  #stopped = false;
+  #truncated = false;
+  #invalid: string | null = null;
+  #ending = false;
+
+  // Element stack: `#depth` open elements, `#stack[d]` the element at depth d.
+  #depth = 0;
+  #stack: XmlElement[] = [];
+  #elements = 0;
+
+  // Namespace scopes: the current default namespace and prefix bindings, plus an undo log
+  // written only by elements that declare namespaces.
+  #defaultNs = '';
+  #prefixes = new Map<string, string>([['xml', XML_NS]]);
+  #undoDepth: number[] = [];
+  #undoPrefix: string[] = [];
+  #undoPrevious: (string | undefined)[] = [];
+  #unboundWarned: Set<string> | null = null;
+  #pendingXmlns = false;
+  #attributes = 0;
+
+  // Character data since the last tag.
+  #text = '';
+  #textCapped = false;
+
+  #errors = 0;
+
+  constructor(options: XmlEngineOptions) {
+    this.#url = options.url;
+    this.#registry = options.registry;
+    this.#ctx = options.ctx;
+    this.#limits = { ...DEFAULT_XML_LIMITS, ...options.limits };
+    const p = sax.parser(true, {
+      position: false,
+      strictEntities: true,
+    } as sax.SAXOptions) as unknown as SaxInternals;
+    p.onopentag = (tag) => this.#open(tag.name, tag.attributes);
+    p.onclosetag = () => this.#close();
+    p.ontext = (t) => this.#addText(t);
+    p.oncdata = (t) => this.#addText(t);
+    p.onattribute = (attr) => this.#attribute(attr.name);
+    p.onerror = (e) => this.#error(e);
+    p.ondoctype = () => this.#refuse('DOCTYPE');
+    p.onsgmldeclaration = (decl) => this.#declaration(decl);
+    this.#p = p;
+  }
+
+  get done(): boolean {
+    return this.#stopped;
+  }
+
+  get format(): string | null {
+    return this.#formatName;
+  }
+
+  get type(): DocumentSitemapType | null {
+    return this.#handler?.type ?? null;
+  }
+
+  write(text: string): void {
+    if (this.#stopped) return;
+    try {
+      if (text.length <= WRITE_SLICE) {
+        this.#p.write(text);
+        this.#inspect();
+      } else {
+        for (let i = 0; i < text.length && !this.#stopped; i += WRITE_SLICE) {
+          this.#p.write(text.slice(i, i + WRITE_SLICE));
+          this.#inspect();
+        }
+      }
+    } catch (error) {
+      if (error !== STOP) this.#pluginFailed(error);
+    }
+  }
+
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#truncated = true;
+  }
+
+  end(): XmlEngineResult {
+    if (this.#result !== null) return this.#result;
+    if (!this.#stopped) {
+      this.#ending = true;
+      try {
+        this.#p.close();
+      } catch (error) {
+        if (error !== STOP) this.#pluginFailed(error);
+      }
+      this.#stopped = true;
+    }
+    return this.#finish();
+  }
+
+  #finish(): XmlEngineResult {
+    if (this.#result !== null) return this.#result;
+    if (this.#errors > MAX_ERROR_WARNINGS) {
+      this.#warn(
+        'malformed-xml',
+        `${this.#errors - MAX_ERROR_WARNINGS} more XML syntax errors were recovered from`,
+      );
+    }
+    let outcome: ParseOutcome;
+    if (this.#handler !== null) {
+      try {
+        outcome = this.#handler.end(this.#truncated);
+      } catch (error) {
+        this.#warn(
+          'plugin-error',
+          `Format ${this.#formatName} failed at the end of the document: ${errorText(error)}`,
+        );
+        outcome = {
+          type: 'InvalidSitemap',
+          reason: `${NO_PARSER} ${this.#url}: format ${this.#formatName} failed`,
+        };
+      }
+    } else {
+      outcome = {
+        type: 'InvalidSitemap',
+        reason: this.#invalid ?? `${NO_PARSER} ${this.#url}: no root element`,
+      };
+    }
+    this.#result = { outcome, truncated: this.#truncated, format: this.#formatName };
+    return this.#result;
+  }
+
+  /** Ends the parse early from inside a sax callback. */
+  #halt(): never {
+    this.#stopped = true;
+    this.#truncated = true;
+    throw STOP;
+  }
+
+  #warn(code: WarningCode, message: string): void {
+    this.#ctx.warn(code, message);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // sax events
+
+  #open(name: string, attrs: Record<string, string>): void {
+    const d = this.#depth;
+    if (d >= this.#limits.maxDepth) {
+      this.#warn('limit', `Elements nested deeper than ${this.#limits.maxDepth} levels; parsing stopped`);
+      this.#halt();
+    }
+    if (this.#pendingXmlns) {
+      this.#pendingXmlns = false;
+      this.#declare(attrs, d);
+    }
+    this.#attributes = 0;
+    const colon = name.indexOf(':');
+    let ns: string;
+    let local: string;
+    if (colon === -1) {
+      ns = this.#defaultNs;
+      local = name;
+    } else {
+      const prefix = name.slice(0, colon);
+      const bound = this.#prefixes.get(prefix);
+      if (bound === undefined) {
+        // Undeclared prefix: keep the written name, in no namespace, so it can never pass
+        // for an element of a real namespace.
+        this.#unbound(prefix, name);
+        ns = '';
+        local = name;
+      } else {
+        ns = bound;
+        local = name.slice(colon + 1);
+      }
+    }
+    const el: XmlElement = { ns, local, attrs, depth: d };
+    this.#stack[d] = el;
+    this.#depth = d + 1;
+    this.#elements++;
+    this.#text = '';
+    this.#textCapped = false;
+    if (d === 0) this.#root(el, name);
+    else (this.#handler as XmlHandler).open(el);
+  }
+
+  #close(): void {
+    const d = this.#depth - 1;
+    if (d < 0) return;
+    this.#depth = d;
+    const el = this.#stack[d];
+    const text = this.#text;
+    this.#text = '';
+    this.#textCapped = false;
+    if (d === 0) {
+      // The document is complete; whatever follows the root does not matter.
+      this.#stopped = true;
+      throw STOP;
+    }
+    (this.#handler as XmlHandler).close(el, text);
+    const undo = this.#undoDepth;
+    if (undo.length > 0 && undo[undo.length - 1] === d) this.#popScope(d);
+  }
+
+  #root(el: XmlElement, name: string): void {
+    const format = this.#registry.xmlFormatFor(el.ns, el.local);
+    if (format === undefined) {
+      const where = el.ns === '' ? '' : ` in namespace ${el.ns}`;
+      this.#invalid = `${NO_PARSER} ${this.#url}: unsupported root element <${name}>${where}`;
+      this.#stopped = true;
+      throw STOP;
+    }
+    this.#formatName = format.name;
+    this.#handler = format.createHandler(this.#ctx, el);
+  }
+
+  #addText(t: string): void {
+    if (this.#depth === 0) return;
+    const have = this.#text.length;
+    if (have + t.length <= this.#limits.maxTextLength) {
+      this.#text = have === 0 ? t : this.#text + t;
+    } else if (!this.#textCapped) {
+      this.#textCapped = true;
+      this.#text += t.slice(0, this.#limits.maxTextLength - have);
+      const el = this.#stack[this.#depth - 1];
+      this.#warn(
+        'limit',
+        `Character data of <${el.local}> longer than ${this.#limits.maxTextLength} characters; the rest was dropped`,
+      );
+    }
+  }
+
+  #attribute(name: string): void {
+    if (++this.#attributes > this.#limits.maxAttributes) {
+      this.#warn(
+        'limit',
+        `An element has more than ${this.#limits.maxAttributes} attributes; parsing stopped`,
+      );
+      this.#halt();
+    }
+    if (name.charCodeAt(0) === 0x78 && name.startsWith('xmlns')) this.#pendingXmlns = true;
+  }
+
+  #error(e: Error): void {
+    this.#p.error = null;
+    const message = firstLine(e.message);
+    if (this.#ending) {
+      // The input ended inside the document: a cut, not damage.
+      if (!this.#truncated) {
+        this.#truncated = true;
+        this.#warn(
+          'truncated',
+          `The document ended early (${message}); entries read before the cut are kept`,
+        );
+      }
+      return;
+    }
+    this.#errors++;
+    if (this.#errors <= MAX_ERROR_WARNINGS)
+      this.#warn('malformed-xml', `XML syntax error recovered from: ${message}`);
+    if (this.#errors > this.#limits.maxErrors && this.#errors > this.#elements) {
+      this.#warn('malformed-xml', `Too many XML syntax errors (${this.#errors}); parsing stopped`);
+      this.#halt();
+    }
+  }
+
+  #declaration(decl: string): void {
+    if (/^\s*ENTITY/i.test(decl)) this.#refuse('ENTITY');
+    this.#error(new Error(`Unsupported declaration <!${decl.slice(0, 40)}>`));
+  }
+
+  #refuse(what: 'DOCTYPE' | 'ENTITY'): never {
+    const message = `The document contains a ${what} declaration, refused for security (entity expansion, external entities)`;
+    this.#warn('doctype-refused', message);
+    if (this.#handler === null) this.#invalid = `${NO_PARSER} ${this.#url}: ${message}`;
+    this.#halt();
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Namespaces
+
+  #declare(attrs: Record<string, string>, depth: number): void {
+    for (const key in attrs) {
+      if (key.charCodeAt(0) !== 0x78 || !key.startsWith('xmlns')) continue;
+      let prefix: string;
+      if (key.length === 5) prefix = '';
+      else if (key.charCodeAt(5) === 0x3a) prefix = key.slice(6);
+      else continue;
+      const uri = attrs[key];
+      this.#undoDepth.push(depth);
+      this.#undoPrefix.push(prefix);
+      if (prefix === '') {
+        this.#undoPrevious.push(this.#defaultNs);
+        this.#defaultNs = uri;
+      } else {
+        this.#undoPrevious.push(this.#prefixes.get(prefix));
+        // `xmlns:p=""` undeclares p (XML 1.1); treat p as unbound again.
+        if (uri === '') this.#prefixes.delete(prefix);
+        else this.#prefixes.set(prefix, uri);
+      }
+    }
+  }
+
+  #popScope(depth: number): void {
+    const undoDepth = this.#undoDepth;
+    while (undoDepth.length > 0 && undoDepth[undoDepth.length - 1] === depth) {
+      undoDepth.pop();
+      const prefix = this.#undoPrefix.pop() as string;
+      const previous = this.#undoPrevious.pop();
+      if (prefix === '') this.#defaultNs = previous ?? '';
+      else if (previous === undefined) this.#prefixes.delete(prefix);
+      else this.#prefixes.set(prefix, previous);
+    }
+  }
+
+  #unbound(prefix: string, name: string): void {
+    if (this.#unboundWarned === null) this.#unboundWarned = new Set();
+    if (this.#unboundWarned.has(prefix)) return;
+    this.#unboundWarned.add(prefix);
+    this.#warn(
+      'missing-namespace',
+      `Namespace prefix "${prefix}" is not declared; <${name}> is read as an element in no namespace`,
+    );
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Between writes: bound what sax buffers, refuse a DOCTYPE before it is buffered whole.
+
+  #inspect(): void {
+    const p = this.#p;
+    const state = p.state;
+    if (state >= S_DOCTYPE_FIRST && state <= S_DOCTYPE_LAST) this.#refuse('DOCTYPE');
+    if ((state === S_SGML_DECL || state === S_SGML_DECL_QUOTED) && /^\s*ENTITY/i.test(p.sgmlDecl)) {
+      this.#refuse('ENTITY');
+    }
+    if (p.textNode.length > FLUSH_TEXT) {
+      const t = p.textNode;
+      p.textNode = '';
+      this.#addText(t);
+    }
+    if (p.cdata.length > FLUSH_TEXT) {
+      const t = p.cdata;
+      p.cdata = '';
+      this.#addText(t);
+    }
+    // Comments are never read: drop what sax collected of a long one.
+    if (p.comment.length > FLUSH_TEXT) p.comment = '';
+    const max = this.#limits.maxMarkupLength;
+    if (
+      p.attribValue.length > max ||
+      p.tagName.length > max ||
+      p.attribName.length > max ||
+      p.sgmlDecl.length > max ||
+      p.procInstName.length > max ||
+      p.procInstBody.length > max ||
+      p.entity.length > max
+    ) {
+      this.#warn('limit', `A markup token is longer than ${max} characters; parsing stopped`);
+      this.#halt();
+    }
+  }
+
+  #pluginFailed(error: unknown): void {
+    this.#stopped = true;
+    this.#truncated = true;
+    this.#warn('plugin-error', `Format ${this.#formatName ?? '(none)'} failed: ${errorText(error)}`);
+  }
+}
+
+function firstLine(message: string): string {
+  const nl = message.indexOf('\n');
+  return nl === -1 ? message : message.slice(0, nl);
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
