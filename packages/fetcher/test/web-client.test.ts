@@ -1,0 +1,603 @@
+import { once } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
+import { InvalidOptionError } from '@usp-ts/core';
+import { startTestServer, type TestServer } from '@usp-ts/test-server';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createWebClient,
+  DEFAULT_USER_AGENT,
+  type FetchErrorResponse,
+  type FetcherWebClient,
+  VERSION,
+  WebAbortError,
+} from '../src/index.js';
+import { drain, expectOk, loopbackClient, text } from './helpers.js';
+
+const servers: TestServer[] = [];
+const clients: FetcherWebClient[] = [];
+
+async function server(routes: Parameters<typeof startTestServer>[0] = {}): Promise<TestServer> {
+  const s = await startTestServer(routes);
+  servers.push(s);
+  return s;
+}
+
+function client(options: Parameters<typeof loopbackClient>[0] = {}): FetcherWebClient {
+  const c = loopbackClient(options);
+  clients.push(c);
+  return c;
+}
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+const echoHeaders = (req: IncomingMessage, res: ServerResponse) => {
+  res.writeHead(200, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify(req.headers));
+};
+
+/** A route that answers only when the test says so, counting how many wait at once. */
+function gate() {
+  let waiting: Array<() => void> = [];
+  let inFlight = 0;
+  let peak = 0;
+  const route = (_req: IncomingMessage, res: ServerResponse) => {
+    inFlight++;
+    peak = Math.max(peak, inFlight);
+    waiting.push(() => {
+      inFlight--;
+      res.end('done');
+    });
+  };
+  return {
+    route,
+    get waiting() {
+      return waiting.length;
+    },
+    get peak() {
+      return peak;
+    },
+    openAll() {
+      const w = waiting;
+      waiting = [];
+      for (const f of w) f();
+    },
+  };
+}
+
+describe('basic requests', () => {
+  it('returns status, reason, headers, final URL and the body', async () => {
+    const s = await server({
+      '/a': { headers: { 'Content-Type': 'text/plain', ETag: '"v1"' }, body: 'hello' },
+    });
+    const res = expectOk(await client().get(`${s.origin}/a`));
+    expect(res.status).toBe(200);
+    expect(res.statusText).toBe('OK');
+    expect(res.url).toBe(`${s.origin}/a`);
+    expect(res.redirects).toEqual([]);
+    expect(res.headers('content-type')).toBe('text/plain');
+    expect(res.headers('ETAG')).toBe('"v1"');
+    expect((await drain(res.body)).bytes.toString()).toBe('hello');
+  });
+
+  it('sends a user agent naming usp and its version, by default', async () => {
+    const s = await server({ '/h': echoHeaders });
+    const headers = JSON.parse(await text(await client().get(`${s.origin}/h`)));
+    expect(headers['user-agent']).toBe(DEFAULT_USER_AGENT);
+    expect(headers['user-agent']).toContain(`usp-ts/${VERSION}`);
+    expect(VERSION).toMatch(/^\d+\.\d+\.\d+/);
+    expect(headers['accept-encoding']).toBe('gzip, deflate, br');
+  });
+
+  it('sends the configured user agent and extra headers, request headers winning', async () => {
+    const s = await server({ '/h': echoHeaders });
+    const c = client({ userAgent: 'MyBot/1.0', headers: { 'X-Team': 'a', 'X-Both': 'client' } });
+    const headers = JSON.parse(
+      await text(await c.get(`${s.origin}/h`, { headers: { 'x-both': 'request' } })),
+    );
+    expect(headers['user-agent']).toBe('MyBot/1.0');
+    expect(headers['x-team']).toBe('a');
+    expect(headers['x-both']).toBe('request');
+  });
+
+  it('answers invalid-url for something that is not an http(s) URL', async () => {
+    const res = (await client().get('ftp://example.com/x')) as FetchErrorResponse;
+    expect(res).toMatchObject({ kind: 'error', code: 'invalid-url', status: null, retryable: false });
+    expect(((await client().get('not a url')) as FetchErrorResponse).code).toBe('invalid-url');
+  });
+
+  it('lets a body be iterated only once', async () => {
+    const s = await server({ '/a': { body: 'x' } });
+    const res = expectOk(await client().get(`${s.origin}/a`));
+    await drain(res.body);
+    expect(() => res.body[Symbol.asyncIterator]()).toThrow(TypeError);
+  });
+
+  it('checks options early', () => {
+    expect(() => createWebClient({ retries: 0 })).toThrow(InvalidOptionError);
+    expect(() => createWebClient({ maxBodyBytes: -1 })).toThrow(InvalidOptionError);
+    expect(() => createWebClient({ requestTimeoutMs: 1.5 })).toThrow(InvalidOptionError);
+    expect(() => createWebClient({ proxy: 'not a url' })).toThrow(InvalidOptionError);
+    expect(() => createWebClient({ userAgent: 'a\r\nX-Injected: 1' })).toThrow(InvalidOptionError);
+    expect(() => createWebClient({ headers: { 'bad header': 'x' } })).toThrow(InvalidOptionError);
+    expect(() => createWebClient({ tlsVerify: 'no' as unknown as boolean })).toThrow(InvalidOptionError);
+    expect(() => createWebClient({ allowPrivateHosts: [''] })).toThrow(InvalidOptionError);
+  });
+
+  it('fills in documented defaults', () => {
+    const c = createWebClient();
+    clients.push(c);
+    expect(c.options).toMatchObject({
+      retries: 5,
+      maxRedirects: 10,
+      maxBodyBytes: 100 * 1024 * 1024,
+      maxDecodedBytes: 100 * 1024 * 1024,
+      allowPrivateNetworks: false,
+      tlsVerify: true,
+    });
+  });
+});
+
+describe('redirects', () => {
+  it('follows an absolute redirect and reports the final URL and the hop', async () => {
+    const s = await server({ '/final': { body: 'end' } });
+    s.route('/start', { status: 301, headers: { Location: `${s.origin}/final` } });
+    const res = expectOk(await client().get(`${s.origin}/start`));
+    expect(res.url).toBe(`${s.origin}/final`);
+    expect(res.redirects).toEqual([`${s.origin}/start`]);
+    expect(await text(res)).toBe('end');
+  });
+
+  it('resolves relative Locations against the current URL', async () => {
+    const s = await server({
+      '/dir/a': { status: 302, headers: { Location: 'b' } },
+      '/dir/b': { status: 307, headers: { Location: '../c?x=1' } },
+      '/c': { status: 308, headers: { Location: '/sitemap.xml#frag' } },
+      '/sitemap.xml': { body: '<urlset/>' },
+    });
+    const res = expectOk(await client().get(`${s.origin}/dir/a`));
+    expect(res.url).toBe(`${s.origin}/sitemap.xml`);
+    expect(res.redirects).toEqual([`${s.origin}/dir/a`, `${s.origin}/dir/b`, `${s.origin}/c?x=1`]);
+    expect(s.requests).toEqual(['GET /dir/a', 'GET /dir/b', 'GET /c?x=1', 'GET /sitemap.xml']);
+  });
+
+  it('follows a chain of exactly maxRedirects hops', async () => {
+    const s = await server({ '/r3': { body: 'ok' } });
+    for (let i = 0; i < 3; i++) s.route(`/r${i}`, { status: 301, headers: { Location: `/r${i + 1}` } });
+    const res = expectOk(await client({ maxRedirects: 3 }).get(`${s.origin}/r0`));
+    expect(res.url).toBe(`${s.origin}/r3`);
+    expect(res.redirects).toHaveLength(3);
+  });
+
+  it('stops a chain over the limit with redirect-limit, not retried', async () => {
+    const s = await server({ '/r4': { body: 'ok' } });
+    for (let i = 0; i < 4; i++) s.route(`/r${i}`, { status: 302, headers: { Location: `/r${i + 1}` } });
+    const res = (await client({ maxRedirects: 3 }).get(`${s.origin}/r0`)) as FetchErrorResponse;
+    expect(res).toMatchObject({ kind: 'error', code: 'redirect-limit', retryable: false, attempts: 1 });
+    expect(res.message).toContain('Too many redirects');
+    expect(s.requests).toHaveLength(4);
+  });
+
+  it('stops a redirect loop at the first repeat', async () => {
+    const s = await server({
+      '/a': { status: 301, headers: { Location: '/b' } },
+      '/b': { status: 301, headers: { Location: '/a' } },
+    });
+    const res = (await client().get(`${s.origin}/a`)) as FetchErrorResponse;
+    expect(res).toMatchObject({ kind: 'error', code: 'redirect-limit', retryable: false });
+    expect(res.message).toContain('Redirect loop');
+    expect(s.requests).toEqual(['GET /a', 'GET /b']);
+  });
+
+  it('refuses a redirect to a non-http scheme', async () => {
+    const s = await server({ '/a': { status: 302, headers: { Location: 'file:///etc/passwd' } } });
+    const res = (await client().get(`${s.origin}/a`)) as FetchErrorResponse;
+    expect(res).toMatchObject({ kind: 'error', code: 'invalid-url', retryable: false });
+  });
+
+  it('reports a 3xx without Location as an error in usp form', async () => {
+    const s = await server({ '/a': { status: 302 } });
+    const res = (await client().get(`${s.origin}/a`)) as FetchErrorResponse;
+    expect(res).toMatchObject({ kind: 'error', status: 302, message: '302 Found', code: 'http-status' });
+  });
+
+  it('drops credentials on a redirect to another origin', async () => {
+    const other = await server({ '/h': echoHeaders });
+    const s = await server({
+      '/h': echoHeaders,
+      '/go': { status: 302, headers: { Location: `${other.origin}/h` } },
+    });
+    const c = client({ headers: { Authorization: 'Bearer secret', 'X-Keep': '1' } });
+    const direct = JSON.parse(await text(await c.get(`${s.origin}/h`)));
+    expect(direct.authorization).toBe('Bearer secret');
+    const moved = JSON.parse(await text(await c.get(`${s.origin}/go`)));
+    expect(moved.authorization).toBeUndefined();
+    expect(moved['x-keep']).toBe('1');
+  });
+});
+
+describe('Content-Encoding', () => {
+  const xml = `<?xml version="1.0"?><urlset>${'<url><loc>https://example.com/p</loc></url>'.repeat(5000)}</urlset>`;
+
+  it.each([
+    ['gzip', gzipSync(xml)],
+    ['x-gzip', gzipSync(xml)],
+    ['deflate', deflateSync(xml)],
+    ['br', brotliCompressSync(xml)],
+  ])('decodes %s as a stream', async (encoding, encoded) => {
+    const s = await server({ '/s': { headers: { 'Content-Encoding': encoding }, body: encoded } });
+    expect(await text(await client().get(`${s.origin}/s`))).toBe(xml);
+  });
+
+  it('decodes raw deflate sent without the zlib wrapper', async () => {
+    const s = await server({
+      '/s': { headers: { 'Content-Encoding': 'deflate' }, body: deflateRawSync(xml) },
+    });
+    expect(await text(await client().get(`${s.origin}/s`))).toBe(xml);
+  });
+
+  it('undoes stacked codings right to left', async () => {
+    const body = brotliCompressSync(gzipSync(xml));
+    const s = await server({ '/s': { headers: { 'Content-Encoding': 'gzip, br' }, body } });
+    expect(await text(await client().get(`${s.origin}/s`))).toBe(xml);
+  });
+
+  it('passes on a body labelled gzip that is not gzip', async () => {
+    const s = await server({ '/s': { headers: { 'Content-Encoding': 'gzip' }, body: xml } });
+    expect(await text(await client().get(`${s.origin}/s`))).toBe(xml);
+  });
+
+  it('leaves a gzip file served without Content-Encoding alone (the document layer sniffs it)', async () => {
+    const gz = gzipSync(xml);
+    const s = await server({ '/s.xml.gz': { headers: { 'Content-Type': 'application/gzip' }, body: gz } });
+    const d = await drain(expectOk(await client().get(`${s.origin}/s.xml.gz`)).body);
+    expect(d.bytes.equals(gz)).toBe(true);
+  });
+
+  it('decodes a body that arrives in small pieces', async () => {
+    const gz = gzipSync(xml);
+    const s = await server({
+      '/s': async (_req, res) => {
+        res.writeHead(200, { 'Content-Encoding': 'gzip' });
+        for (let i = 0; i < gz.length; i += 1000) {
+          res.write(gz.subarray(i, i + 1000));
+          await new Promise((r) => setImmediate(r));
+        }
+        res.end();
+      },
+    });
+    expect(await text(await client().get(`${s.origin}/s`))).toBe(xml);
+  });
+
+  it('reports corrupt encoded data as decoding', async () => {
+    const bad = Buffer.concat([Buffer.from([0x1f, 0x8b, 8, 0]), Buffer.alloc(200, 0xff)]);
+    const s = await server({ '/s': { headers: { 'Content-Encoding': 'gzip' }, body: bad } });
+    const d = await drain(expectOk(await client().get(`${s.origin}/s`)).body);
+    expect(d.error?.code).toBe('decoding');
+  });
+});
+
+describe('retries', () => {
+  it('does not retry 404 and answers in usp form', async () => {
+    const s = await server();
+    const res = (await client().get(`${s.origin}/missing`)) as FetchErrorResponse;
+    expect(res).toMatchObject({
+      kind: 'error',
+      status: 404,
+      message: '404 Not Found',
+      code: 'http-status',
+      retryable: false,
+      attempts: 1,
+    });
+    expect(s.requests).toEqual(['GET /missing']);
+  });
+
+  it('does not retry 403', async () => {
+    const s = await server({ '/f': { status: 403 } });
+    const res = (await client().get(`${s.origin}/f`)) as FetchErrorResponse;
+    expect(res).toMatchObject({ status: 403, message: '403 Forbidden', retryable: false });
+    expect(s.requests).toHaveLength(1);
+  });
+
+  it('retries 500 up to `retries` attempts in all (5 by default, as usp)', async () => {
+    const s = await server({ '/e': { status: 500 } });
+    const res = (await client().get(`${s.origin}/e`)) as FetchErrorResponse;
+    expect(res).toMatchObject({
+      status: 500,
+      message: '500 Internal Server Error',
+      retryable: true,
+      attempts: 5,
+    });
+    expect(s.requests).toHaveLength(5);
+  });
+
+  it('honours a smaller retries option', async () => {
+    const s = await server({ '/e': { status: 502 } });
+    await client({ retries: 3 }).get(`${s.origin}/e`);
+    expect(s.requests).toHaveLength(3);
+  });
+
+  it('uses the server reason phrase, falling back to the standard one', async () => {
+    const s = await server({
+      '/x': (_req, res) => {
+        res.statusCode = 520;
+        res.statusMessage = 'Web Server Returned an Unknown Error';
+        res.end();
+      },
+    });
+    const res = (await client({ retries: 1 }).get(`${s.origin}/x`)) as FetchErrorResponse;
+    expect(res.message).toBe('520 Web Server Returned an Unknown Error');
+    expect(res.retryable).toBe(true);
+  });
+
+  it('succeeds when a retry does', async () => {
+    let n = 0;
+    const s = await server({
+      '/flaky': (_req, res) => {
+        n++;
+        res.writeHead(n < 3 ? 503 : 200);
+        res.end(n < 3 ? '' : 'finally');
+      },
+    });
+    const res = await client().get(`${s.origin}/flaky`);
+    expect(await text(res)).toBe('finally');
+    expect(s.requests).toHaveLength(3);
+  });
+
+  it('retries a connection reset before the headers', async () => {
+    let n = 0;
+    const s = await server({
+      '/reset': (req, res) => {
+        n++;
+        if (n < 3) req.socket.destroy();
+        else res.end('ok');
+      },
+    });
+    expect(await text(await client().get(`${s.origin}/reset`))).toBe('ok');
+    expect(n).toBe(3);
+  });
+
+  it('reports a refused connection as connection, after retrying', async () => {
+    const s = await server();
+    const origin = s.origin;
+    await s.close();
+    servers.splice(servers.indexOf(s), 1);
+    const res = (await client({ retries: 2 }).get(`${origin}/x`)) as FetchErrorResponse;
+    expect(res).toMatchObject({
+      kind: 'error',
+      status: null,
+      code: 'connection',
+      retryable: true,
+      attempts: 2,
+    });
+    expect(res.message).toContain('ECONNREFUSED');
+  });
+
+  it('honours Retry-After instead of its own backoff', async () => {
+    let n = 0;
+    const s = await server({
+      '/busy': (_req, res) => {
+        n++;
+        if (n === 1) {
+          // An HTTP date already past: retry at once. A backoff of a minute would time the test out.
+          res.writeHead(503, { 'Retry-After': new Date(Date.now() - 5000).toUTCString() });
+          res.end();
+        } else res.end('ok');
+      },
+    });
+    const res = await client({ baseDelayMs: 60_000, maxDelayMs: 60_000 }).get(`${s.origin}/busy`);
+    expect(await text(res)).toBe('ok');
+  });
+
+  it('waits as long as Retry-After says', async () => {
+    const times: number[] = [];
+    const s = await server({
+      '/busy': (_req, res) => {
+        times.push(Date.now());
+        if (times.length === 1) {
+          res.writeHead(429, { 'Retry-After': '1' });
+          res.end();
+        } else res.end('ok');
+      },
+    });
+    expect(await text(await client().get(`${s.origin}/busy`))).toBe('ok');
+    expect(times[1] - times[0]).toBeGreaterThanOrEqual(950);
+  });
+});
+
+describe('conditional requests', () => {
+  it('answers not-modified on 304 and sends the validators', async () => {
+    const s = await server({
+      '/s': (req, res) => {
+        if (req.headers['if-none-match'] === '"abc"' || req.headers['if-modified-since'] !== undefined) {
+          res.writeHead(304, { ETag: '"abc"', 'Last-Modified': 'Wed, 01 Jan 2025 00:00:00 GMT' });
+          res.end();
+        } else {
+          res.writeHead(200, { ETag: '"abc"', 'Last-Modified': 'Wed, 01 Jan 2025 00:00:00 GMT' });
+          res.end('body');
+        }
+      },
+    });
+    const c = client();
+    const first = expectOk(await c.get(`${s.origin}/s`));
+    const etag = first.headers('etag') ?? '';
+    const lastModified = first.headers('last-modified') ?? '';
+    await drain(first.body);
+    const byEtag = await c.get(`${s.origin}/s`, { ifNoneMatch: etag });
+    expect(byEtag).toMatchObject({ kind: 'not-modified', url: `${s.origin}/s` });
+    expect(byEtag.kind === 'not-modified' && byEtag.headers('etag')).toBe('"abc"');
+    const byDate = await c.get(`${s.origin}/s`, { ifModifiedSince: lastModified });
+    expect(byDate.kind).toBe('not-modified');
+  });
+});
+
+describe('abort and close', () => {
+  it('rejects at once when the signal has already fired', async () => {
+    const s = await server({ '/a': { body: 'x' } });
+    await expect(client().get(`${s.origin}/a`, { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(
+      WebAbortError,
+    );
+    expect(s.requests).toHaveLength(0);
+  });
+
+  it('rejects with code aborted while waiting for headers', async () => {
+    const g = gate();
+    const s = await server({ '/hang': g.route });
+    const ctl = new AbortController();
+    const p = client().get(`${s.origin}/hang`, { signal: ctl.signal });
+    while (g.waiting === 0) await new Promise((r) => setTimeout(r, 5));
+    ctl.abort();
+    await expect(p).rejects.toMatchObject({ name: 'AbortError', code: 'aborted' });
+  });
+
+  it('rejects while sleeping between retries', async () => {
+    const s = await server({ '/e': { status: 503 } });
+    const ctl = new AbortController();
+    const p = client({ baseDelayMs: 60_000, maxDelayMs: 60_000 }).get(`${s.origin}/e`, {
+      signal: ctl.signal,
+    });
+    while (s.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+    ctl.abort();
+    await expect(p).rejects.toMatchObject({ code: 'aborted' });
+  });
+
+  it('stops the body when aborted mid-read, keeping what came before', async () => {
+    const s = await server({
+      '/slow': (_req, res) => {
+        res.writeHead(200);
+        res.write('first chunk');
+        // The rest never comes.
+      },
+    });
+    const ctl = new AbortController();
+    const res = expectOk(await client().get(`${s.origin}/slow`, { signal: ctl.signal }));
+    const it = res.body[Symbol.asyncIterator]();
+    const first = await it.next();
+    expect(Buffer.from(first.value as Uint8Array).toString()).toBe('first chunk');
+    const pending = it.next();
+    ctl.abort();
+    await expect(pending).rejects.toMatchObject({ code: 'aborted' });
+    await expect(it.next()).resolves.toMatchObject({ done: true });
+  });
+
+  it('close() ends pending requests and bodies and refuses new ones', async () => {
+    const g = gate();
+    const s = await server({
+      '/hang': g.route,
+      '/part': (_req, res) => {
+        res.writeHead(200);
+        res.write('part');
+      },
+    });
+    const c = createWebClient({ allowPrivateNetworks: true });
+    const body = expectOk(await c.get(`${s.origin}/part`)).body[Symbol.asyncIterator]();
+    await body.next();
+    const pendingBody = body.next();
+    const pendingGet = c.get(`${s.origin}/hang`);
+    while (g.waiting === 0) await new Promise((r) => setTimeout(r, 5));
+    await c.close();
+    expect(await pendingGet).toMatchObject({ kind: 'error', code: 'closed' });
+    await expect(pendingBody).rejects.toMatchObject({ code: 'closed' });
+    expect(await c.get(`${s.origin}/part`)).toMatchObject({ kind: 'error', code: 'closed' });
+    await c.close();
+  });
+});
+
+describe('limits on concurrency', () => {
+  it('keeps at most maxConnectionsPerHost requests on one host', async () => {
+    const g = gate();
+    const s = await server({ '/g': g.route });
+    const c = client({ maxConnectionsPerHost: 2 });
+    const all = Promise.all(Array.from({ length: 6 }, () => c.get(`${s.origin}/g`).then(text)));
+    while (g.waiting < 2) await new Promise((r) => setTimeout(r, 5));
+    // Released in rounds: each round lets the next two through.
+    while (s.requests.length < 6 || g.waiting > 0) {
+      g.openAll();
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(await all).toEqual(Array(6).fill('done'));
+    expect(g.peak).toBe(2);
+  });
+
+  it('keeps at most maxConcurrentRequests in all, and a cancelled body frees its slot', async () => {
+    const s = await server({ '/a': { body: 'a'.repeat(10) } });
+    const c = client({ maxConcurrentRequests: 1 });
+    const first = expectOk(await c.get(`${s.origin}/a`));
+    let secondDone = false;
+    const second = c.get(`${s.origin}/a`).then((r) => {
+      secondDone = true;
+      return r;
+    });
+    await new Promise((r) => setTimeout(r, 30));
+    expect(secondDone).toBe(false);
+    first.cancel();
+    first.cancel();
+    expect(await text(await second)).toBe('a'.repeat(10));
+  });
+
+  it('spaces requests to one host by perHostDelayMs', async () => {
+    const times: number[] = [];
+    const s = await server({
+      '/t': (_req, res) => {
+        times.push(Date.now());
+        res.end('t');
+      },
+    });
+    const c = client({ perHostDelayMs: 60 });
+    await Promise.all([1, 2, 3].map(() => c.get(`${s.origin}/t`).then(text)));
+    expect(times).toHaveLength(3);
+    expect(times[1] - times[0]).toBeGreaterThanOrEqual(50);
+    expect(times[2] - times[1]).toBeGreaterThanOrEqual(50);
+  });
+});
+
+describe('proxy', () => {
+  it('tunnels requests through the configured proxy', async () => {
+    const { createServer } = await import('node:http');
+    const { connect } = await import('node:net');
+    const s = await server({ '/p': { body: 'via proxy' } });
+    const targets: string[] = [];
+    const sockets = new Set<import('node:net').Socket>();
+    const proxy = createServer();
+    proxy.on('connect', (req: IncomingMessage, clientSocket: import('node:net').Socket, head: Buffer) => {
+      targets.push(req.url ?? '');
+      sockets.add(clientSocket);
+      const [host, port] = (req.url ?? '').split(':');
+      // This proxy only ever talks to the loopback test server.
+      if (host !== '127.0.0.1') {
+        clientSocket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
+        return;
+      }
+      const upstream = connect(Number(port), host, () => {
+        clientSocket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.write(head);
+        upstream.pipe(clientSocket);
+        clientSocket.pipe(upstream);
+      });
+      sockets.add(upstream);
+      upstream.on('error', () => clientSocket.destroy());
+      clientSocket.on('error', () => upstream.destroy());
+    });
+    proxy.listen(0, '127.0.0.1');
+    await once(proxy, 'listening');
+    const { port } = proxy.address() as import('node:net').AddressInfo;
+    try {
+      const c = client({ proxy: `http://127.0.0.1:${port}` });
+      expect(await text(await c.get(`${s.origin}/p`))).toBe('via proxy');
+      expect(targets).toEqual([`127.0.0.1:${s.port}`]);
+
+      // The guard still applies: the proxy never hears of a private target.
+      const guarded = createWebClient({ proxy: `http://127.0.0.1:${port}` });
+      clients.push(guarded);
+      const res = (await guarded.get(`${s.origin}/p`)) as FetchErrorResponse;
+      expect(res.code).toBe('blocked');
+      expect(targets).toHaveLength(1);
+    } finally {
+      for (const so of sockets) so.destroy();
+      await new Promise((r) => proxy.close(r));
+    }
+  });
+});
