@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { googleImage, IMAGE_NAMESPACES } from '../src/index.js';
+import { runExtension } from './host.js';
+
+const I = 'http://www.google.com/schemas/sitemap-image/1.1';
+const doc = (entries: string) => `<entries xmlns:image="${I}">${entries}</entries>`;
+const entry = (images: string, loc = 'http://example.com/page') => `<entry loc="${loc}">${images}</entry>`;
+
+describe('googleImage()', () => {
+  it('is plain data claiming the image namespace', () => {
+    const ext = googleImage();
+    expect(ext.name).toBe('google-image');
+    expect(ext.namespaces).toEqual(IMAGE_NAMESPACES);
+    expect(ext.namespaces).toContain(I);
+  });
+
+  it('reads any number of images per page, every field, in document order', async () => {
+    const r = await runExtension(
+      googleImage(),
+      doc(
+        entry(`<image:image>
+            <image:loc>
+              http://example.com/1.jpg
+            </image:loc>
+            <image:caption>  Cap &amp; tion  </image:caption>
+            <image:geo_location>Limerick, Ireland</image:geo_location>
+            <image:title>One</image:title>
+            <image:license>http://example.com/license</image:license>
+          </image:image>
+          <image:image><image:loc>http://example.com/2.jpg</image:loc></image:image>`) +
+          entry('', 'http://example.com/none'),
+      ),
+    );
+    expect(r.pages[0].images).toEqual([
+      {
+        loc: 'http://example.com/1.jpg',
+        caption: 'Cap & tion',
+        geoLocation: 'Limerick, Ireland',
+        title: 'One',
+        license: 'http://example.com/license',
+      },
+      { loc: 'http://example.com/2.jpg', caption: null, geoLocation: null, title: null, license: null },
+    ]);
+    expect(r.pages[1].images).toBeNull();
+    expect(r.warnings).toEqual([]);
+  });
+
+  it('keeps an image without <image:loc> (loc null) with a warning, as usp keeps it', async () => {
+    const r = await runExtension(
+      googleImage(),
+      doc(entry('<image:image><image:title>No loc</image:title></image:image>')),
+    );
+    expect(r.pages[0].images).toEqual([
+      { loc: null, caption: null, geoLocation: null, title: 'No loc', license: null },
+    ]);
+    expect(r.codes).toEqual(['missing-field']);
+  });
+
+  it('ignores image fields outside <image:image> with a warning (usp aborts the document)', async () => {
+    const r = await runExtension(
+      googleImage(),
+      doc(
+        entry('<image:loc>http://example.com/stray.jpg</image:loc>') +
+          entry(
+            '<image:image><image:loc>http://example.com/ok.jpg</image:loc></image:image>',
+            'http://example.com/2',
+          ),
+      ),
+    );
+    expect(r.pages[0].images).toBeNull();
+    expect(r.pages[1].images?.map((i) => i.loc)).toEqual(['http://example.com/ok.jpg']);
+    expect(r.codes).toEqual(['unknown-element']);
+  });
+
+  it('ignores a nested <image:image> and elements of other namespaces', async () => {
+    const r = await runExtension(
+      googleImage(),
+      `<entries xmlns:image="${I}" xmlns:x="urn:x"><entry loc="http://example.com/p"><image:image><x:loc>http://example.com/x.jpg</x:loc><image:loc>http://example.com/1.jpg</image:loc><image:image><image:title>inner</image:title></image:image></image:image></entry></entries>`,
+    );
+    expect(r.pages[0].images).toEqual([
+      { loc: 'http://example.com/1.jpg', caption: null, geoLocation: null, title: 'inner', license: null },
+    ]);
+  });
+});
