@@ -183,3 +183,20 @@ function replaceBytes(haystack: Buffer, needle: Buffer, replacement: Buffer): Bu
   parts.push(haystack.subarray(from));
   return Buffer.concat(parts);
 }
+
+/**
+ * Differences between a request log and `expected_requests.json` (README 4.4): informative only,
+ * since another HTTP client may legitimately retry or redirect differently. One line per key.
+ */
+export function diffRequestCounts(
+  actual: Record<string, number>,
+  expected: Record<string, number>,
+): string[] {
+  const out: string[] = [];
+  for (const key of [...new Set([...Object.keys(expected), ...Object.keys(actual)])].sort()) {
+    const a = actual[key] ?? 0;
+    const e = expected[key] ?? 0;
+    if (a !== e) out.push(`${key}: ${a} request(s), usp made ${e}`);
+  }
+  return out;
+}

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasCorpus, readCase } from '../src/corpus.js';
-import { type SiteServer, serveSiteCase, serveSiteDir } from '../src/site-server.js';
+import { diffRequestCounts, type SiteServer, serveSiteCase, serveSiteDir } from '../src/site-server.js';
 
 interface Raw {
   status: number;
@@ -171,5 +171,17 @@ describe.skipIf(!hasCorpus())('serveSiteCase', () => {
     } finally {
       await srv.close();
     }
+  });
+});
+
+describe('diffRequestCounts', () => {
+  it('lists every key whose count differs, in key order', () => {
+    expect(diffRequestCounts({ 'GET /a -> 200': 1 }, { 'GET /a -> 200': 1 })).toEqual([]);
+    expect(
+      diffRequestCounts(
+        { 'GET /b -> 503': 2, 'GET /a -> 200': 1 },
+        { 'GET /b -> 503': 5, 'GET /c -> 404': 1, 'GET /a -> 200': 1 },
+      ),
+    ).toEqual(['GET /b -> 503: 2 request(s), usp made 5', 'GET /c -> 404: 0 request(s), usp made 1']);
   });
 });
