@@ -39,8 +39,10 @@ export async function* gunzip(
   let inputError: { error: unknown } | null = null;
   let stopped = false;
 
+  const it = input[Symbol.asyncIterator]();
+  let inputOver = false;
+
   const pump = (async () => {
-    const it = input[Symbol.asyncIterator]();
     try {
       while (!stopped) {
         let next: IteratorResult<Uint8Array>;
@@ -48,10 +50,14 @@ export async function* gunzip(
           next = await it.next();
         } catch (error) {
           // Keep what decompressed so far: close the writer (flushes), report the input's error.
+          inputOver = true;
           inputError = { error };
           break;
         }
-        if (next.done) break;
+        if (next.done) {
+          inputOver = true;
+          break;
+        }
         const chunk = next.value;
         for (let i = 0; i < chunk.length && !stopped; i += INPUT_SLICE_BYTES) {
           await writer.write(
@@ -59,10 +65,7 @@ export async function* gunzip(
           );
         }
       }
-      if (stopped) {
-        it.return?.()?.catch?.(() => {});
-        return;
-      }
+      if (stopped) return;
       await writer.close();
     } catch {
       // The decompressor failed; the reader reports it.
@@ -96,6 +99,11 @@ export async function* gunzip(
     if (inputError !== null) throw (inputError as { error: unknown }).error;
   } finally {
     stopped = true;
+    // Release the input now, even if a read of it is still pending in the pump.
+    if (!inputOver) {
+      inputOver = true;
+      it.return?.()?.catch(() => {});
+    }
     reader.cancel().catch(() => {});
     writer.abort().catch(() => {});
   }
