@@ -71,10 +71,29 @@ function reasonPhrase(status: number, fromServer: string | undefined): string {
   return server ? server : (STATUS_CODES[status] ?? '');
 }
 
+const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
+
+/** Decodes percent-encoded unreserved characters (RFC 3986 6.2.2.2), leaving every other escape as sent. */
+function decodeUnreserved(s: string): string {
+  return s.replace(/%([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
+    const c = String.fromCharCode(Number.parseInt(hex, 16));
+    return UNRESERVED.test(c) ? c : escape;
+  });
+}
+
+/**
+ * An absolute http(s) URL in the form it is requested and reported in: WHATWG-parsed (dot
+ * segments removed, non-ASCII percent-encoded) and `%7E`-style escapes of unreserved characters
+ * decoded, as python-requests does, so final URLs match usp's. Fragments never go on the wire.
+ */
 function parseHttpUrl(url: string): URL | null {
   try {
     const u = new URL(url);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? u : null;
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
+    u.hash = '';
+    if (u.pathname.includes('%')) u.pathname = decodeUnreserved(u.pathname);
+    if (u.search.includes('%')) u.search = decodeUnreserved(u.search);
+    return u;
   } catch {
     return null;
   }
@@ -216,7 +235,6 @@ class UndiciWebClient implements FetcherWebClient {
           attempt,
         );
       }
-      next.hash = '';
       if (seen.has(next.href)) {
         return errorResponse(
           requestedUrl,

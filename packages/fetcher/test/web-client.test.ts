@@ -109,6 +109,26 @@ describe('basic requests', () => {
     expect(((await client().get('not a url')) as FetchErrorResponse).code).toBe('invalid-url');
   });
 
+  it('requests and reports URLs normalised as python-requests does (site-url-normalised-by-http-client)', async () => {
+    const s = await server({
+      '/x/y~.xml': { body: 'tilde' },
+      '/sitemap_%C3%BC.xml': { body: 'umlaut' },
+      '/q': echoHeaders,
+    });
+    const c = client();
+    const tilde = expectOk(await c.get(`${s.origin}/x/./y%7e.xml#frag`));
+    expect(tilde.url).toBe(`${s.origin}/x/y~.xml`);
+    expect(await text(tilde)).toBe('tilde');
+    const umlaut = expectOk(await c.get(`${s.origin}/a/../sitemap_ü.xml`));
+    expect(umlaut.url).toBe(`${s.origin}/sitemap_%C3%BC.xml`);
+    await drain(umlaut.body);
+    // Escapes of reserved characters stay as sent; only unreserved ones are decoded.
+    const q = expectOk(await c.get(`${s.origin}/q?a=%41%2F%26b&c=%7E`));
+    expect(q.url).toBe(`${s.origin}/q?a=A%2F%26b&c=~`);
+    await drain(q.body);
+    expect(s.requests).toEqual(['GET /x/y~.xml', 'GET /sitemap_%C3%BC.xml', 'GET /q?a=A%2F%26b&c=~']);
+  });
+
   it('lets a body be iterated only once', async () => {
     const s = await server({ '/a': { body: 'x' } });
     const res = expectOk(await client().get(`${s.origin}/a`));
