@@ -401,6 +401,9 @@ export class Walk {
       onPages,
       // Pages reach the store through onPages (where the budget is applied), not through the parser.
       pageWriter: DISCARD_WRITER,
+      lastModified: task.lastModified,
+      // Abort and deadline end the parse at once, keeping what was read (the body is cut too).
+      signal: this.signal,
       ...(opts.onWarning !== undefined ? { onWarning: opts.onWarning } : {}),
       ...(this.#limits() !== undefined ? { limits: this.#limits() } : {}),
       ...(opts.gunzip !== undefined ? { gunzip: opts.gunzip } : {}),

@@ -1,0 +1,49 @@
+import {
+  compareToGolden,
+  formatDifferences,
+  hasCorpus,
+  loadCases,
+  loadDifferences,
+  missingCorpusMessage,
+  readCase,
+} from '@usp-ts/conformance';
+import { describe, expect, it } from 'vitest';
+import { runSiteCase } from './site-cases.js';
+
+// Every site case of the usp 1.8.1 corpus, served as its README 4.1 says, walked through the
+// package's public entry point (undici client, every format, temp-file page store).
+
+const cases = loadCases({ kind: 'site' });
+const differences = loadDifferences();
+
+describe.skipIf(!hasCorpus())('conformance: site cases', () => {
+  it('has the corpus', () => {
+    expect(cases.length).toBeGreaterThan(30);
+  });
+
+  for (const info of cases) {
+    const differs = info.name in differences;
+    it(`${info.name}${differs ? ' (deliberate difference, pinned below)' : ''}`, async () => {
+      const c = readCase(info.name);
+      const { json, port } = await runSiteCase(info.name);
+      const result = compareToGolden(json, c.expected, {
+        siteCase: true,
+        port,
+        ignoreDates: c.meta.depends_on_current_date === true,
+        expectedAlternates: c.expectedAlternates,
+      });
+      if (differs) {
+        // Still differs: when we come to match usp, the entry in conformance-differences.json goes.
+        expect(result.ok, `${info.name} now matches usp: drop it from conformance-differences.json`).toBe(
+          false,
+        );
+      } else {
+        expect(result.ok, formatDifferences(result)).toBe(true);
+      }
+    });
+  }
+});
+
+describe.skipIf(hasCorpus())('conformance: site cases (corpus missing)', () => {
+  it.skip(missingCorpusMessage(), () => {});
+});

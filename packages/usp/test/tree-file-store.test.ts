@@ -1,0 +1,166 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  memoryPageStore,
+  type Page,
+  type PagesSitemap,
+  pageToJSON,
+  SitemapDate,
+  sitemapToJSON,
+  sitemapTreeForHomepage,
+} from '@usp-ts/core';
+import { startTestServer } from '@usp-ts/test-server';
+import { afterAll, describe, expect, it } from 'vitest';
+import { decodePage, encodePage, filePageStore } from '../src/page-store-file.js';
+import { gzip, robots, sitemapIndex, TEXT, testClient, treeOptions, XML } from './tree-helpers.js';
+
+const base = mkdtempSync(join(tmpdir(), 'usp-store-test-'));
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+const full: Page = {
+  url: 'https://example.com/a?b=1&c=ü',
+  priority: 0.55555,
+  lastModified: new SitemapDate(Date.UTC(2024, 4, 6, 7, 8, 9), 120, 456),
+  changeFrequency: 'weekly',
+  newsStory: {
+    title: 'Title "quoted"\nline',
+    publishDate: new SitemapDate(Date.UTC(2024, 0, 1), null),
+    publicationName: 'Paper',
+    publicationLanguage: 'en',
+    access: null,
+    genres: ['Blog'],
+    keywords: ['a', '', 'b'],
+    stockTickers: [],
+  },
+  images: [
+    { loc: 'https://example.com/i.png', caption: null, geoLocation: 'Here', title: 'T', license: null },
+  ],
+  alternates: [{ hreflang: 'x-default', href: 'https://example.com/' }],
+  extensions: {
+    thirdParty: [{ title: 'v', publicationDate: new SitemapDate(Date.UTC(2020, 1, 2), -300), tags: ['x'] }],
+  } as unknown as Page['extensions'],
+};
+
+describe('page encoding', () => {
+  it('round-trips every field, dates with their offset, "no zone" and microseconds', () => {
+    const back = decodePage(encodePage(full));
+    expect(pageToJSON(back)).toEqual(pageToJSON(full));
+    expect(back.lastModified).toBeInstanceOf(SitemapDate);
+    expect(back.lastModified?.toISOString()).toBe('2024-05-06T09:08:09.000456+02:00');
+    expect(back.newsStory?.publishDate?.hasZone).toBe(false);
+    const video = (back.extensions as unknown as { thirdParty: { publicationDate: SitemapDate }[] })
+      .thirdParty[0];
+    expect(video.publicationDate).toBeInstanceOf(SitemapDate);
+    expect(video.publicationDate.toISOString()).toBe('2020-02-01T19:00:00-05:00');
+  });
+
+  it('round-trips a bare page and stays one line', () => {
+    const bare: Page = {
+      url: 'http://x.test/\u2028',
+      priority: 0.5,
+      lastModified: null,
+      changeFrequency: null,
+      newsStory: null,
+      images: null,
+      alternates: null,
+    };
+    const line = encodePage(bare);
+    expect(line).not.toContain('\n');
+    expect(decodePage(line)).toEqual(bare);
+  });
+});
+
+describe('filePageStore', () => {
+  it('writes pages to a temp file, reads them back, and removes the file on release', () => {
+    const store = filePageStore({ dir: base, flushBytes: 100 });
+    expect(store.dir).toBeNull();
+    const writer = store.open('https://example.com/s.xml');
+    const pages = Array.from({ length: 50 }, (_, i) => ({ ...full, url: `https://example.com/${i}` }));
+    for (const p of pages) writer.append(p);
+    const stored = writer.close();
+    expect(stored.count).toBe(50);
+    expect(store.dir).not.toBeNull();
+    const files = readdirSync(store.dir!);
+    expect(files).toHaveLength(1);
+    expect(stored.load().map(pageToJSON)).toEqual(pages.map(pageToJSON));
+    // A fresh array each time.
+    expect(stored.load()).not.toBe(stored.load());
+    stored.release?.();
+    expect(readdirSync(store.dir!)).toEqual([]);
+    expect(stored.load()).toEqual([]);
+    store.dispose();
+  });
+
+  it('creates no file for a sitemap without pages; dispose removes the directory', () => {
+    const store = filePageStore({ dir: base });
+    expect(store.open('u').close().load()).toEqual([]);
+    expect(store.dir).toBeNull();
+    const w = store.open('v');
+    w.append(full);
+    w.close();
+    const dir = store.dir!;
+    expect(existsSync(dir)).toBe(true);
+    store.dispose();
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('leaves nothing behind when the process exits', () => {
+    const dist = fileURLToPath(new URL('../dist/page-store-file.js', import.meta.url));
+    if (!existsSync(dist)) return expect.fail(`build the package first: ${dist} is missing`);
+    const script = `
+      import { filePageStore } from ${JSON.stringify(dist)};
+      const store = filePageStore({ dir: ${JSON.stringify(base)} });
+      const w = store.open('s');
+      w.append({ url: 'http://x.test/', priority: 0.5, lastModified: null, changeFrequency: null,
+                 newsStory: null, images: null, alternates: null });
+      w.close();
+      console.log(store.dir);`;
+    const dir = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+    }).trim();
+    expect(dir.startsWith(base)).toBe(true);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('gives the same tree as the memory store over HTTP', async () => {
+    const server = await startTestServer();
+    const client = testClient();
+    try {
+      const o = server.origin;
+      const urls = Array.from({ length: 3_000 }, (_, i) => `${o}/p/${i}`);
+      const half = (from: number) =>
+        `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:news="http://www.google.com/schemas/sitemap-news/0.9">${urls
+          .slice(from, from + 1_500)
+          .map(
+            (u, i) =>
+              `<url><loc>${u}</loc><lastmod>2024-05-0${(i % 9) + 1}T10:00:00+01:00</lastmod><priority>0.${i % 10}</priority><news:news><news:publication><news:name>P</news:name><news:language>en</news:language></news:publication><news:publication_date>2024-05-01</news:publication_date><news:title>T${i}</news:title></news:news></url>`,
+          )
+          .join('')}</urlset>`;
+      server.route('/robots.txt', { headers: TEXT, body: robots([`${o}/idx.xml`]) });
+      server.route('/idx.xml', { headers: XML, body: sitemapIndex([`${o}/a.xml.gz`, `${o}/b.xml`]) });
+      server.route('/a.xml.gz', { body: gzip(half(0)) });
+      server.route('/b.xml', { headers: XML, body: half(1_500) });
+      const store = filePageStore({ dir: base });
+      const onFile = await sitemapTreeForHomepage(
+        o,
+        treeOptions(client, { pageStore: store, useKnownPaths: false }),
+      );
+      const inMemory = await sitemapTreeForHomepage(
+        o,
+        treeOptions(client, { pageStore: memoryPageStore(), useKnownPaths: false }),
+      );
+      expect(sitemapToJSON(onFile)).toEqual(sitemapToJSON(inMemory));
+      expect([...onFile.allPages()]).toHaveLength(3_000);
+      expect(readdirSync(store.dir!)).toHaveLength(2);
+      for (const s of onFile.allSitemaps()) if ('releasePages' in s) (s as PagesSitemap).releasePages();
+      expect(readdirSync(store.dir!)).toEqual([]);
+      store.dispose();
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+});
