@@ -30,16 +30,4 @@ describe.skipIf(!hasCorpus())('tree: deliberate differences from usp', () => {
     const result = compareToGolden(asUsp.json, c.expected, { siteCase: true, port: asUsp.port });
     expect(result.ok, formatDifferences(result)).toBe(true);
   });
-
-  it("'site-url-normalised-by-http-client': node URLs are WHATWG final URLs, %7e stays as written", async () => {
-    const run = await runSiteCase('site-url-normalised-by-http-client');
-    const robots = withPortPlaceholder(run.json, run.port).subSitemaps?.[0];
-    // Dot segments removed and non-ASCII percent-encoded as python-requests does; python-requests
-    // also decodes the unreserved escape %7e to `~`, the WHATWG URL parser leaves it.
-    expect(robots?.subSitemaps?.map((s) => [s.type, s.url])).toEqual([
-      ['PagesXMLSitemap', 'http://127.0.0.1:PORT/sitemap_%C3%BC.xml'],
-      ['PagesXMLSitemap', 'http://127.0.0.1:PORT/x/y%7e.xml'],
-    ]);
-    expect(run.requests).toContain('GET /x/y%7e.xml -> 200');
-  });
 });
