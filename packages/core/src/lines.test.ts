@@ -84,6 +84,14 @@ describe('createLineSplitter', () => {
     expect(got.map((l) => l.length)).toEqual([65_536, 4]);
   });
 
+  it('drops the unterminated last line when asked (a body that broke off)', () => {
+    const got: string[] = [];
+    const s = createLineSplitter((line) => got.push(line));
+    s.write('http://a.com/1\nhttp://a.com/2\nhttp://a.c');
+    s.end(true);
+    expect(got).toEqual(['http://a.com/1', 'http://a.com/2']);
+  });
+
   it('checks its option', () => {
     expect(() => createLineSplitter(() => {}, { maxLineLength: 0 })).toThrow(InvalidOptionError);
     expect(() => createLineSplitter(() => {}, { maxLineLength: 1.5 })).toThrow(InvalidOptionError);

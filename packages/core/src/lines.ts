@@ -7,8 +7,11 @@ import { InvalidOptionError } from './errors.js';
  */
 export interface LineSplitter {
   write(text: string): void;
-  /** Flushes the last line (if the text did not end with a break). */
-  end(): void;
+  /**
+   * Flushes the last line (if the text did not end with a break). With `dropUnterminated` (the
+   * body broke off) that line is discarded instead: it may be cut mid-URL.
+   */
+  end(dropUnterminated?: boolean): void;
 }
 
 export interface LineSplitterOptions {
@@ -85,10 +88,10 @@ export function createLineSplitter(onLine: LineListener, options: LineSplitterOp
       }
       append(text, start, n);
     },
-    end() {
+    end(dropUnterminated = false) {
       if (ended) return;
       ended = true;
-      if (partial !== '' || truncated) {
+      if (!dropUnterminated && (partial !== '' || truncated)) {
         const line = partial;
         const wasTruncated = truncated;
         partial = '';

@@ -159,6 +159,29 @@ describe.skipIf(!haveTable)('usp helpers/dates.json', () => {
   });
 });
 
+const lastmodCase = join(sharedDir, 'conformance', 'cases', 'xml-lastmod-formats');
+
+describe.skipIf(!existsSync(lastmodCase))('conformance case xml-lastmod-formats', () => {
+  it("'xml-lastmod-formats': every <lastmod> as usp reads it, except d09 whose EST keeps its offset", () => {
+    const xml = readFileSync(join(lastmodCase, 'input.xml'), 'utf8');
+    const expected: { url: string; last_modified: string | null }[] = JSON.parse(
+      readFileSync(join(lastmodCase, 'expected.json'), 'utf8'),
+    ).pages;
+    const lastmods = [...xml.matchAll(/<loc>([^<]*)<\/loc>\s*<lastmod>([^<]*)<\/lastmod>/g)];
+    expect(lastmods).toHaveLength(expected.length);
+    lastmods.forEach(([, loc, text], k) => {
+      expect(loc).toBe(expected[k].url);
+      const ours = parseIsoDate(text);
+      if (loc.endsWith('/d09')) {
+        expect(expected[k].last_modified).toBe('2024-05-06T07:08:09'); // usp: zone dropped
+        expect(ours?.toISOString()).toBe('2024-05-06T07:08:09-05:00');
+      } else {
+        expect(sameAsUsp(ours, expected[k].last_modified), `${loc} ${text}`).toBe(true);
+      }
+    });
+  });
+});
+
 describe('parseIsoDate: W3C / ISO 8601 fast path', () => {
   it('keeps the source offset and says when none was given', () => {
     const d = parseIsoDate('2009-12-17T12:04:56+02:00')!;
