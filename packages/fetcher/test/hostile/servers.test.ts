@@ -2,6 +2,7 @@
  * Servers that misbehave (issue 6): every request ends within its limits, keeps what it read,
  * and leaves no socket, descriptor or rejection behind.
  */
+import { getEventListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { startTestServer, type TestServer } from '@usp-ts/test-server';
@@ -288,6 +289,21 @@ describe('servers that say no', () => {
 });
 
 describe('resources', () => {
+  it('leaves no abort listener behind on a signal shared by many requests', async () => {
+    const s = await server({ '/ok': { body: 'ok' }, '/e': { status: 500 }, '/hang': () => {} });
+    const c = client({ retries: 2, requestTimeoutMs: 100 });
+    const ctl = new AbortController();
+    for (let i = 0; i < 12; i++) {
+      for (const p of i % 4 === 0 ? ['/ok', '/e', '/missing', '/hang'] : ['/ok', '/e', '/missing']) {
+        const r = await c.get(`${s.origin}${p}`, { signal: ctl.signal });
+        if (r.kind === 'ok') await drain(r.body);
+      }
+    }
+    const cancelled = await c.get(`${s.origin}/ok`, { signal: ctl.signal });
+    if (cancelled.kind === 'ok') cancelled.cancel();
+    expect(getEventListeners(ctl.signal, 'abort')).toHaveLength(0);
+  });
+
   it('leaves no file descriptor open after a run of faults', async () => {
     const before = openFds();
     if (before === null) return;
