@@ -49,7 +49,7 @@ export async function runDemo(args: string[], signal: AbortSignal): Promise<numb
       format,
       strip: flag(p, 'strip-url'),
       // Loopback is a private address: the fetcher refuses it unless told otherwise.
-      options: { webClientOptions: { allowPrivateNetworks: true }, signal },
+      options: { webClientOptions: { allowPrivateHosts: ['127.0.0.1'] }, signal },
       log,
       progress,
       out: new Output(process.stdout, { eager: format === 'ndjson' || format === 'csv' }),
@@ -70,7 +70,7 @@ export async function runDemo(args: string[], signal: AbortSignal): Promise<numb
     }
     if (flag(p, 'serve')) {
       process.stderr.write(
-        `\nServing ${home} until Ctrl-C. Try:\n  usp ls ${home} --allow-private-networks\n  usp validate ${home} --allow-private-networks\n`,
+        `\nServing ${home} until Ctrl-C. Try:\n  usp ls ${home}\n  usp validate ${home}\n`,
       );
       await new Promise<void>((resolve) => {
         if (signal.aborted) resolve();

@@ -5,7 +5,7 @@ import {
   stripUrlToHomepage,
   type WalkStats,
 } from '@usp-ts/core';
-import type { WebClientOptions } from '@usp-ts/fetcher';
+import { hostIsPrivate, type WebClientOptions } from '@usp-ts/fetcher';
 import {
   choice,
   count,
@@ -42,8 +42,9 @@ export const NETWORK_HELP = `network:
                             (default 2m)
   --retries N               attempts per request, the first included (default 5, as usp)
   --concurrency N           sitemaps fetched at once (default 4)
-  --allow-private-networks  allow loopback, private and link-local addresses
-                            (refused by default: a sitemap could point the crawler at your network)`;
+  --allow-private-networks  allow loopback, private and link-local addresses everywhere; without
+                            it only the host you name may be private (a sitemap could otherwise
+                            point the crawler at your network)`;
 
 const LS_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
@@ -99,14 +100,25 @@ limits:
 
 ${NETWORK_HELP}`;
 
-export function webClientOptionsFrom(p: Parsed, usage: string): WebClientOptions {
-  const retries = integer(p, 'retries', usage, 1);
-  return {
+/**
+ * Client options from the command line. The host the user named is let through even when it is
+ * private (a dev server on localhost), but only when it really is; other private addresses a
+ * sitemap points at stay blocked unless `--allow-private-networks`.
+ */
+export async function webClientOptionsFrom(
+  p: Parsed,
+  usage: string,
+  target?: string,
+): Promise<WebClientOptions> {
+  const allowPrivateNetworks = flag(p, 'allow-private-networks');
+  const options = {
     userAgent: str(p, 'user-agent'),
     requestTimeoutMs: duration(p, 'timeout', usage),
-    retries,
-    allowPrivateNetworks: flag(p, 'allow-private-networks'),
+    retries: integer(p, 'retries', usage, 1),
+    allowPrivateNetworks,
   };
+  if (allowPrivateNetworks || target === undefined || !(await hostIsPrivate(target))) return options;
+  return { ...options, allowPrivateHosts: [new URL(target).hostname] };
 }
 
 /** The prefix `--strip-url` removes: the homepage as the tree will normalise it. */
@@ -192,7 +204,7 @@ export async function runLs(args: string[], signal: AbortSignal): Promise<number
     maxSitemaps: integer(p, 'max-sitemaps', LS_USAGE, 1),
     maxPages: integer(p, 'max-pages', LS_USAGE, 1),
     deadlineMs: duration(p, 'deadline', LS_USAGE),
-    webClientOptions: webClientOptionsFrom(p, LS_USAGE),
+    webClientOptions: await webClientOptionsFrom(p, LS_USAGE, url),
     signal,
   };
   const log = new Log(count(p, 'verbose'), str(p, 'log-file'));

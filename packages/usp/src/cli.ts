@@ -1,11 +1,6 @@
 #!/usr/bin/env node
 import { createRequire } from 'node:module';
-import { UspError } from '@usp-ts/core';
 import { UsageError } from './cli-args.js';
-import { DEMO_HELP, runDemo } from './cli-demo.js';
-import { LS_HELP, runLs } from './cli-ls.js';
-import { PARSE_HELP, runParse } from './cli-parse.js';
-import { runValidate, VALIDATE_HELP } from './cli-validate.js';
 
 const version: string = createRequire(import.meta.url)('../package.json').version;
 
@@ -30,11 +25,24 @@ Run "usp <command> --help" for a command's options.`;
 
 type Command = (args: string[], signal: AbortSignal) => Promise<number>;
 
-const COMMANDS: Record<string, { run: Command; help: string }> = {
-  ls: { run: runLs, help: LS_HELP },
-  parse: { run: runParse, help: PARSE_HELP },
-  validate: { run: runValidate, help: VALIDATE_HELP },
-  demo: { run: runDemo, help: DEMO_HELP },
+// Loaded on demand: `--version` and `--help` should not pay for the parsers and the HTTP client.
+const COMMANDS: Record<string, () => Promise<{ run: Command; help: string }>> = {
+  ls: async () => {
+    const m = await import('./cli-ls.js');
+    return { run: m.runLs, help: m.LS_HELP };
+  },
+  parse: async () => {
+    const m = await import('./cli-parse.js');
+    return { run: m.runParse, help: m.PARSE_HELP };
+  },
+  validate: async () => {
+    const m = await import('./cli-validate.js');
+    return { run: m.runValidate, help: m.VALIDATE_HELP };
+  },
+  demo: async () => {
+    const m = await import('./cli-demo.js');
+    return { run: m.runDemo, help: m.DEMO_HELP };
+  },
 };
 
 /** `-vv` anywhere in the arguments: show stack traces. */
@@ -55,24 +63,25 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (first === 'help') {
-    const topic = rest[0] === undefined ? undefined : COMMANDS[rest[0]];
-    process.stdout.write(`${topic?.help ?? HELP}\n`);
+    const load = rest[0] !== undefined && Object.hasOwn(COMMANDS, rest[0]) ? COMMANDS[rest[0]] : undefined;
+    process.stdout.write(`${load === undefined ? HELP : (await load()).help}\n`);
     return 0;
   }
-  const command = Object.hasOwn(COMMANDS, first) ? COMMANDS[first] : undefined;
-  if (command === undefined) {
+  const load = Object.hasOwn(COMMANDS, first) ? COMMANDS[first] : undefined;
+  if (load === undefined) {
     const message = first.startsWith('-')
       ? `unrecognized option ${JSON.stringify(first)}`
       : `invalid choice ${JSON.stringify(first)} (choose from ${Object.keys(COMMANDS).join(', ')})`;
     throw new UsageError(message, USAGE);
   }
+  const command = await load();
   const controller = new AbortController();
   let interrupted = false;
   const onSigint = (): void => {
     // First Ctrl-C stops the walk cleanly (temp files removed); a second one ends at once.
     if (interrupted) process.exit(130);
     interrupted = true;
-    controller.abort(new UspError('USP_ABORTED', 'interrupted'));
+    controller.abort(new Error('interrupted'));
   };
   process.on('SIGINT', onSigint);
   try {

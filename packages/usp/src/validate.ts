@@ -160,6 +160,8 @@ class DocumentCheck {
 
   /** A warning from the document driver: recorded unless the probe already had it. */
   driverWarning(w: Warning): void {
+    // The driver's own size and count warnings: reported as too-large / too-many-urls instead.
+    if (w.code === 'over-spec') return;
     const key = `${w.code}\u0000${w.message}`;
     const n = this.#seen.get(key) ?? 0;
     if (n > 0) {
@@ -451,12 +453,12 @@ async function checkDocument(
   const node = parsed.sitemap;
   const raw = captured.head();
   const html = HTML_START.test(headText(raw));
-  if (node.type === 'InvalidSitemap') {
-    if (html) check.add('html', 'An HTML page was served instead of a sitemap');
-    else check.add('invalid-sitemap', node.reason);
-  } else if (html && check.pages === 0 && check.children === 0) {
-    // An HTML soft-404 read as a text sitemap (no http(s) lines) still is not a sitemap.
+  if (html && (node.type === 'InvalidSitemap' || (check.pages === 0 && check.children === 0))) {
+    // Whatever the parsers said about it (DOCTYPE refused, unknown root, no URLs), it is one problem.
+    check.findings.length = 0;
     check.add('html', 'An HTML page was served instead of a sitemap');
+  } else if (node.type === 'InvalidSitemap') {
+    check.add('invalid-sitemap', node.reason);
   }
   if (
     node.type !== 'InvalidSitemap' &&

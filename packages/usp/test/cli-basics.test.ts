@@ -1,0 +1,92 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runCli } from './cli-helpers.js';
+
+const version = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+
+describe('usp: help, version, usage errors', () => {
+  it('prints usp v<version> for -v and --version', async () => {
+    for (const flag of ['-v', '--version']) {
+      const r = await runCli([flag]);
+      expect(r).toEqual({ code: 0, stdout: `usp v${version}\n`, stderr: '' });
+    }
+  });
+
+  it('prints the help and exits 0 without a command, for -h, --help and help', async () => {
+    for (const args of [[], ['-h'], ['--help'], ['help']]) {
+      const r = await runCli(args);
+      expect(r.code).toBe(0);
+      expect(r.stdout.startsWith('usage: usp [-h] [-v]')).toBe(true);
+      for (const command of ['ls', 'parse', 'validate', 'demo']) expect(r.stdout).toContain(`  ${command} `);
+      expect(r.stderr).toBe('');
+    }
+  });
+
+  it('has --help on every command', async () => {
+    for (const command of ['ls', 'parse', 'validate', 'demo']) {
+      const r = await runCli([command, '--help']);
+      expect(r.code).toBe(0);
+      expect(r.stdout.startsWith(`usage: usp ${command} `)).toBe(true);
+      expect(r.stderr).toBe('');
+      const short = await runCli([command, '-h']);
+      expect(short.stdout).toBe(r.stdout);
+      const viaHelp = await runCli(['help', command]);
+      expect(viaHelp.stdout).toBe(r.stdout);
+    }
+  });
+
+  it('documents usp ls flags with usp descriptions', async () => {
+    const r = await runCli(['ls', '--help']);
+    expect(r.stdout).toContain('download, parse and list the sitemap structure');
+    for (const f of [
+      '-f, --format',
+      '-r, --no-robots',
+      '-k, --no-known',
+      '-u, --strip-url',
+      '-l, --log-file',
+    ]) {
+      expect(r.stdout).toContain(f);
+    }
+  });
+
+  it('exits 2 with the usage line and one error line when ls misses its url', async () => {
+    const r = await runCli(['ls']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0].startsWith('usage: usp ls')).toBe(true);
+    expect(lines[1]).toBe('usp: error: the following arguments are required: url');
+  });
+
+  it('exits 2 on an unknown command, an unknown option and a bad option value', async () => {
+    const unknownCommand = await runCli(['lls', 'http://example.com/']);
+    expect(unknownCommand.code).toBe(2);
+    expect(unknownCommand.stderr).toContain('usp: error: invalid choice "lls"');
+
+    const unknownOption = await runCli(['ls', '--frobnicate', 'http://example.com/']);
+    expect(unknownOption.code).toBe(2);
+    expect(unknownOption.stderr).toMatch(/^usage: usp ls .*\nusp: error: .*frobnicate/);
+
+    const badFormat = await runCli(['ls', '-f', 'xml', 'http://example.com/']);
+    expect(badFormat.code).toBe(2);
+    expect(badFormat.stderr).toContain(
+      'invalid choice "xml" (choose from tabtree, pages, json, ndjson, csv)',
+    );
+
+    const badNumber = await runCli(['ls', '--max-pages', 'lots', 'http://example.com/']);
+    expect(badNumber.code).toBe(2);
+    expect(badNumber.stderr).toContain('--max-pages expects an integer');
+
+    const badDuration = await runCli(['ls', '--deadline', 'soon', 'http://example.com/']);
+    expect(badDuration.code).toBe(2);
+    expect(badDuration.stderr).toContain('--deadline expects a duration');
+  });
+
+  it('exits 2 for a URL that is not http(s), with one line and no stack trace', async () => {
+    const r = await runCli(['ls', 'ftp://example.com/']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('usp: error: URL ftp://example.com/ is not a HTTP(s) URL');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});

@@ -1,0 +1,323 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { startTestServer, type TestServer } from '@usp-ts/test-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, spawnCli } from './cli-helpers.js';
+
+// `usp ls` as a child process against a real server on 127.0.0.1.
+
+const NET = ['--allow-private-networks', '--retries', '1', '--timeout', '5s'];
+const XML = { 'Content-Type': 'application/xml' };
+
+function urlset(entries: string[]): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${entries.join('\n')}\n</urlset>\n`;
+}
+
+let server: TestServer;
+let o: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  o = server.origin;
+  server.route('/robots.txt', {
+    headers: { 'Content-Type': 'text/plain' },
+    body: `User-agent: *\nDisallow: /private/\n\nSitemap: ${o}/sitemap_index.xml\n`,
+  });
+  server.route('/sitemap_index.xml', {
+    headers: XML,
+    body: `<?xml version="1.0"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n<sitemap><loc>${o}/sitemap-a.xml</loc></sitemap>\n<sitemap><loc>${o}/sitemap-b.xml.gz</loc></sitemap>\n<sitemap><loc>${o}/missing.xml</loc></sitemap>\n</sitemapindex>\n`,
+  });
+  server.route('/sitemap-a.xml', {
+    headers: XML,
+    body: urlset([
+      `<url><loc>${o}/a1</loc><lastmod>2024-05-06T07:08:09+02:00</lastmod><priority>0.8</priority></url>`,
+      `<url><loc>${o}/a2</loc><changefreq>sometimes</changefreq></url>`,
+    ]),
+  });
+  server.route('/sitemap-b.xml.gz', {
+    headers: { 'Content-Type': 'application/gzip' },
+    body: gzipSync(
+      urlset([`<url><loc>${o}/b1</loc></url>`, '<url><loc>https://other.example/b,2</loc></url>']),
+    ),
+  });
+  // A site with no robots.txt whose only sitemap is an extra known path.
+  server.route('/custom/map.xml', { headers: XML, body: urlset([`<url><loc>${o}/custom-page</loc></url>`]) });
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+const tabtree = () =>
+  [
+    `${o}/`,
+    `\t${o}/robots.txt`,
+    `\t\t${o}/sitemap_index.xml`,
+    `\t\t\t${o}/sitemap-a.xml`,
+    `\t\t\t\t${o}/a1`,
+    `\t\t\t\t${o}/a2`,
+    `\t\t\t${o}/sitemap-b.xml.gz`,
+    `\t\t\t\t${o}/b1`,
+    '\t\t\t\thttps://other.example/b,2',
+    `\t\t\t${o}/missing.xml`,
+    '',
+  ].join('\n');
+
+describe('usp ls', () => {
+  it('prints usp tabtree: sub-sitemaps before pages, invalid sitemaps as nodes', async () => {
+    const r = await runCli(['ls', ...NET, `${o}/`]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(tabtree());
+  });
+
+  it('reduces the URL to the homepage first (usp normalize_homepage_url)', async () => {
+    const r = await runCli(['ls', ...NET, `${o}/some/page?x=1`]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(tabtree());
+  });
+
+  it('keeps warnings on stderr and out of stdout', async () => {
+    const r = await runCli(['ls', ...NET, `${o}/`]);
+    expect(r.stdout).not.toContain('warning');
+    expect(r.stderr).toMatch(/^usp: warning: .*sometimes.*\[invalid-changefreq\]/m);
+  });
+
+  it('strips the homepage with -u as usp does: leading slash, off-host URLs kept after a slash, root line kept', async () => {
+    for (const flag of ['-u', '--strip-url']) {
+      const r = await runCli(['ls', ...NET, flag, `${o}/`]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(
+        [
+          `${o}/`,
+          '\t/robots.txt',
+          '\t\t/sitemap_index.xml',
+          '\t\t\t/sitemap-a.xml',
+          '\t\t\t\t/a1',
+          '\t\t\t\t/a2',
+          '\t\t\t/sitemap-b.xml.gz',
+          '\t\t\t\t/b1',
+          '\t\t\t\t/https://other.example/b,2',
+          '\t\t\t/missing.xml',
+          '',
+        ].join('\n'),
+      );
+    }
+  });
+
+  it('prints the flat page list with -f pages, stripped with -u', async () => {
+    const r = await runCli(['ls', ...NET, '-f', 'pages', `${o}/`]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${o}/a1\n${o}/a2\n${o}/b1\nhttps://other.example/b,2\n`);
+    const stripped = await runCli(['ls', ...NET, '--format', 'pages', '-u', `${o}/`]);
+    expect(stripped.stdout).toBe('/a1\n/a2\n/b1\n/https://other.example/b,2\n');
+  });
+
+  it('prints the tree JSON form with -f json', async () => {
+    const r = await runCli(['ls', ...NET, '-f', 'json', `${o}/`]);
+    expect(r.code).toBe(0);
+    const tree = JSON.parse(r.stdout);
+    expect(tree.type).toBe('IndexWebsiteSitemap');
+    expect(tree.url).toBe(`${o}/`);
+    const robots = tree.subSitemaps[0];
+    expect(robots).toMatchObject({ type: 'IndexRobotsTxtSitemap', url: `${o}/robots.txt` });
+    const index = robots.subSitemaps[0];
+    expect(index.type).toBe('IndexXMLSitemap');
+    expect(index.subSitemaps.map((s: { type: string }) => s.type)).toEqual([
+      'PagesXMLSitemap',
+      'PagesXMLSitemap',
+      'InvalidSitemap',
+    ]);
+    expect(index.subSitemaps[2].reason).toContain('404');
+    expect(index.subSitemaps[0].pages[0]).toEqual({
+      url: `${o}/a1`,
+      priority: 0.8,
+      lastModified: '2024-05-06T07:08:09+02:00',
+      changeFrequency: null,
+      newsStory: null,
+      images: null,
+      alternates: null,
+    });
+    expect(index.subSitemaps[0].pages[1].changeFrequency).toBe('always');
+    // Indented as JSON.stringify(tree, null, 2).
+    expect(r.stdout).toBe(`${JSON.stringify(tree, null, 2)}\n`);
+  });
+
+  it('streams one NDJSON object per page with its sitemap', async () => {
+    const r = await runCli(['ls', ...NET, '-f', 'ndjson', `${o}/`]);
+    expect(r.code).toBe(0);
+    const lines = r.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.sitemap, l.url]).sort()).toEqual(
+      [
+        [`${o}/sitemap-a.xml`, `${o}/a1`],
+        [`${o}/sitemap-a.xml`, `${o}/a2`],
+        [`${o}/sitemap-b.xml.gz`, `${o}/b1`],
+        [`${o}/sitemap-b.xml.gz`, 'https://other.example/b,2'],
+      ].sort(),
+    );
+    const a1 = lines.find((l) => l.url === `${o}/a1`);
+    expect(a1).toMatchObject({ priority: 0.8, lastModified: '2024-05-06T07:08:09+02:00' });
+  });
+
+  it('streams CSV rows with a header, quoting per RFC 4180', async () => {
+    const r = await runCli(['ls', ...NET, '-f', 'csv', `${o}/`]);
+    expect(r.code).toBe(0);
+    const [header, ...rows] = r.stdout.trimEnd().split('\n');
+    expect(header).toBe(
+      'sitemap,url,priority,lastModified,changeFrequency,newsTitle,newsPublishDate,newsPublicationName,newsPublicationLanguage,images,alternates',
+    );
+    expect(rows.sort()).toEqual(
+      [
+        `${o}/sitemap-a.xml,${o}/a1,0.8,2024-05-06T07:08:09+02:00,,,,,,,`,
+        `${o}/sitemap-a.xml,${o}/a2,0.5,,always,,,,,,`,
+        `${o}/sitemap-b.xml.gz,${o}/b1,0.5,,,,,,,,`,
+        `${o}/sitemap-b.xml.gz,"https://other.example/b,2",0.5,,,,,,,,`,
+      ].sort(),
+    );
+  });
+
+  it('writes ndjson lines as pages arrive, before the walk is over', async () => {
+    // The second sitemap answers only once the first page has reached the CLI's stdout.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow = await startTestServer({
+      '/robots.txt': { headers: { 'Content-Type': 'text/plain' }, body: '' },
+    });
+    try {
+      slow.route('/robots.txt', {
+        headers: { 'Content-Type': 'text/plain' },
+        body: `Sitemap: ${slow.origin}/first.xml\nSitemap: ${slow.origin}/second.xml\n`,
+      });
+      slow.route('/first.xml', {
+        headers: XML,
+        body: urlset([`<url><loc>${slow.origin}/early</loc></url>`]),
+      });
+      slow.route('/second.xml', async (_req, res) => {
+        await gate;
+        res.writeHead(200, XML);
+        res.end(urlset([`<url><loc>${slow.origin}/late</loc></url>`]));
+      });
+      const child = spawnCli(['ls', ...NET, '-k', '-f', 'ndjson', `${slow.origin}/`]);
+      let out = '';
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (d: string) => {
+        out += d;
+        if (out.includes('/early')) release();
+      });
+      expect(await exited).toBe(0);
+      const urls = out
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l).url);
+      expect(urls).toEqual([`${slow.origin}/early`, `${slow.origin}/late`]);
+    } finally {
+      release();
+      await slow.close();
+    }
+  });
+
+  it('skips robots.txt with -r and the known paths with -k', async () => {
+    const noRobots = await runCli(['ls', ...NET, '-r', `${o}/`]);
+    expect(noRobots.code).toBe(0);
+    // sitemap_index.xml is a known path: found without robots.txt.
+    expect(noRobots.stdout.split('\n')[1]).toBe(`\t${o}/sitemap_index.xml`);
+    const neither = await runCli(['ls', ...NET, '--no-robots', '--no-known', `${o}/`]);
+    expect(neither.stdout).toBe(`${o}/\n`);
+  });
+
+  it('probes --extra-known-path (repeatable) along with the built-in known paths', async () => {
+    const r = await runCli([
+      'ls',
+      ...NET,
+      '-r',
+      '--extra-known-path',
+      'custom/map.xml',
+      '--extra-known-path',
+      'nothing-here.xml',
+      `${o}/`,
+    ]);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines).toContain(`\t${o}/sitemap_index.xml`);
+    const custom = lines.indexOf(`\t${o}/custom/map.xml`);
+    expect(lines[custom + 1]).toBe(`\t\t${o}/custom-page`);
+    expect(r.stdout).not.toContain('nothing-here');
+    // usp: the extra paths are known paths, so -k turns them off too.
+    const off = await runCli(['ls', ...NET, '-r', '-k', '--extra-known-path', 'custom/map.xml', `${o}/`]);
+    expect(off.stdout).toBe(`${o}/\n`);
+  });
+
+  it('stops at --max-pages and keeps what it read', async () => {
+    const r = await runCli([
+      'ls',
+      ...NET,
+      '-k',
+      '--concurrency',
+      '1',
+      '--max-pages',
+      '1',
+      '-f',
+      'pages',
+      `${o}/`,
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${o}/a1\n`);
+  });
+
+  it('writes logs to --log-file instead of stderr', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'usp-cli-'));
+    try {
+      const log = join(dir, 'usp.log');
+      const r = await runCli(['ls', ...NET, '-v', '-l', log, `${o}/`]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(tabtree());
+      expect(r.stderr).toBe('');
+      const text = readFileSync(log, 'utf8');
+      expect(text).toMatch(/usp: warning: .*\[invalid-changefreq\]/);
+      expect(text).toMatch(/usp: info: Invalid sitemap: .*missing\.xml/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('lets the private host it was given through, but no other private address unless --allow-private-networks', async () => {
+    const lan = await startTestServer();
+    try {
+      // 127.0.0.2 is loopback too, but not the host the user named.
+      lan.route('/robots.txt', {
+        headers: { 'Content-Type': 'text/plain' },
+        body: `Sitemap: ${lan.origin}/own.xml\nSitemap: http://127.0.0.2:${lan.port}/other.xml\n`,
+      });
+      lan.route('/own.xml', { headers: XML, body: urlset([`<url><loc>${lan.origin}/own-page</loc></url>`]) });
+      const guarded = await runCli(['ls', '--retries', '1', '-k', '-f', 'json', `${lan.origin}/`]);
+      expect(guarded.code).toBe(0);
+      const [own, other] = JSON.parse(guarded.stdout).subSitemaps[0].subSitemaps;
+      expect(own).toMatchObject({ type: 'PagesXMLSitemap', url: `${lan.origin}/own.xml` });
+      expect(other.type).toBe('InvalidSitemap');
+      expect(other.reason).toContain('Refused to connect to 127.0.0.2');
+      const open = await runCli([
+        'ls',
+        '--retries',
+        '1',
+        '-k',
+        '-f',
+        'json',
+        '--allow-private-networks',
+        `${lan.origin}/`,
+      ]);
+      expect(open.code, open.stderr).toBe(0);
+      const opened = JSON.parse(open.stdout).subSitemaps[0].subSitemaps[1];
+      expect(opened.type).toBe('InvalidSitemap');
+      expect(opened.reason).not.toContain('Refused to connect');
+    } finally {
+      await lan.close();
+    }
+  });
+});

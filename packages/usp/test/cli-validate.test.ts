@@ -1,0 +1,207 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestServer, type TestServer } from '@usp-ts/test-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './cli-helpers.js';
+
+// `usp validate` against a real server on 127.0.0.1 and on files.
+
+const NET = ['--allow-private-networks', '--retries', '1', '--timeout', '5s'];
+const XML = { 'Content-Type': 'application/xml; charset=utf-8' };
+const NS = 'http://www.sitemaps.org/schemas/sitemap/0.9';
+
+interface Finding {
+  severity: string;
+  code: string;
+  message: string;
+  sitemap: string;
+  entry?: number;
+  line?: number;
+}
+
+let server: TestServer;
+let o: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  o = server.origin;
+  server.route('/good.xml', {
+    headers: XML,
+    body: `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="${NS}">\n<url><loc>${o}/a</loc><lastmod>2024-01-02</lastmod><changefreq>daily</changefreq><priority>0.7</priority></url>\n<url><loc>${o}/b</loc></url>\n</urlset>\n`,
+  });
+  server.route('/bad.xml', {
+    headers: XML,
+    body: [
+      `<?xml version="1.0" encoding="UTF-8"?>`,
+      `<urlset xmlns="${NS}">`,
+      `<url><loc>${o}/ok</loc></url>`,
+      `<url><loc>${o}/date</loc><lastmod>2024-13-45</lastmod></url>`,
+      `<url><loc>${o}/prio</loc><priority>1.5</priority></url>`,
+      `<url><loc>${o}/freq</loc><changefreq>sometimes</changefreq></url>`,
+      '<url><loc>https://elsewhere.example/page</loc></url>',
+      `<url><loc>${o}/ok</loc></url>`,
+      '</urlset>',
+    ].join('\n'),
+  });
+  server.route('/nested/map.xml', {
+    headers: XML,
+    body: `<urlset xmlns="${NS}"><url><loc>${o}/nested/in</loc></url><url><loc>${o}/out</loc></url></urlset>`,
+  });
+  server.route('/no-ns.xml', { headers: XML, body: `<urlset><url><loc>${o}/x</loc></url></urlset>` });
+  server.route('/wrong-ns.xml', {
+    headers: XML,
+    body: `<urlset xmlns="http://www.google.com/schemas/sitemap/0.84"><url><loc>${o}/x</loc></url></urlset>`,
+  });
+  server.route('/html.xml', {
+    headers: { 'Content-Type': 'text/html' },
+    body: '<!DOCTYPE html>\n<html><head><title>Oops</title></head><body>Not found</body></html>',
+  });
+  server.route('/text-as-xml.xml', {
+    headers: { 'Content-Type': 'text/plain' },
+    body: `<urlset xmlns="${NS}"><url><loc>${o}/x</loc></url></urlset>`,
+  });
+  server.route('/index.xml', {
+    headers: XML,
+    body: `<sitemapindex xmlns="${NS}"><sitemap><loc>${o}/good.xml</loc></sitemap><sitemap><loc>${o}/gone.xml</loc></sitemap></sitemapindex>`,
+  });
+  server.route('/robots.txt', {
+    headers: { 'Content-Type': 'text/plain' },
+    body: `User-agent: *\nSitemap: ${o}/good.xml\n`,
+  });
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+async function validateJson(args: string[]): Promise<{
+  code: number | null;
+  report: { ok: boolean; findings: Finding[]; sitemaps: { url: string; type: string; entries: number }[] };
+}> {
+  const r = await runCli(['validate', ...NET, '-f', 'json', ...args]);
+  expect(r.stderr).toBe('');
+  return { code: r.code, report: JSON.parse(r.stdout) };
+}
+
+describe('usp validate', () => {
+  it('exits 0 on a clean sitemap, with a human report', async () => {
+    const r = await runCli(['validate', ...NET, `${o}/good.xml`]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(
+      `${o}/good.xml (PagesXMLSitemap, 2 entries, ${r.stdout.match(/(\d+) bytes/)?.[1]} bytes): ok\n\nno findings in 1 sitemap\n`,
+    );
+  });
+
+  it('reports each problem with the entry it is in, exit 1', async () => {
+    const { code, report } = await validateJson([`${o}/bad.xml`]);
+    expect(code).toBe(1);
+    expect(report.ok).toBe(false);
+    const found = report.findings.map((f) => [f.code, f.entry]);
+    expect(found).toEqual(
+      expect.arrayContaining([
+        ['invalid-date', 2],
+        ['invalid-priority', 3],
+        ['invalid-changefreq', 4],
+        ['cross-host', 5],
+      ]),
+    );
+    expect(report.findings.some((f) => f.code === 'duplicate-url' && f.entry === 6)).toBe(true);
+    for (const f of report.findings) expect(f.sitemap).toBe(`${o}/bad.xml`);
+  });
+
+  it('prints findings in the human report as severity, location, code, message', async () => {
+    const r = await runCli(['validate', ...NET, `${o}/bad.xml`]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^ {2}error {3}entry 2 {6}invalid-date {8}\S/m);
+    expect(r.stdout).toMatch(
+      /^ {2}error {3}entry 5 {6}cross-host {10}URL https:\/\/elsewhere\.example\/page is not on/m,
+    );
+    expect(r.stdout).toMatch(/\d+ errors?, \d+ warnings? in 1 sitemap\n$/);
+  });
+
+  it('flags URLs outside the sitemap directory', async () => {
+    const { report } = await validateJson([`${o}/nested/map.xml`]);
+    expect(report.findings.map((f) => [f.code, f.entry])).toEqual([['outside-directory', 2]]);
+  });
+
+  it('flags a missing and a wrong namespace', async () => {
+    const missing = await validateJson([`${o}/no-ns.xml`]);
+    expect(missing.report.findings.filter((f) => f.code === 'missing-namespace')).toHaveLength(1);
+    const wrong = await validateJson([`${o}/wrong-ns.xml`]);
+    expect(wrong.report.findings.map((f) => f.code)).toContain('wrong-namespace');
+  });
+
+  it('flags HTML served instead of a sitemap and a wrong Content-Type', async () => {
+    const html = await validateJson([`${o}/html.xml`]);
+    expect(html.code).toBe(1);
+    expect(html.report.findings.map((f) => f.code)).toEqual(['html']);
+    const text = await validateJson([`${o}/text-as-xml.xml`]);
+    expect(text.report.findings.map((f) => [f.severity, f.code])).toEqual([['warning', 'content-type']]);
+  });
+
+  it('follows an index to its children and reports the one that cannot be fetched', async () => {
+    const { code, report } = await validateJson([`${o}/index.xml`]);
+    expect(code).toBe(1);
+    expect(report.sitemaps.map((s) => [s.url, s.type])).toEqual([
+      [`${o}/index.xml`, 'IndexXMLSitemap'],
+      [`${o}/good.xml`, 'PagesXMLSitemap'],
+      [`${o}/gone.xml`, 'InvalidSitemap'],
+    ]);
+    expect(report.findings.map((f) => [f.sitemap, f.code])).toEqual([[`${o}/gone.xml`, 'fetch']]);
+    const shallow = await validateJson(['--no-follow', `${o}/index.xml`]);
+    expect(shallow.code).toBe(0);
+    expect(shallow.report.sitemaps).toHaveLength(1);
+  });
+
+  it('starts from robots.txt when given a homepage', async () => {
+    const { code, report } = await validateJson([`${o}/`]);
+    expect(code).toBe(0);
+    expect(report.sitemaps.map((s) => s.type)).toEqual(['IndexRobotsTxtSitemap', 'PagesXMLSitemap']);
+  });
+
+  describe('files', () => {
+    let dir: string;
+    beforeAll(() => {
+      dir = mkdtempSync(join(tmpdir(), 'usp-validate-'));
+    });
+    afterAll(() => {
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('gives line numbers in a plain-text sitemap', async () => {
+      const path = join(dir, 'list.txt');
+      writeFileSync(
+        path,
+        'https://example.com/a\nnot a url\r\nhttps://example.com/b\n\nftp://example.com/c\n',
+      );
+      const { code, report } = await validateJson([path]);
+      expect(code).toBe(1);
+      expect(report.findings.map((f) => [f.code, f.line])).toEqual([
+        ['invalid-url', 2],
+        ['invalid-url', 5],
+      ]);
+    });
+
+    it('counts more than 50,000 URLs', async () => {
+      const path = join(dir, 'big.xml');
+      const urls = Array.from(
+        { length: 50_001 },
+        (_, i) => `<url><loc>https://example.com/p${i}</loc></url>`,
+      );
+      writeFileSync(path, `<urlset xmlns="${NS}">${urls.join('')}</urlset>`);
+      const { code, report } = await validateJson(['--url', 'https://example.com/sitemap.xml', path]);
+      expect(code).toBe(1);
+      expect(report.findings.map((f) => f.code)).toEqual(['too-many-urls']);
+      expect(report.sitemaps[0].entries).toBe(50_001);
+    });
+
+    it('checks hosts only when --url says where the file lives', async () => {
+      const path = join(dir, 'hosts.xml');
+      writeFileSync(path, `<urlset xmlns="${NS}"><url><loc>https://example.com/a</loc></url></urlset>`);
+      expect((await validateJson([path])).code).toBe(0);
+      const elsewhere = await validateJson(['--url', 'https://other.example/sitemap.xml', path]);
+      expect(elsewhere.report.findings.map((f) => [f.code, f.entry])).toEqual([['cross-host', 1]]);
+    });
+  });
+});
