@@ -1,0 +1,249 @@
+// Turns the measured runs into results.md and the target checks of issue 7.
+
+/** Figures quoted from issue 7 (Python usp cannot be installed here: no PyPI). Not measured by us. */
+export const QUOTED = {
+  source:
+    'issue 7, measured on this 2-core machine over loopback; Python usp 1.8.1 is not installable here (no PyPI), so its figures are quoted, not measured',
+  bigSite: [
+    { impl: 'usp 1.8.1 (Python)', wallS: 30.7, rssMiB: 143 },
+    { impl: 'crawlee parseSitemap 3.18', wallS: 15.0, rssMiB: 154 },
+    { impl: 'sitemapper 4.1', wallS: 22.3, rssMiB: 718 },
+    { impl: 'sax tokenising (strict, no handlers)', wallS: 8.0, rssMiB: null },
+    { impl: 'gunzip alone', wallS: 0.7, rssMiB: null },
+  ],
+  image10k: [
+    { impl: 'usp 1.8.1 (Python)', wallS: 0.57 },
+    { impl: 'sitemapper 4.1', wallS: 0.72 },
+    { impl: 'crawlee parseSitemap 3.18', wallS: 1.05 },
+  ],
+  uspBigSiteWallS: 30.7,
+  uspBigSiteRssMiB: 143,
+  crawleeString50kS: 417,
+};
+
+const MIB = 1024;
+const s2 = (ms) =>
+  ms == null ? '–' : ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${(ms / 1000).toFixed(2)} s`;
+const mib = (kib) => (kib == null ? '–' : `${(kib / MIB).toFixed(0)} MiB`);
+const x = (v, d = 2) => (v == null ? '–' : `${v.toFixed(d)}×`);
+const num = (v) =>
+  v == null
+    ? '–'
+    : v >= 1e6
+      ? `${(v / 1e6).toFixed(2)} M`
+      : v >= 1e3
+        ? `${(v / 1e3).toFixed(0)} k`
+        : v.toFixed(0);
+
+function ours(c) {
+  return c?.results?.ours?.median ? c.results.ours : null;
+}
+
+export function computeTargets(results) {
+  const byId = Object.fromEntries(results.cases.map((c) => [c.id, c]));
+  const t = [];
+  const add = (name, pass, detail) =>
+    t.push({ name, status: pass === null ? 'N/A' : pass ? 'PASS' : 'FAIL', detail });
+
+  for (const [id, what] of [
+    ['urlset-doc', 'urlset'],
+    ['urlset-gz-doc', 'gzipped urlset'],
+    ['image-doc', 'image sitemap'],
+  ]) {
+    const c = byId[id];
+    const o = ours(c);
+    const floor = c?.results?.sax?.median;
+    if (!o || !floor) {
+      add(
+        `one document (${what}): ≥ 0.7 of sax's throughput`,
+        null,
+        'not measured (an implementation failed)',
+      );
+      continue;
+    }
+    add(
+      `one document (${what}): ≥ 0.7 of sax's throughput`,
+      o.throughputVsFloor >= 0.7,
+      `${o.mbPerS.toFixed(0)} MB/s vs sax ${c.results.sax.mbPerS.toFixed(0)} MB/s = ${o.throughputVsFloor.toFixed(2)}`,
+    );
+  }
+
+  const big = byId['site-big'];
+  const ob = ours(big);
+  if (ob) {
+    const cr = big.results.crawlee?.median;
+    add(
+      `${num(big.urls)}-URL site: ≥ 2× faster than crawlee`,
+      cr ? cr.wallMs / ob.median.wallMs >= 2 : null,
+      cr
+        ? `${s2(ob.median.wallMs)} vs ${s2(cr.wallMs)} = ${(cr.wallMs / ob.median.wallMs).toFixed(2)}×`
+        : 'crawlee did not finish',
+    );
+    const uspMs = QUOTED.uspBigSiteWallS * 1000;
+    add(
+      `${num(big.urls)}-URL site: ≥ 4× faster than usp (30.7 s, quoted)`,
+      results.profile === 'full' ? uspMs / ob.median.wallMs >= 4 : null,
+      `${s2(ob.median.wallMs)} vs 30.7 s quoted = ${(uspMs / ob.median.wallMs).toFixed(2)}×`,
+    );
+    add(
+      `${num(big.urls)}-URL site: peak RSS < 100 MiB`,
+      ob.median.maxRssKiB < 100 * MIB,
+      `${mib(ob.median.maxRssKiB)}`,
+    );
+  } else add('1M-URL site targets', null, 'our runner did not finish');
+
+  const bbc = byId['site-bbc'];
+  const obb = ours(bbc);
+  if (obb) {
+    add(`BBC-sized site (${num(bbc.urls)} URLs): < 30 s`, obb.median.wallMs < 30_000, s2(obb.median.wallMs));
+    add(`BBC-sized site: peak RSS < 100 MiB`, obb.median.maxRssKiB < 100 * MIB, mib(obb.median.maxRssKiB));
+  } else add('BBC-sized site targets', null, 'our runner did not finish');
+
+  const scale = results.cases.filter((c) => c.scale && ours(c));
+  if (scale.length >= 2) {
+    const per = scale.map((c) => ours(c).usPerUrl);
+    const rss = scale.map((c) => ours(c).median.maxRssKiB);
+    const spread = (xs) => Math.max(...xs) / Math.min(...xs);
+    const sizes = scale.map((c) => num(c.urls)).join(' / ');
+    add(
+      `scaling ${sizes}: time per URL flat within 20%`,
+      spread(per) <= 1.2,
+      `${per.map((v) => `${v.toFixed(2)} µs`).join(' / ')} (max/min ${spread(per).toFixed(2)})`,
+    );
+    add(
+      `scaling ${sizes}: peak RSS flat within 20%`,
+      spread(rss) <= 1.2,
+      `${rss.map((v) => mib(v)).join(' / ')} (max/min ${spread(rss).toFixed(2)})`,
+    );
+  } else add('scaling targets', null, 'fewer than two site sizes measured for us');
+
+  for (const [id, what] of [
+    ['image-http', 'image sitemap'],
+    ['news-http', 'news sitemap'],
+  ]) {
+    const c = byId[id];
+    const o = ours(c);
+    if (!o) {
+      add(`${what}: faster than every peer`, null, 'our runner did not finish');
+      continue;
+    }
+    const peers = ['crawlee', 'sitemapper'].map((p) => [p, c.results[p]]);
+    const beaten = peers.every(([, r]) => !r?.median || r.median.wallMs > o.median.wallMs);
+    add(
+      `${what}: faster than every peer`,
+      beaten,
+      `${s2(o.median.wallMs)} vs ${peers.map(([p, r]) => `${p} ${r?.median ? s2(r.median.wallMs) : 'failed'}`).join(', ')}`,
+    );
+  }
+  return t;
+}
+
+function caseTable(c) {
+  const rows = [
+    '| implementation | ok runs | wall (median) | CPU user+sys | peak RSS | URLs/s | MB/s | time ÷ floor | crawlee time ÷ this | sitemapper time ÷ this |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const r of Object.values(c.results)) {
+    if (!r.median) {
+      const why = r.unsupported ? 'no API for this input' : (r.failures[0] ?? 'failed');
+      rows.push(
+        `| ${r.label} | 0/${r.runs.length} | ${why.replace(/\|/g, '/').slice(0, 160)} | | | | | | | |`,
+      );
+      continue;
+    }
+    const mism = r.countMismatch ? ` ⚠ ${r.urls} URLs` : '';
+    const pr = r.peerTimeOverThis ?? {};
+    rows.push(
+      `| ${r.label}${mism} | ${r.okRuns}/${r.runs.length} | ${s2(r.median.wallMs)} | ${s2(r.median.cpuMs)} | ${mib(r.median.maxRssKiB)} | ${num(r.urlsPerS)} | ${r.mbPerS.toFixed(0)} | ${x(r.timeVsFloor)} | ${x(pr.crawlee)} | ${x(pr.sitemapper)} |`,
+    );
+  }
+  return rows.join('\n');
+}
+
+export function renderMarkdown(results) {
+  const targets = computeTargets(results);
+  const m = results.machine;
+  const L = [];
+  L.push('# Benchmark results', '');
+  L.push(
+    `Generated by \`${results.command}\` on ${results.generatedAt.slice(0, 10)}: ${m.cpus} × ${m.cpuModel}, ${m.memGiB} GiB, Node ${m.node}, ${m.platform}. ` +
+      `Profile \`${results.profile}\`; runs per input: ${results.options.runs} (1M site ${results.options.bigRuns}, BBC-sized ${results.options.bbcRuns}); per-run timeout ${results.options.timeoutS} s; whole bench ${results.totalSeconds.toFixed(0)} s.`,
+    '',
+  );
+  if (results.profile !== 'full') L.push('**Quick mode: small inputs, one run. Not the real figures.**', '');
+  L.push('![time and peak memory against number of URLs](chart.svg)', '');
+  L.push('## Targets (issue 7)', '', '| target | status | figures |', '| --- | --- | --- |');
+  for (const t of targets) L.push(`| ${t.name} | **${t.status}** | ${t.detail} |`);
+  L.push('');
+
+  const big = results.cases.find((c) => c.id === 'site-big');
+  const w = big?.results;
+  if (w?.['ours-w1']?.median && w?.['ours-w2']?.median) {
+    L.push('## Worker threads', '');
+    L.push(
+      `On the ${num(big.urls)}-URL site: parse in-thread ${s2(w['ours-w0']?.median?.wallMs)}, one worker ${s2(w['ours-w1'].median.wallMs)}, ` +
+        `two workers ${s2(w['ours-w2'].median.wallMs)}: two workers are ${(w['ours-w1'].median.wallMs / w['ours-w2'].median.wallMs).toFixed(2)}× as fast as one` +
+        (w['ours-w0']?.median
+          ? ` and ${(w['ours-w0'].median.wallMs / w['ours-w2'].median.wallMs).toFixed(2)}× as fast as parsing in-thread.`
+          : '.'),
+      '',
+    );
+  }
+
+  L.push('## Per input', '');
+  L.push(
+    'Median of the runs. Wall and CPU time cover the work only (libraries loaded and, for in-memory documents, bytes read before the clock starts); CPU counts every thread of the process; peak RSS is the process maximum (`process.resourceUsage().maxRSS`). ' +
+      'MB/s is decompressed XML per wall second. "time ÷ floor" is wall time over sax’s; "peer time ÷ this" above 1 means this row is faster than that peer.',
+    '',
+  );
+  for (const c of results.cases) {
+    L.push(`### ${c.title}`, '');
+    L.push(
+      `${c.urls.toLocaleString('en-US')} URLs, ${(c.bytes / 1e6).toFixed(1)} MB of XML${c.fileBytes !== c.bytes ? ` (${(c.fileBytes / 1e6).toFixed(1)} MB on the wire)` : ''}, ${c.runs} run${c.runs > 1 ? 's' : ''} each.`,
+      '',
+    );
+    L.push(caseTable(c), '');
+  }
+
+  const scale = results.cases.filter((c) => c.scale);
+  if (scale.length > 0) {
+    L.push('## Scaling (sites, streamed)', '');
+    const impls = ['ours', 'crawlee', 'sitemapper', 'sax'];
+    L.push(
+      `| URLs | ${impls.map((i) => `${scale[0].results[i]?.label ?? i} µs/URL · RSS`).join(' | ')} |`,
+      `| --- | ${impls.map(() => '---').join(' | ')} |`,
+    );
+    for (const c of scale) {
+      const cells = impls.map((i) => {
+        const r = c.results[i];
+        return r?.median ? `${r.usPerUrl.toFixed(2)} · ${mib(r.median.maxRssKiB)}` : r ? 'failed' : '–';
+      });
+      L.push(`| ${num(c.urls)} | ${cells.join(' | ')} |`);
+    }
+    L.push('');
+  }
+
+  L.push('## Quoted reference figures (not measured here)', '');
+  L.push(`Source: ${QUOTED.source}.`, '');
+  L.push('1,000,000-URL site:', '', '| implementation | wall | peak RSS |', '| --- | --- | --- |');
+  for (const q of QUOTED.bigSite)
+    L.push(`| ${q.impl} | ${q.wallS} s | ${q.rssMiB == null ? '–' : `${q.rssMiB} MiB`} |`);
+  L.push('', '10,000-URL image sitemap over HTTP:', '', '| implementation | wall |', '| --- | --- |');
+  for (const q of QUOTED.image10k) L.push(`| ${q.impl} | ${q.wallS} s |`);
+  L.push(
+    '',
+    `crawlee's string input (\`{ type: 'raw' }\`) hashes the whole string for every URL it yields: 50,000 URLs took ${QUOTED.crawleeString50kS} s, so it is not run here; the in-memory document rows compare us with sax only.`,
+    '',
+  );
+  L.push('## How each implementation is run', '');
+  L.push(
+    '- Every run is a fresh `node` process (`bench/src/runner.mjs`); implementations alternate within each round and the order rotates between rounds.',
+    '- **usp-ts**: sites with `walkPages(homepage)` from the `usp` package (robots.txt, then the known paths, then every sitemap), the consumer counts pages; single URLs with `walkSitemapPages(url)`; in-memory documents with core `parseDocument` and the default registry, pages counted in `onPages`. Worker rows set the worker-thread document parser explicitly.',
+    "- **crawlee**: `parseSitemap(sources, undefined, { enqueueStrategy: 'all', sitemapRetries: 0 })` from `@crawlee/utils`; sites read robots.txt with crawlee's `RobotsTxtFile.find` and pass its sitemaps. `enqueueStrategy: 'all'` because the default would drop every page whose host differs from 127.0.0.1.",
+    '- **sitemapper**: `new Sitemapper({ url, timeout, concurrency: 4, fields: { loc, lastmod, changefreq, priority } }).fetch()`; it has no robots.txt support, so sites read the `Sitemap:` lines first and fetch each in turn.',
+    '- **floor**: sax 1.6 in strict mode with `position: false`, no xmlns, no handlers, over the same bytes (fetched over HTTP and gunzipped with 64 KiB chunks for the HTTP and site inputs; every document of a site one after the other).',
+    '- Inputs are generated from a fixed seed (`bench/src/generate.mjs`) and served by `bench/src/server.mjs` on 127.0.0.1 with keep-alive; `.xml.gz` files go out as `application/gzip` bodies.',
+    '',
+  );
+  return { md: `${L.join('\n')}\n`, targets };
+}

@@ -1,0 +1,381 @@
+// `pnpm bench`: generates the inputs (once), serves them on 127.0.0.1, runs every implementation
+// in its own process, alternating, several times, and writes results/results.{json,md} and the chart.
+//
+//   node src/run.mjs [--quick] [--runs N] [--big-runs N] [--bbc-runs N] [--only id,id]
+//                    [--impls id,id] [--timeout-s N] [--no-chart] [--out DIR]
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureData } from './generate.mjs';
+import { renderMarkdown } from './report.mjs';
+import { startSiteServer } from './server.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const benchDir = path.resolve(here, '..');
+
+function parseArgs(argv) {
+  const o = {
+    quick: false,
+    runs: 5,
+    bigRuns: 3,
+    bbcRuns: 1,
+    only: null,
+    impls: null,
+    timeoutS: 240,
+    chart: true,
+    out: path.join(benchDir, 'results'),
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const next = () => argv[++i];
+    if (a === '--quick') o.quick = true;
+    else if (a === '--runs') o.runs = Number(next());
+    else if (a === '--big-runs') o.bigRuns = Number(next());
+    else if (a === '--bbc-runs') o.bbcRuns = Number(next());
+    else if (a === '--only') o.only = next().split(',');
+    else if (a === '--impls') o.impls = next().split(',');
+    else if (a === '--timeout-s') o.timeoutS = Number(next());
+    else if (a === '--no-chart') o.chart = false;
+    else if (a === '--out') o.out = path.resolve(next());
+    else if (a === '--') continue;
+    else throw new Error(`unknown argument ${a}`);
+  }
+  if (o.quick) {
+    o.runs = 1;
+    o.bigRuns = 1;
+    o.bbcRuns = 1;
+    o.timeoutS = Math.min(o.timeoutS, 60);
+    // Smoke-test output stays out of the committed results.
+    if (!argv.includes('--out')) o.out = path.join(benchDir, 'results', 'raw', 'quick');
+  }
+  return o;
+}
+
+function pkgVersion(name) {
+  try {
+    const p = path.join(benchDir, 'node_modules', name, 'package.json');
+    return JSON.parse(readFileSync(p, 'utf8')).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+export const IMPLS = {
+  ours: { label: 'usp-ts', kind: 'ours', module: 'ours' },
+  'ours-w0': { label: 'usp-ts, parse in-thread', kind: 'ours', module: 'ours', workers: 0 },
+  'ours-w1': { label: 'usp-ts, 1 worker thread', kind: 'ours', module: 'ours', workers: 1 },
+  'ours-w2': { label: 'usp-ts, 2 worker threads', kind: 'ours', module: 'ours', workers: 2 },
+  crawlee: { label: `crawlee parseSitemap ${pkgVersion('@crawlee/utils')}`, kind: 'peer', module: 'crawlee' },
+  sitemapper: { label: `sitemapper ${pkgVersion('sitemapper')}`, kind: 'peer', module: 'sitemapper' },
+  sax: { label: `floor: sax ${pkgVersion('sax')} tokenising`, kind: 'floor', module: 'sax' },
+  gunzip: { label: 'gunzip only (info)', kind: 'info', module: 'gunzip' },
+};
+
+const fmtN = (n) => (n >= 1e6 ? `${n / 1e6}M` : n >= 1e3 ? `${n / 1e3}k` : `${n}`);
+
+function buildCases(m, o) {
+  const s = m.singles;
+  const site = (key) => m.sites[key];
+  const peers = ['ours', 'crawlee', 'sitemapper', 'sax'];
+  const cases = [
+    {
+      id: 'urlset-doc',
+      title: `${fmtN(s.urlset.urls)}-URL urlset, one document, bytes in memory`,
+      mode: 'file',
+      file: s.urlset.file,
+      impls: ['ours', 'sax'],
+    },
+    {
+      id: 'urlset-gz-doc',
+      title: `${fmtN(s.urlset.urls)}-URL urlset gzipped, one document, bytes in memory`,
+      mode: 'file',
+      file: s.urlsetGz.file,
+      input: s.urlsetGz,
+      impls: ['ours', 'sax', 'gunzip'],
+    },
+    {
+      id: 'image-doc',
+      title: `${fmtN(s.image.urls)}-URL image sitemap, one document, bytes in memory`,
+      mode: 'file',
+      file: s.image.file,
+      input: s.image,
+      impls: ['ours', 'sax'],
+    },
+    {
+      id: 'urlset-http',
+      title: `${fmtN(s.urlset.urls)}-URL urlset over HTTP`,
+      mode: 'http',
+      route: '/urlset.xml',
+      input: s.urlset,
+      impls: peers,
+    },
+    {
+      id: 'urlset-gz-http',
+      title: `${fmtN(s.urlset.urls)}-URL urlset gzipped over HTTP`,
+      mode: 'http',
+      route: '/urlset.xml.gz',
+      input: s.urlsetGz,
+      impls: peers,
+    },
+    {
+      id: 'image-http',
+      title: `${fmtN(s.image.urls)}-URL image sitemap (1-3 images each) over HTTP`,
+      mode: 'http',
+      route: '/image.xml',
+      input: s.image,
+      impls: peers,
+    },
+    {
+      id: 'news-http',
+      title: `${fmtN(s.news.urls)}-URL Google News sitemap over HTTP`,
+      mode: 'http',
+      route: '/news.xml',
+      input: s.news,
+      impls: peers,
+    },
+  ];
+  cases[0].input = s.urlset;
+  const scaleKeys = Object.keys(m.sites).filter((k) => k.startsWith('scale-'));
+  for (const k of scaleKeys) {
+    cases.push({
+      id: `site-${fmtN(site(k).urls)}`,
+      title: `site of ${fmtN(site(k).urls)} URLs (robots.txt → index → ${site(k).urlsets} gzipped urlset${site(k).urlsets > 1 ? 's' : ''}), streamed`,
+      mode: 'site',
+      site: k,
+      input: site(k),
+      impls: peers,
+      scale: true,
+    });
+  }
+  cases.push({
+    id: 'site-big',
+    title: `the ${fmtN(site('big').urls)}-URL site (robots.txt → index → ${site('big').urlsets} gzipped urlsets), streamed`,
+    mode: 'site',
+    site: 'big',
+    input: site('big'),
+    impls: ['ours', 'ours-w0', 'ours-w1', 'ours-w2', 'crawlee', 'sitemapper', 'sax', 'gunzip'],
+    runs: o.bigRuns,
+    scale: true,
+    target: 'big',
+  });
+  cases.push({
+    id: 'site-bbc',
+    title: `BBC-sized site (robots.txt → 13 sitemaps, ${site('bbc').urlsets} gzipped urlsets, ${fmtN(site('bbc').urls)} URLs), streamed`,
+    mode: 'site',
+    site: 'bbc',
+    input: site('bbc'),
+    impls: ['ours', 'ours-w0', 'crawlee', 'sitemapper', 'sax'],
+    runs: o.bbcRuns,
+    scale: true,
+    target: 'bbc',
+  });
+  for (const c of cases) c.runs ??= o.runs;
+  let out = cases;
+  if (o.only) out = out.filter((c) => o.only.includes(c.id));
+  if (o.impls) for (const c of out) c.impls = c.impls.filter((i) => o.impls.includes(i));
+  return out;
+}
+
+function runOnce(task, timeoutMs) {
+  return new Promise((resolve) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, [path.join(here, 'runner.mjs'), JSON.stringify(task)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: benchDir,
+      env: { ...process.env, CRAWLEE_LOG_LEVEL: 'ERROR', APIFY_LOG_LEVEL: 'ERROR' },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+      if (stdout.length > 1e6) stdout = stdout.slice(-1e5);
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      if (stderr.length > 1e6) stderr = stderr.slice(-1e5);
+    });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const processMs = performance.now() - t0;
+      if (timedOut) {
+        resolve({
+          ok: false,
+          timeout: true,
+          error: `no result within ${timeoutMs / 1000} s (killed)`,
+          processMs,
+        });
+        return;
+      }
+      const line = stdout
+        .split('\n')
+        .reverse()
+        .find((l) => l.startsWith('RESULT '));
+      if (line === undefined) {
+        const tail = stderr.trim().split('\n').slice(-3).join(' | ');
+        resolve({ ok: false, error: `exit ${code ?? signal}, no result: ${tail.slice(0, 400)}`, processMs });
+        return;
+      }
+      resolve({ ...JSON.parse(line.slice(7)), processMs });
+    });
+  });
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const n = s.length;
+  return n === 0 ? null : n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+};
+
+function summarise(c, implId, runs) {
+  const ok = runs.filter((r) => r.ok);
+  const failures = runs.filter((r) => !r.ok).map((r) => r.error);
+  const res = {
+    label: IMPLS[implId].label,
+    kind: IMPLS[implId].kind,
+    runs,
+    okRuns: ok.length,
+    failures,
+    unsupported: runs.some((r) => r.unsupported),
+  };
+  if (ok.length === 0) return res;
+  const wallMs = median(ok.map((r) => r.wallMs));
+  const urlsSeen = ok.map((r) => r.urls).filter((u) => u !== null);
+  res.urls = urlsSeen.length > 0 ? median(urlsSeen) : null;
+  res.countMismatch = res.urls !== null && res.urls !== c.input.urls;
+  res.median = {
+    wallMs,
+    cpuMs: median(ok.map((r) => r.cpuMs)),
+    maxRssKiB: median(ok.map((r) => r.maxRssKiB)),
+    processMs: median(ok.map((r) => r.processMs)),
+  };
+  res.urlsPerS = c.input.urls / (wallMs / 1000);
+  res.mbPerS = c.input.bytes / 1e6 / (wallMs / 1000);
+  res.usPerUrl = (wallMs * 1000) / c.input.urls;
+  const extras = ok.map((r) => r.extra).filter(Boolean);
+  if (extras.length > 0) res.extra = extras[0];
+  return res;
+}
+
+function addRatios(c) {
+  const wall = (id) => c.results[id]?.median?.wallMs ?? null;
+  const floor = wall('sax');
+  for (const r of Object.values(c.results)) {
+    if (!r.median) continue;
+    r.timeVsFloor = floor ? r.median.wallMs / floor : null;
+    r.throughputVsFloor = floor ? floor / r.median.wallMs : null;
+    r.peerTimeOverThis = {};
+    for (const p of ['crawlee', 'sitemapper']) {
+      if (wall(p) !== null) r.peerTimeOverThis[p] = wall(p) / r.median.wallMs;
+    }
+  }
+}
+
+async function main() {
+  const o = parseArgs(process.argv.slice(2));
+  const log = (...a) => console.log(...a);
+  const profile = o.quick ? 'quick' : 'full';
+  const dataDir = path.join(benchDir, '.data');
+  const t0 = Date.now();
+  const manifest = await ensureData(dataDir, profile, log);
+  const dir = path.join(dataDir, profile);
+  const cases = buildCases(manifest, o);
+  const singleRoutes = {};
+  for (const d of Object.values(manifest.singles))
+    singleRoutes[`/${path.basename(d.file)}`] = { file: d.file };
+
+  for (const c of cases) {
+    const routes = c.mode === 'site' ? manifest.sites[c.site].routes : singleRoutes;
+    const server = c.mode === 'file' ? null : await startSiteServer(dir, routes);
+    log(`\n${c.title}  [${c.impls.length} implementations × ${c.runs} runs]`);
+    const runs = Object.fromEntries(c.impls.map((i) => [i, []]));
+    for (let r = 0; r < c.runs; r++) {
+      // Alternate, and rotate the order each round so no implementation always goes first.
+      const order = c.impls.map((_, k) => c.impls[(k + r) % c.impls.length]);
+      for (const implId of order) {
+        if (runs[implId].some((x) => x.unsupported || x.timeout)) continue;
+        const impl = IMPLS[implId];
+        const task = {
+          impl: impl.module,
+          mode: c.mode,
+          dataDir: dir,
+          file: c.file,
+          url: server && c.route ? server.origin + c.route : undefined,
+          origin: server?.origin,
+          documents: c.mode === 'site' ? manifest.sites[c.site].documents : undefined,
+          workers: impl.workers,
+          timeoutMs: o.timeoutS * 1000,
+        };
+        const res = await runOnce(task, o.timeoutS * 1000);
+        runs[implId].push(res);
+        const msg = res.ok
+          ? `${(res.wallMs / 1000).toFixed(2)} s wall, ${(res.cpuMs / 1000).toFixed(2)} s CPU, ${(res.maxRssKiB / 1024).toFixed(0)} MiB, ${res.urls ?? '-'} URLs`
+          : `FAILED: ${res.error}`;
+        log(`  run ${r + 1} ${impl.label.padEnd(34)} ${msg}`);
+      }
+    }
+    await server?.close();
+    c.results = Object.fromEntries(c.impls.map((i) => [i, summarise(c, i, runs[i])]));
+    addRatios(c);
+  }
+
+  const results = {
+    generatedAt: new Date().toISOString(),
+    command: `pnpm bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+    profile,
+    machine: {
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? 'unknown',
+      memGiB: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+      platform: `${process.platform} ${os.release()}`,
+    },
+    options: { runs: o.runs, bigRuns: o.bigRuns, bbcRuns: o.bbcRuns, timeoutS: o.timeoutS },
+    versions: {
+      '@crawlee/utils': pkgVersion('@crawlee/utils'),
+      sitemapper: pkgVersion('sitemapper'),
+      sax: pkgVersion('sax'),
+      usp: pkgVersion('usp'),
+    },
+    dataset: { generatorVersion: manifest.version, seed: manifest.seed },
+    cases: cases.map((c) => ({
+      id: c.id,
+      title: c.title,
+      mode: c.mode,
+      urls: c.input.urls,
+      bytes: c.input.bytes,
+      fileBytes: c.input.fileBytes,
+      runs: c.runs,
+      target: c.target ?? null,
+      scale: c.scale ?? false,
+      results: c.results,
+    })),
+    totalSeconds: (Date.now() - t0) / 1000,
+  };
+  mkdirSync(o.out, { recursive: true });
+  const { md, targets } = renderMarkdown(results);
+  results.targets = targets;
+  writeFileSync(path.join(o.out, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(path.join(o.out, 'results.md'), md);
+  if (o.chart) {
+    try {
+      const { renderChart } = await import('./chart.mjs');
+      await renderChart(results, o.out);
+    } catch (e) {
+      log(`chart not rendered: ${e.message}`);
+    }
+  }
+  log(`\nwrote ${path.join(o.out, 'results.md')} (${results.totalSeconds.toFixed(0)} s in all)`);
+  for (const t of targets) log(`  ${t.status.padEnd(4)} ${t.name}: ${t.detail}`);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,199 @@
+// The worker thread of `createWorkerParser`: runs core's parseDocument on bodies streamed from the
+// main thread and sends pages back in batches, one batch per chunk read, with a small window of
+// unacknowledged batches so a slow consumer on the main thread still pauses the parse.
+import { parentPort, workerData } from 'node:worker_threads';
+import {
+  isIndexSitemap,
+  type Page,
+  type PagesSitemapType,
+  type PageWriter,
+  parseDocument,
+  type Registry,
+  type Warning,
+} from '@usp-ts/core';
+import { createDefaultRegistry } from './plugins.js';
+import {
+  encodePages,
+  type FromWorker,
+  nodeGunzip,
+  type ToWorker,
+  tagDates,
+  type WorkerDoneResult,
+} from './worker-parse.js';
+
+/** Page batches sent ahead of the main thread's acknowledgements. */
+const WINDOW = 2;
+
+const port = parentPort;
+if (port === null) throw new Error('worker.js runs as a worker thread of createWorkerParser');
+
+const DISCARD: PageWriter = {
+  append() {},
+  close: () => ({ count: 0, load: () => [] }),
+};
+
+async function loadRegistry(): Promise<Registry> {
+  const mod = (workerData as { registryModule: string | null } | null)?.registryModule ?? null;
+  if (mod === null) return createDefaultRegistry();
+  const m = (await import(mod)) as { createRegistry?: () => Registry };
+  if (typeof m.createRegistry !== 'function') throw new Error(`${mod} does not export createRegistry()`);
+  return m.createRegistry();
+}
+const registryReady = loadRegistry();
+
+class BodyError extends Error {
+  readonly code: string | undefined;
+  constructor(e: { message: string; code?: string; name?: string }) {
+    super(e.message);
+    this.name = e.name ?? 'Error';
+    this.code = e.code;
+  }
+}
+
+class Cancelled extends Error {}
+
+class Job {
+  readonly id: number;
+  readonly abort = new AbortController();
+  #chunks: Uint8Array[] = [];
+  #ended = false;
+  #error: BodyError | null = null;
+  #wake: (() => void) | null = null;
+  #unacked = 0;
+  #ackWake: (() => void) | null = null;
+  #cancelled = false;
+  pendingWarnings: Warning[] = [];
+
+  constructor(id: number) {
+    this.id = id;
+  }
+
+  push(c: Uint8Array) {
+    this.#chunks.push(c);
+    this.#poke();
+  }
+  end(error?: { message: string; code?: string; name?: string }) {
+    this.#ended = true;
+    if (error) this.#error = new BodyError(error);
+    this.#poke();
+  }
+  ack() {
+    this.#unacked--;
+    const w = this.#ackWake;
+    this.#ackWake = null;
+    w?.();
+  }
+  cancel() {
+    this.#cancelled = true;
+    this.abort.abort();
+    this.end({ message: 'cancelled' });
+    this.ack();
+  }
+  #poke() {
+    const w = this.#wake;
+    this.#wake = null;
+    w?.();
+  }
+
+  async *body(): AsyncGenerator<Uint8Array, void, undefined> {
+    while (true) {
+      const c = this.#chunks.shift();
+      if (c !== undefined) {
+        port?.postMessage({ t: 'credit', id: this.id, bytes: c.length } satisfies FromWorker);
+        yield c;
+        continue;
+      }
+      if (this.#error !== null) throw this.#error;
+      if (this.#ended) return;
+      await new Promise<void>((r) => {
+        this.#wake = r;
+      });
+    }
+  }
+
+  async sendPages(pages: Page[], type: PagesSitemapType) {
+    if (this.#cancelled) throw new Cancelled('cancelled');
+    const batch = encodePages(pages);
+    const warnings = this.pendingWarnings;
+    this.pendingWarnings = [];
+    const transfer = [
+      batch.priority.buffer,
+      batch.lastmod.buffer,
+      batch.offset.buffer,
+      batch.micros.buffer,
+      batch.freq.buffer,
+    ];
+    port?.postMessage(
+      { t: 'pages', id: this.id, type, batch, warnings } satisfies FromWorker,
+      transfer as ArrayBuffer[],
+    );
+    this.#unacked++;
+    while (this.#unacked >= WINDOW && !this.#cancelled) {
+      await new Promise<void>((r) => {
+        this.#ackWake = r;
+      });
+    }
+    if (this.#cancelled) throw new Cancelled('cancelled');
+  }
+}
+
+const jobs = new Map<number, Job>();
+
+async function run(job: Job, m: Extract<ToWorker, { t: 'start' }>) {
+  try {
+    const registry = await registryReady;
+    const headers = m.headers;
+    const parsed = await parseDocument({
+      url: m.url,
+      body: job.body(),
+      registry,
+      headers: (name) => headers[name.toLowerCase()] ?? null,
+      onWarning: (w) => job.pendingWarnings.push(w),
+      onPages: (pages, type) => job.sendPages(pages, type),
+      pageWriter: DISCARD,
+      limits: m.limits,
+      gunzip: nodeGunzip,
+      signal: job.abort.signal,
+    });
+    const node = parsed.sitemap;
+    const result: WorkerDoneResult = {
+      nodeType: node.type,
+      url: node.url,
+      reason: node.type === 'InvalidSitemap' ? node.reason : null,
+      entries: isIndexSitemap(node) && 'entries' in node ? tagDates(node.entries) : null,
+      children: tagDates(parsed.children),
+      bytes: parsed.bytes,
+      truncated: parsed.truncated,
+      format: parsed.format ?? null,
+      encoding: parsed.encoding ?? null,
+      gzipLayers: parsed.gzipLayers ?? 0,
+    };
+    port?.postMessage({ t: 'done', id: job.id, result, warnings: job.pendingWarnings } satisfies FromWorker);
+  } catch (error) {
+    if (!(error instanceof Cancelled)) {
+      const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      port?.postMessage({ t: 'fail', id: job.id, message } satisfies FromWorker);
+    }
+  } finally {
+    jobs.delete(job.id);
+  }
+}
+
+port.on('message', (m: ToWorker) => {
+  if (m.t === 'start') {
+    const job = new Job(m.id);
+    jobs.set(m.id, job);
+    void run(job, m);
+    return;
+  }
+  const job = jobs.get(m.id);
+  if (job === undefined) return;
+  if (m.t === 'chunk') job.push(m.data);
+  else if (m.t === 'end') job.end(m.error);
+  else if (m.t === 'ack') job.ack();
+  else if (m.t === 'abort') {
+    // The signal stops the parser; ending the body wakes it if it waits for bytes.
+    job.abort.abort();
+    job.end();
+  } else if (m.t === 'cancel') job.cancel();
+});

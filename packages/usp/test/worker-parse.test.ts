@@ -1,0 +1,248 @@
+import { gzipSync } from 'node:zlib';
+import {
+  countingPageStore,
+  InvalidOptionError,
+  type Page,
+  type ParseDocumentOptions,
+  parseDocument,
+  SitemapDate,
+  sitemapToJSON,
+} from '@usp-ts/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDefaultRegistry } from '../src/plugins.js';
+import {
+  createWorkerParser,
+  decodePages,
+  encodePages,
+  nodeGunzip,
+  type WorkerParser,
+} from '../src/worker-parse.js';
+
+// The worker script runs compiled (Node 20 cannot load .ts in a worker): the build comes first.
+const workerUrl = new URL('../dist/worker.js', import.meta.url);
+
+const NS = 'http://www.sitemaps.org/schemas/sitemap/0.9';
+const IMAGE_NS = 'http://www.google.com/schemas/sitemap-image/1.1';
+const NEWS_NS = 'http://www.google.com/schemas/sitemap-news/0.9';
+
+function urlset(n: number, extra = (_i: number) => ''): string {
+  let s = `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="${NS}" xmlns:image="${IMAGE_NS}" xmlns:news="${NEWS_NS}">\n`;
+  for (let i = 0; i < n; i++) {
+    s += `<url><loc>https://example.com/p/${i}</loc><lastmod>2024-03-0${1 + (i % 9)}T10:20:30.123456+02:00</lastmod>`;
+    s += `<changefreq>${i % 2 ? 'daily' : 'weekly'}</changefreq><priority>0.${i % 10}</priority>${extra(i)}</url>\n`;
+  }
+  return `${s}</urlset>\n`;
+}
+
+const registry = createDefaultRegistry();
+const pools: WorkerParser[] = [];
+function pool(options: Parameters<typeof createWorkerParser>[0] = {}): WorkerParser {
+  const p = createWorkerParser({ workerUrl, inlineBelowBytes: 0, ...options });
+  pools.push(p);
+  return p;
+}
+afterEach(async () => {
+  for (const p of pools.splice(0)) await p.close();
+});
+
+async function* chunked(bytes: Uint8Array, size = 4096): AsyncGenerator<Uint8Array> {
+  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+}
+
+async function collect(
+  parse: (o: ParseDocumentOptions) => Promise<unknown>,
+  body: () => AsyncIterable<Uint8Array>,
+) {
+  const pages: Page[] = [];
+  const warnings: string[] = [];
+  const parsed = (await parse({
+    url: 'https://example.com/sitemap.xml',
+    body: body(),
+    registry,
+    onPages: (batch) => {
+      pages.push(...batch);
+    },
+    onWarning: (w) => warnings.push(w.code),
+  })) as Awaited<ReturnType<typeof parseDocument>>;
+  return { parsed, pages, warnings };
+}
+
+describe('page batches across threads', () => {
+  it('round-trip dates with their prototype, zone and microseconds, and the extension data', () => {
+    const pages: Page[] = [
+      {
+        url: 'https://a.example/1',
+        priority: 0.3,
+        lastModified: new SitemapDate(1_700_000_000_000, 120, 456),
+        changeFrequency: 'daily',
+        newsStory: {
+          title: 'T',
+          publishDate: new SitemapDate(1_600_000_000_000, null, 0),
+          publicationName: 'P',
+          publicationLanguage: 'en',
+          access: null,
+          genres: ['Blog'],
+          keywords: ['a', 'b'],
+          stockTickers: [],
+        },
+        images: [
+          { loc: 'https://a.example/i.jpg', caption: null, geoLocation: null, title: 'x', license: null },
+        ],
+        alternates: [{ hreflang: 'de', href: 'https://a.example/de/1' }],
+      },
+      {
+        url: 'https://a.example/2',
+        priority: 0.5,
+        lastModified: null,
+        changeFrequency: null,
+        newsStory: null,
+        images: null,
+        alternates: null,
+      },
+    ];
+    const back = decodePages(structuredClone(encodePages(pages)));
+    expect(back).toEqual(pages);
+    expect(back[0].lastModified).toBeInstanceOf(SitemapDate);
+    expect(back[0].lastModified?.toISOString()).toBe(pages[0].lastModified?.toISOString());
+    expect(back[0].newsStory?.publishDate).toBeInstanceOf(SitemapDate);
+    expect(back[0].newsStory?.publishDate?.hasZone).toBe(false);
+  });
+});
+
+describe('createWorkerParser', () => {
+  it('gives the same pages, node and warnings as parsing in-thread', async () => {
+    const xml = new TextEncoder().encode(
+      urlset(3000, (i) =>
+        i % 7 === 0 ? `<image:image><image:loc>https://example.com/i/${i}.jpg</image:loc></image:image>` : '',
+      ).replace('<loc>https://example.com/p/5</loc>', '<loc>not a url</loc>'),
+    );
+    const inThread = await collect(parseDocument, () => chunked(xml));
+    const inWorker = await collect(pool({ workers: 1 }).parse, () => chunked(xml));
+    expect(inWorker.pages.length).toBe(2999);
+    expect(inWorker.pages).toEqual(inThread.pages);
+    expect(inWorker.pages[0].lastModified).toBeInstanceOf(SitemapDate);
+    expect(inWorker.warnings).toEqual(inThread.warnings);
+    expect(sitemapToJSON(inWorker.parsed.sitemap)).toEqual(sitemapToJSON(inThread.parsed.sitemap));
+    expect(inWorker.parsed.truncated).toBe(false);
+    expect(inWorker.parsed.bytes).toBe(inThread.parsed.bytes);
+  });
+
+  it('gunzips in the worker and returns an index with its children and their dates', async () => {
+    let s = `<?xml version="1.0"?><sitemapindex xmlns="${NS}">`;
+    for (let i = 0; i < 50; i++)
+      s += `<sitemap><loc>https://example.com/s${i}.xml</loc><lastmod>2023-0${1 + (i % 9)}-02</lastmod></sitemap>`;
+    const gz = gzipSync(`${s}</sitemapindex>`);
+    const { parsed } = await collect(pool().parse, () => chunked(gz, 100));
+    expect(parsed.sitemap.type).toBe('IndexXMLSitemap');
+    expect(parsed.children.length).toBe(50);
+    expect(parsed.children[3].url).toBe('https://example.com/s3.xml');
+    expect(parsed.children[3].lastModified).toBeInstanceOf(SitemapDate);
+    expect(parsed.children[3].lastModified?.toISOString()).toBe('2023-04-02T00:00:00');
+    expect(parsed.gzipLayers).toBe(1);
+  });
+
+  it('keeps the pages read before the body broke off, as a truncated document', async () => {
+    const xml = new TextEncoder().encode(urlset(2000));
+    async function* broken() {
+      yield xml.subarray(0, 60_000);
+      throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    }
+    const inThread = await collect(parseDocument, broken);
+    const inWorker = await collect(pool().parse, broken);
+    expect(inWorker.parsed.truncated).toBe(true);
+    expect(inWorker.pages.length).toBeGreaterThan(100);
+    expect(inWorker.pages).toEqual(inThread.pages);
+    expect(inWorker.warnings).toEqual(inThread.warnings);
+  });
+
+  it('reads no further ahead than maxBytesInFlight while the consumer holds a batch', async () => {
+    const xml = new TextEncoder().encode(urlset(20_000));
+    let pulled = 0;
+    async function* counted() {
+      for (let i = 0; i < xml.length; i += 4096) {
+        pulled += Math.min(4096, xml.length - i);
+        yield xml.subarray(i, i + 4096);
+      }
+    }
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let batches = 0;
+    let pulledWhileHeld = 0;
+    const parser = pool({ maxBytesInFlight: 32 * 1024 });
+    const done = parser.parse({
+      url: 'https://example.com/big.xml',
+      body: counted(),
+      registry,
+      pageWriter: countingPageStore().open('https://example.com/big.xml'),
+      onPages: async () => {
+        batches++;
+        if (batches === 1) {
+          // Give the worker every chance to run ahead, then look at how much was read.
+          await new Promise((r) => setTimeout(r, 50));
+          pulledWhileHeld = pulled;
+          await held;
+        }
+      },
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    release();
+    const parsed = await done;
+    expect(parsed.sitemap.type).toBe('PagesXMLSitemap');
+    // One window of unacknowledged batches plus the bytes in flight, far from the whole body.
+    expect(pulledWhileHeld).toBeLessThan(256 * 1024);
+    expect(pulled).toBe(xml.length);
+  });
+
+  it('checks options before sending anything to a worker', async () => {
+    const p = pool();
+    await expect(
+      p.parse({
+        url: 'https://example.com/x.xml',
+        body: chunked(new Uint8Array(10)),
+        registry,
+        limits: { nope: 1 } as never,
+      }),
+    ).rejects.toBeInstanceOf(InvalidOptionError);
+    expect(() => createWorkerParser({ workers: 0 })).toThrow(InvalidOptionError);
+  });
+
+  it('parses robots.txt and small documents in-thread with the caller registry', async () => {
+    const p = createWorkerParser({ workerUrl });
+    pools.push(p);
+    const parsed = await p.parse({
+      url: 'https://example.com/robots.txt',
+      body: new TextEncoder().encode('User-agent: *\nDisallow: /x\nSitemap: https://example.com/s.xml\n'),
+      registry,
+    });
+    expect(parsed.sitemap.type).toBe('IndexRobotsTxtSitemap');
+    expect(parsed.children.map((c) => c.url)).toEqual(['https://example.com/s.xml']);
+  });
+
+  it('spreads documents over the workers and parses them concurrently', async () => {
+    const xml = new TextEncoder().encode(urlset(500));
+    const p = pool({ workers: 2 });
+    const results = await Promise.all([0, 1, 2, 3].map(() => collect(p.parse, () => chunked(xml))));
+    for (const r of results) expect(r.pages.length).toBe(500);
+  });
+});
+
+describe('nodeGunzip', () => {
+  it('caps the output and reports cut data as a gzip error after yielding what it had', async () => {
+    const data = gzipSync(Buffer.alloc(300_000, 'a'));
+    const read = async (input: Uint8Array, cap: number) => {
+      let n = 0;
+      try {
+        for await (const c of nodeGunzip(chunked(input, 1000), cap)) n += c.length;
+        return { n, error: null };
+      } catch (e) {
+        return { n, error: (e as { code?: string }).code };
+      }
+    };
+    expect(await read(data, 1_000_000)).toEqual({ n: 300_000, error: null });
+    expect(await read(data, 1000)).toEqual({ n: 1000, error: 'too-large' });
+    const cut = await read(data.subarray(0, data.length - 20), 1_000_000);
+    expect(cut.error).toBe('gzip');
+  });
+});
