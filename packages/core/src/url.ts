@@ -1,22 +1,50 @@
 import { InvalidUrlError } from './errors.js';
-
-// Python's `\s` (str.isspace), not JavaScript's: it includes \x1c-\x1f and \x85, and not U+FEFF.
-const PY_SPACE =
-  '\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
-/** usp's `^https?://[^\s/$.?#].[^\s]*$` (case-insensitive) with Python's whitespace class. */
-const HTTP_URL_RE = new RegExp(`^https?://[^${PY_SPACE}/$.?#][^\\n][^${PY_SPACE}]*$`, 'i');
+import { isPythonSpace } from './lines.js';
 
 /**
- * usp's `is_http_url`: the URL regex above (so a one-character host such as `http://x` fails),
- * then Python's `urlparse` must accept it and find a host. Like usp, ports and host names are not
- * validated further (`http://a.com:99999/` passes), and values are not trimmed.
+ * usp's `is_http_url`: `^https?://[^\s/$.?#].[^\s]*$` (case-insensitive, Python's `\s`), so a
+ * one-character host such as `http://x` fails; then Python's `urlparse` must accept it and find a
+ * host. Like usp, ports and host names are not validated further (`http://a.com:99999/` passes),
+ * and values are not trimmed. One pass over the text, no regex: it runs once per line of a
+ * plain-text sitemap.
  */
 export function isHttpUrl(url: string): boolean {
-  if (typeof url !== 'string' || url === '' || !HTTP_URL_RE.test(url)) return false;
-  // The regex guarantees `http(s)://`; the netloc runs to the first `/`, `?` or `#`.
-  const start = url.indexOf('//') + 2;
-  const netloc = url.slice(start, netlocEnd(url, start));
-  return pythonHostname(netloc) !== null;
+  if (typeof url !== 'string') return false;
+  let i: number;
+  if (startsWithIgnoreCase(url, 'https://')) i = 8;
+  else if (startsWithIgnoreCase(url, 'http://')) i = 7;
+  else return false;
+  const n = url.length;
+  if (n < i + 2) return false;
+  const first = url.charCodeAt(i);
+  // [^\s/$.?#] then `.` (anything but \n), then no whitespace to the end.
+  if (
+    isPythonSpace(first) ||
+    first === 0x2f ||
+    first === 0x24 ||
+    first === 0x2e ||
+    first === 0x3f ||
+    first === 0x23
+  ) {
+    return false;
+  }
+  if (url.charCodeAt(i + 1) === 0x0a) return false;
+  let netlocEnd = -1;
+  for (let k = i + 1; k < n; k++) {
+    const c = url.charCodeAt(k);
+    if (k > i + 1 && isPythonSpace(c)) return false;
+    if (netlocEnd === -1 && (c === 0x2f || c === 0x3f || c === 0x23)) netlocEnd = k;
+  }
+  return pythonHostname(url.slice(i, netlocEnd === -1 ? n : netlocEnd)) !== null;
+}
+
+function startsWithIgnoreCase(s: string, prefix: string): boolean {
+  if (s.length < prefix.length) return false;
+  for (let k = 0; k < prefix.length; k++) {
+    const c = s.charCodeAt(k);
+    if ((c >= 0x41 && c <= 0x5a ? c + 32 : c) !== prefix.charCodeAt(k)) return false;
+  }
+  return true;
 }
 
 /** `scheme://host[:port]/` of an http(s) URL. Throws `InvalidUrlError` for a non-http(s) URL. */
@@ -125,7 +153,8 @@ function pythonHostname(netloc: string): string | null {
     const colon = hostinfo.indexOf(':');
     host = colon === -1 ? hostinfo : hostinfo.slice(0, colon);
   }
-  return host === '' ? null : host.toLowerCase();
+  // Python lower-cases it; callers here only ask whether there is one.
+  return host === '' ? null : host;
 }
 
 function isAscii(s: string): boolean {

@@ -61,6 +61,62 @@ describe('isHttpUrl', () => {
     expect(isHttpUrl('http://ex\uff03ample.com/')).toBe(false);
   });
 
+  it('agrees with usp regex + urlsplit written out literally', () => {
+    const space =
+      '\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+    const re = new RegExp(`^https?://[^${space}/$.?#][^\\n][^${space}]*$`, 'i');
+    const reference = (url: string): boolean => {
+      if (!re.test(url)) return false;
+      const rest = url.slice(url.indexOf('//') + 2);
+      const netloc = rest.split(/[/?#]/, 1)[0];
+      if (netloc.includes('[') !== netloc.includes(']')) return false;
+      if (/[^\x00-\x7f]/.test(netloc)) {
+        const bare = netloc.replace(/[@:#?]/g, '');
+        if (bare.normalize('NFKC') !== bare && /[/?#@:]/.test(bare.normalize('NFKC'))) return false;
+      }
+      const hostinfo = netloc.slice(netloc.lastIndexOf('@') + 1);
+      // str.partition: split at the first occurrence only.
+      const host = hostinfo.includes('[')
+        ? hostinfo.slice(hostinfo.indexOf('[') + 1).split(']')[0]
+        : hostinfo.split(':')[0];
+      return host !== '';
+    };
+    const unit = fc.constantFrom(
+      'h',
+      't',
+      'p',
+      's',
+      'H',
+      ':',
+      '/',
+      'a',
+      '.',
+      '$',
+      '?',
+      '#',
+      '@',
+      '[',
+      ']',
+      ' ',
+      '\n',
+      '\x1c',
+      '\u3000',
+      'é',
+      '\uff03',
+    );
+    const arb = fc.oneof(
+      fc.string({ unit, maxLength: 16 }),
+      fc.string({ unit, maxLength: 12 }).map((s) => `http://${s}`),
+      fc.string({ unit, maxLength: 12 }).map((s) => `HTTPS://${s}`),
+    );
+    fc.assert(
+      fc.property(arb, (s) => {
+        expect(isHttpUrl(s), JSON.stringify(s)).toBe(reference(s));
+      }),
+      { numRuns: 20_000 },
+    );
+  }, 60_000);
+
   it('never throws', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 60 }), (s) => {
