@@ -458,7 +458,9 @@ class Engine implements XmlEngine {
   #inspect(): void {
     const p = this.#p;
     const state = p.state;
-    if (state >= S_DOCTYPE_FIRST && state <= S_DOCTYPE_LAST) this.#refuse('DOCTYPE');
+    // In a DOCTYPE, or past one that sax has not finished (its internal subset can leave the
+    // DOCTYPE states while `doctype` keeps the text): refuse whatever the write boundaries.
+    if ((state >= S_DOCTYPE_FIRST && state <= S_DOCTYPE_LAST) || p.doctype !== '') this.#refuse('DOCTYPE');
     if ((state === S_SGML_DECL || state === S_SGML_DECL_QUOTED) && /^\s*ENTITY/i.test(p.sgmlDecl)) {
       this.#refuse('ENTITY');
     }

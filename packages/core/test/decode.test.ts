@@ -2,6 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createDocumentDecoder, declaredEncoding, detectEncoding } from '../src/decode.js';
 
+/** Property runs: `USP_FUZZ_RUNS` for the long `pnpm fuzz` run, else the given default. */
+const runs = (fallback: number): number => Number(process.env.USP_FUZZ_RUNS) || fallback;
+
 interface Decoded {
   text: string;
   encoding: string | null;
@@ -170,7 +173,7 @@ describe('decode: damage', () => {
           expect(decode(bytes, cuts)).toEqual(decode(bytes));
         },
       ),
-      { seed: 7, numRuns: 300 },
+      { seed: 7, numRuns: runs(300) },
     );
     for (const bytes of samples) {
       const ones = Array.from({ length: bytes.length - 1 }, (_, i) => i + 1);
@@ -184,7 +187,7 @@ describe('decode: damage', () => {
         const out = decode(bytes, cut > 0 && cut < bytes.length ? [cut] : []);
         expect(typeof out.text).toBe('string');
       }),
-      { seed: 11, numRuns: 500 },
+      { seed: 11, numRuns: runs(500) },
     );
   });
 });

@@ -6,6 +6,9 @@ import { createRegistry } from '../src/registry.js';
 import type { Warning } from '../src/warning.js';
 import { createXmlEngine, type XmlEngineLimits } from '../src/xml.js';
 
+/** Property runs: `USP_FUZZ_RUNS` for the long `pnpm fuzz` run, else the given default. */
+const runs = (fallback: number): number => Number(process.env.USP_FUZZ_RUNS) || fallback;
+
 const NS = 'urn:test:root';
 const OTHER = 'urn:test:other';
 
@@ -319,7 +322,7 @@ describe('xml engine: chunking', () => {
         expect(cut.events).toEqual(whole.events);
         expect(cut.warnings).toEqual(whole.warnings);
       }),
-      { seed: 20240501, numRuns: 200 },
+      { seed: 20240501, numRuns: runs(200) },
     );
     const oneByOne = run([...doc]);
     expect(oneByOne.events).toEqual(whole.events);
