@@ -627,6 +627,50 @@ describe('budgets and cancellation', () => {
   });
 });
 
+describe('misbehaving hooks', () => {
+  it('a listener or hook that throws does not break the walk', async () => {
+    const client = new FakeClient({
+      [`${H}robots.txt`]: { body: ['index\n', `${H}a.xml\n`, `${H}missing.xml\n`] },
+      [`${H}a.xml`]: { body: ['pages\n', `${H}p\n`] },
+    });
+    const boom = () => {
+      throw new Error('hook failed');
+    };
+    const tree = await sitemapTreeForHomepage(
+      'http://example.com/x',
+      opts(client, { onWarning: boom, onProgress: boom, onResponse: boom, conditionalRequest: boom }),
+    );
+    const robots = tree.subSitemaps[0] as IndexRobotsTxtSitemap;
+    expect(robots.subSitemaps.map((s) => s.type)).toEqual(['PagesXMLSitemap', 'InvalidSitemap']);
+  });
+
+  it('a custom client that throws instead of answering an error loses only that sitemap', async () => {
+    const inner = new FakeClient({
+      [`${H}idx.xml`]: { body: ['index\n', `${H}bad.xml\n`, `${H}ok.xml\n`] },
+      [`${H}ok.xml`]: { body: ['pages\n', `${H}p\n`] },
+    });
+    const client: WebClient = {
+      get: (url, o) =>
+        url.endsWith('bad.xml') ? Promise.reject(new TypeError('socket hang up')) : inner.get(url, o),
+    };
+    const node = (await sitemapTreeForUrl(`${H}idx.xml`, opts(client))) as IndexXMLSitemap;
+    expect(node.subSitemaps.map((s) => s.type)).toEqual(['InvalidSitemap', 'PagesXMLSitemap']);
+    expect((node.subSitemaps[0] as InvalidSitemap).reason).toBe(
+      `Unable to fetch sitemap from ${H}bad.xml: socket hang up`,
+    );
+  });
+
+  it('checks document limits before starting', () => {
+    const client = new FakeClient({});
+    expect(() => walkPages(H, opts(client, { documentLimits: { maxPagesPerDocument: 0 } }))).toThrow(
+      InvalidOptionError,
+    );
+    expect(() =>
+      walkPages(H, opts(client, { documentLimits: { nope: 1 } as unknown as TreeOptions['documentLimits'] })),
+    ).toThrow(InvalidOptionError);
+  });
+});
+
 describe('conditional requests and page stores', () => {
   it('passes validators and turns a 304 into a "Not modified" node', async () => {
     const client = new FakeClient({

@@ -1,4 +1,10 @@
-import type { DocumentLimits, Gunzip, ParseDocumentOptions, ParsedDocument } from './document.js';
+import {
+  DEFAULT_DOCUMENT_LIMITS,
+  type DocumentLimits,
+  type Gunzip,
+  type ParseDocumentOptions,
+  type ParsedDocument,
+} from './document.js';
 import { InvalidOptionError, InvalidUrlError } from './errors.js';
 import type { Page } from './model.js';
 import { countingPageStore, memoryPageStore, type PageStore } from './page-store.js';
@@ -301,13 +307,24 @@ function resolveConfig(options: TreeOptions, homepageUrl: string, pageStore: Pag
       throw new InvalidOptionError('extraKnownPaths', 'must be an array of strings');
     }
   }
-  for (const name of [
+  for (const [key, value] of Object.entries(options.documentLimits ?? {})) {
+    if (!(key in DEFAULT_DOCUMENT_LIMITS))
+      throw new InvalidOptionError(`documentLimits.${key}`, 'unknown limit');
+    if (value !== undefined && (typeof value !== 'number' || Number.isNaN(value) || value < 1)) {
+      throw new InvalidOptionError(`documentLimits.${key}`, 'must be a number >= 1');
+    }
+  }
+  const hooks = [
     'recurseCallback',
     'recurseListCallback',
     'onWarning',
     'onProgress',
     'parse',
-  ] as const) {
+    'conditionalRequest',
+    'onResponse',
+    'gunzip',
+  ] as const;
+  for (const name of hooks) {
     if (options[name] !== undefined && typeof options[name] !== 'function') {
       throw new InvalidOptionError(name, 'must be a function');
     }
@@ -331,7 +348,7 @@ async function runHomepage(walk: Walk, home: Homepage): Promise<IndexWebsiteSite
   const options = walk.config.options;
   if (home.warning !== null) {
     walk.walkWarnings.push(home.warning);
-    options.onWarning?.(home.warning);
+    walk.notify(home.warning);
   }
   const children: Sitemap[] = [];
   walk.start();
@@ -394,7 +411,7 @@ function keepTopLevel(walk: Walk, result: FetchResult): boolean {
       url: node.url,
     };
     walk.walkWarnings.push(warning);
-    walk.config.options.onWarning?.(warning);
+    walk.notify(warning);
     node.releasePages();
     return false;
   }

@@ -228,12 +228,18 @@ export class Walk {
   #warn(into: Warning[] | null, code: WarningCode, message: string, url: string): Warning {
     const w: Warning = { code, message, url };
     into?.push(w);
-    this.config.options.onWarning?.(w);
+    this.notify(w);
     return w;
   }
 
+  /** Hands a warning to the caller's listener; a listener that throws does not break the walk. */
+  notify(w: Warning): void {
+    hook(() => this.config.options.onWarning?.(w));
+  }
+
   #progress(): void {
-    this.config.options.onProgress?.(this.stats);
+    const onProgress = this.config.options.onProgress;
+    if (onProgress !== undefined) hook(() => onProgress(this.stats));
   }
 
   #invalidNode(
@@ -279,6 +285,15 @@ export class Walk {
     let children: ChildRef[] = [];
     try {
       [result, children] = await this.#fetchOne(task);
+    } catch (error) {
+      // A custom client or parse hook that broke its contract: the sitemap is lost, the walk goes on.
+      const node = this.#invalidNode(
+        task.url,
+        `Unable to fetch sitemap from ${task.url}: ${describe(error)}`,
+        task.lastModified,
+        'fetch',
+      );
+      result = this.#result(task, node, null);
     } finally {
       this.#inFlight--;
       this.#slots.release();
@@ -295,7 +310,7 @@ export class Walk {
   async #fetchOne(task: FetchTask): Promise<[FetchResult, ChildRef[]]> {
     const { url, lastModified } = task;
     const opts = this.config.options;
-    const conditional = opts.conditionalRequest?.(url);
+    const conditional = hook(() => opts.conditionalRequest?.(url));
     let response: WebResponse;
     try {
       response = await this.config.webClient.get(url, {
@@ -328,7 +343,9 @@ export class Walk {
       );
       return [this.#result(task, node, null), []];
     }
-    opts.onResponse?.({ url, finalUrl: response.url, status: response.status, headers: response.headers });
+    hook(() =>
+      opts.onResponse?.({ url, finalUrl: response.url, status: response.status, headers: response.headers }),
+    );
     const contentType = response.headers('content-type');
     const finalUrl = response.url;
     const finalKey = safeKey(finalUrl);
@@ -566,6 +583,15 @@ const DISCARD_WRITER = {
   append() {},
   close: (): StoredPages => ({ count: 0, load: () => [] }),
 };
+
+/** Runs a caller's hook; its exception is not the walk's (a hook must not break a crawl). */
+function hook<T>(fn: () => T): T | undefined {
+  try {
+    return fn();
+  } catch {
+    return undefined;
+  }
+}
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -137,7 +137,7 @@ async function main(sitemaps, perSitemap) {
     console.log(
       `site: ${sitemaps} gzipped urlsets x ${perSitemap} URLs = ${sitemaps * perSitemap} URLs at ${homepage}`,
     );
-    for (const how of ['stream', 'tree-counting', 'tree-file', 'tree-memory']) {
+    for (const how of (process.env.MODES ?? 'stream,tree-counting,tree-file,tree-memory').split(',')) {
       console.log(await run(['--walk', homepage, how]));
     }
   } finally {
