@@ -1,0 +1,1 @@
+export { type PlainTextOptions, plainText } from './text-format.js';
