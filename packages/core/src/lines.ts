@@ -77,7 +77,7 @@ export function createLineSplitter(onLine: LineListener, options: LineSplitterOp
         if (nextCR !== -1 && nextCR < from) nextCR = text.indexOf('\r', from);
         if (nextLF === -1) return nextCR;
         if (nextCR === -1) return nextLF;
-        return nextLF < nextCR ? nextLF : nextCR;
+        return Math.min(nextLF, nextCR);
       };
       for (let at = nextBreak(start); at !== -1; at = nextBreak(start)) {
         let line: string;
