@@ -20,11 +20,9 @@ export function parseIsoDate(text: string): SitemapDate | null {
  * and common zone abbreviations mapped to their offsets), then the ISO forms. `null` when unparseable.
  */
 export function parseRfc2822Date(text: string): SitemapDate | null {
-  if (typeof text !== 'string') return null;
-  const loose = parseLooseDate(text);
-  if (loose !== null) return loose;
-  const iso = parseW3cDate(text);
-  return iso === NOT_W3C ? null : iso;
+  // The fast path fails on the first character of `Thu, ...`, and feeds often use ISO dates:
+  // the two paths read disjoint forms, so the order only matters for speed.
+  return parseIsoDate(text);
 }
 
 // ---------------------------------------------------------------------------------------------
