@@ -557,6 +557,28 @@ describe('budgets and cancellation', () => {
     expect(last).toMatchObject({ stoppedBy: 'maxSitemaps', sitemapsFetched: 4 });
   });
 
+  it('maxSitemaps: requests already made (within the budget) still finish', async () => {
+    const gate = deferred();
+    const client = new FakeClient({
+      [`${H}idx.xml`]: { body: ['index\n', `${H}c0.xml\n`, `${H}c1.xml\n`, `${H}c2.xml\n`] },
+      [`${H}c0.xml`]: { gate: gate.promise, body: ['pages\n', `${H}a\n`, `${H}b\n`] },
+      [`${H}c1.xml`]: { body: ['pages\n', `${H}c\n`] },
+    });
+    const done = sitemapTreeForUrl(`${H}idx.xml`, opts(client, { maxSitemaps: 2, concurrency: 2 }));
+    while (client.requests.length < 2) await new Promise((r) => setTimeout(r, 1));
+    // Let the walk reach c1 (over budget) before c0 answers.
+    for (let i = 0; i < 20; i++) await new Promise((r) => setTimeout(r, 0));
+    gate.resolve();
+    const node = (await done) as IndexXMLSitemap;
+    expect(node.subSitemaps.map((s) => s.type)).toEqual([
+      'PagesXMLSitemap',
+      'InvalidSitemap',
+      'InvalidSitemap',
+    ]);
+    expect([...node.allPages()].map((p) => p.url)).toEqual([`${H}a`, `${H}b`]);
+    expect(client.requests).toEqual([`${H}idx.xml`, `${H}c0.xml`]);
+  });
+
   it('maxPages: keeps exactly that many pages and stops the walk', async () => {
     const client = new FakeClient(bigIndex(10));
     const tree = (await sitemapTreeForUrl(

@@ -136,6 +136,7 @@ export class Walk {
   readonly #slots: Slots;
   readonly #controller = new AbortController();
   #stopReason: StopReason | null = null;
+  #halted = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #unlinkSignal: (() => void) | undefined;
   /** Set by a caller's callback that threw where usp lets the exception escape. */
@@ -199,20 +200,29 @@ export class Walk {
   }
 
   /**
-   * Stops the walk: in-flight requests are aborted (their documents end as truncated with the
-   * pages read so far), queued and later sitemaps are not fetched. `null` stops silently (a
-   * stream consumer that went away).
+   * Stops the walk: queued and later sitemaps are not fetched. In-flight requests are aborted
+   * (their documents end as truncated with the pages read so far), except when the sitemap budget
+   * ran out: those were within it and finish. `null` stops silently (a stream consumer that went
+   * away).
    */
   stop(reason: StopReason | null): void {
-    if (this.#controller.signal.aborted) return;
+    const first = !this.#halted;
+    const aborting = reason !== 'maxSitemaps' && !this.#controller.signal.aborted;
+    if (!first && !aborting) return;
+    this.#halted = true;
+    if (first && reason !== null) this.#stopReason = reason;
     if (reason !== null) {
-      this.#stopReason = reason;
       const code: WarningCode = reason === 'aborted' ? 'aborted' : 'limit';
       const message = `Walk stopped: ${STOP_TEXT[reason](this.config)}; sitemaps not fetched are reported as InvalidSitemap`;
       this.#warn(this.walkWarnings, code, message, this.config.homepageUrl ?? '');
     }
-    this.#controller.abort();
     this.#slots.drain();
+    if (aborting) this.#controller.abort();
+  }
+
+  /** Whether the walk stopped taking new sitemaps. */
+  get halted(): boolean {
+    return this.#halted;
   }
 
   /** Rejects the walk with a caller's exception (usp lets `recurse_list_callback` errors escape). */
@@ -267,10 +277,10 @@ export class Walk {
 
   /** Fetches, parses and (for an index) recurses. Never rejects for bad content or bad servers. */
   async fetch(task: FetchTask): Promise<FetchResult> {
-    if (this.signal.aborted) return this.#unfetched(task);
+    if (this.#halted) return this.#unfetched(task);
     const got = this.#slots.acquire();
     if (!(got === true || (await got))) return this.#unfetched(task);
-    if (this.signal.aborted) {
+    if (this.#halted) {
       this.#slots.release();
       return this.#unfetched(task);
     }

@@ -114,8 +114,10 @@ async function walk(homepage, how) {
 }
 
 function run(args) {
+  // WALK_NODE_ARGS='--max-old-space-size=48' shows the walk fits a small heap (memory is bounded, not just lucky).
+  const nodeArgs = (process.env.WALK_NODE_ARGS ?? '').split(' ').filter(Boolean);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [self, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...nodeArgs, self, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;
