@@ -104,7 +104,8 @@ export class Progress {
     const c = this.#counts;
     const secs = Math.max((now - this.#started) / 1000, 0.001);
     const text = `sitemaps ${c.sitemapsDone} done, ${c.sitemapsQueued} queued | pages ${c.pages} | ${formatBytes(c.bytes)} | ${Math.round(c.pages / secs)} pages/s`;
-    const width = (this.#stream.columns ?? 80) - 1;
+    const cols = this.#stream.columns;
+    const width = (cols !== undefined && cols > 20 ? cols : 80) - 1;
     this.#stream.write(`\r${text.slice(0, width)}\x1b[K`);
     this.#shown = true;
   }

@@ -153,6 +153,10 @@ export async function runListing(run: LsRun): Promise<IndexWebsiteSitemap | null
     ...run.options,
     onWarning: (w) => log.warning(w),
     onProgress: (stats) => progress.update(progressCounts(stats)),
+    onResponse: (info) =>
+      log.debug(
+        `${info.status} ${info.finalUrl}${info.finalUrl === info.url ? '' : ` (requested ${info.url})`}`,
+      ),
   };
   const started = Date.now();
   if (format === 'ndjson' || format === 'csv') {

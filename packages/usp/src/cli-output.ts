@@ -79,7 +79,8 @@ function escapeControls(text: string): string {
   return text.replace(CONTROLS, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
-function shown(out: Output, url: string): string {
+/** A URL as a line-oriented format prints it: control characters escaped on a terminal. */
+export function shown(out: Output, url: string): string {
   return out.escapeControls ? escapeControls(url) : url;
 }
 

@@ -1,5 +1,12 @@
 import { open } from 'node:fs/promises';
-import { isHttpUrl, stripUrlToHomepage } from '@usp-ts/core';
+import {
+  countingPageStore,
+  isHttpUrl,
+  isIndexSitemap,
+  type Page,
+  type ParsedDocument,
+  stripUrlToHomepage,
+} from '@usp-ts/core';
 import {
   choice,
   count,
@@ -12,8 +19,19 @@ import {
   UsageError,
 } from './cli-args.js';
 import { Log } from './cli-log.js';
-import { FORMATS, Output, writeTree } from './cli-output.js';
+import {
+  CSV_HEADER,
+  csvLine,
+  FORMATS,
+  type Format,
+  ndjsonLine,
+  Output,
+  shown,
+  stripUrl,
+  writeTree,
+} from './cli-output.js';
 import { LOCAL_DUMMY_URL, parseSitemapDocument } from './document.js';
+import { filePageStore } from './page-store-file.js';
 
 export const PARSE_USAGE =
   'usage: usp parse [-h] [--url URL] [-H HEADER] [-f FORMAT] [-u] [-v] [-l LOG_FILE] file';
@@ -76,6 +94,31 @@ export async function openInput(file: string): Promise<AsyncIterable<Uint8Array>
   }
 }
 
+function pageLine(
+  out: Output,
+  format: Exclude<Format, 'json'>,
+  page: Page,
+  url: string,
+  prefix: string,
+): string {
+  switch (format) {
+    case 'tabtree':
+      return `\t${shown(out, stripUrl(page.url, prefix))}`;
+    case 'pages':
+      return shown(out, stripUrl(page.url, prefix));
+    case 'ndjson':
+      return ndjsonLine(page, url, prefix);
+    case 'csv':
+      return csvLine(page, url, prefix);
+  }
+}
+
+function summary(log: Log, parsed: ParsedDocument): void {
+  log.info(
+    `${parsed.sitemap.type}: ${parsed.bytes} bytes${parsed.truncated ? ', ended early' : ''}, ${parsed.children.length} children`,
+  );
+}
+
 export async function runParse(args: string[], signal: AbortSignal): Promise<number> {
   const p = parse(args, PARSE_OPTIONS, PARSE_USAGE);
   if (flag(p, 'help')) {
@@ -90,17 +133,44 @@ export async function runParse(args: string[], signal: AbortSignal): Promise<num
   const log = new Log(count(p, 'verbose'), str(p, 'log-file'));
   try {
     const body = await openInput(file);
+    const out = new Output(process.stdout);
+    const prefix = flag(p, 'strip-url') ? stripUrlToHomepage(url) : '';
+    if (format === 'json') {
+      // The JSON form needs the whole node: pages wait in a temp file meanwhile.
+      const parsed = await parseSitemapDocument(body, {
+        url,
+        headers,
+        onWarning: (w) => log.warning(w),
+        pageStore: filePageStore(),
+        signal,
+      });
+      summary(log, parsed);
+      await writeTree(out, parsed.sitemap, format, prefix);
+      return 0;
+    }
+    // Every other format is written as the pages are parsed, and none is kept.
+    if (format === 'tabtree') await out.line(shown(out, url));
+    if (format === 'csv') await out.line(CSV_HEADER);
     const parsed = await parseSitemapDocument(body, {
       url,
       headers,
       onWarning: (w) => log.warning(w),
+      pageStore: countingPageStore(),
       signal,
+      async onPages(pages) {
+        for (const page of pages) {
+          const pending = out.line(pageLine(out, format, page, url, prefix));
+          if (pending) await pending;
+        }
+      },
     });
-    log.info(
-      `${parsed.sitemap.type}: ${parsed.bytes} bytes${parsed.truncated ? ', ended early' : ''}, ${parsed.children.length} children`,
-    );
-    const prefix = flag(p, 'strip-url') ? stripUrlToHomepage(url) : '';
-    await writeTree(new Output(process.stdout), parsed.sitemap, format, prefix);
+    summary(log, parsed);
+    // An index's children (un-fetched) come after: a tabtree lists them as nodes.
+    if (format === 'tabtree' && isIndexSitemap(parsed.sitemap)) {
+      for (const child of parsed.sitemap.subSitemaps)
+        await out.line(`\t${shown(out, stripUrl(child.url, prefix))}`);
+    }
+    await out.flush();
   } finally {
     log.summary();
     await log.close();

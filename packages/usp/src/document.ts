@@ -8,6 +8,7 @@ import {
   isHttpUrl,
   isIndexSitemap,
   type PageStore,
+  type ParseDocumentOptions,
   type ParsedDocument,
   parseDocument,
   type Registry,
@@ -38,6 +39,8 @@ export interface ParseSitemapOptions {
   limits?: Partial<DocumentLimits>;
   /** Where the pages go (default: memory). */
   pageStore?: PageStore;
+  /** Receives pages in batches as they are parsed; awaited (a slow consumer pauses the parse). */
+  onPages?: ParseDocumentOptions['onPages'];
   gunzip?: Gunzip;
   signal?: AbortSignal;
 }
@@ -62,6 +65,7 @@ export async function parseSitemapDocument(
     onWarning: options.onWarning,
     limits: options.limits,
     pageWriter: options.pageStore?.open(url),
+    onPages: options.onPages,
     gunzip: options.gunzip,
     signal: options.signal,
   });
