@@ -1,6 +1,6 @@
 // Every case in conformance-differences.json must exist in the corpus (when ../shared is
 // present), carry a one-sentence reason, and be pinned by a test that names it.
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -22,7 +22,8 @@ const corpusOfTests = [...testFiles(join(root, 'packages')), ...testFiles(join(r
 
 const problems = [];
 for (const [name, reason] of Object.entries(diffs)) {
-  if (typeof reason !== 'string' || reason.trim().length < 10) problems.push(`${name}: reason missing or too short`);
+  if (typeof reason !== 'string' || reason.trim().length < 10)
+    problems.push(`${name}: reason missing or too short`);
   if (existsSync(cases) && !existsSync(join(cases, name))) problems.push(`${name}: no such conformance case`);
   if (!corpusOfTests.includes(`'${name}'`) && !corpusOfTests.includes(`"${name}"`)) {
     problems.push(`${name}: no test pins our behaviour (no test file names the case)`);

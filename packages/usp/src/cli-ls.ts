@@ -5,7 +5,7 @@ import {
   stripUrlToHomepage,
   type WalkStats,
 } from '@usp-ts/core';
-import { hostIsPrivate, type WebClientOptions } from '@usp-ts/fetcher';
+import type { WebClientOptions } from '@usp-ts/fetcher';
 import {
   choice,
   count,
@@ -101,24 +101,16 @@ limits:
 ${NETWORK_HELP}`;
 
 /**
- * Client options from the command line. The host the user named is let through even when it is
- * private (a dev server on localhost), but only when it really is; other private addresses a
- * sitemap points at stay blocked unless `--allow-private-networks`.
+ * Client options from the command line. Without `--allow-private-networks` the library still lets
+ * a private host the user named through (see `clientOptionsFor`), and nothing else private.
  */
-export async function webClientOptionsFrom(
-  p: Parsed,
-  usage: string,
-  target?: string,
-): Promise<WebClientOptions> {
-  const allowPrivateNetworks = flag(p, 'allow-private-networks');
-  const options = {
+export function webClientOptionsFrom(p: Parsed, usage: string): WebClientOptions {
+  return {
     userAgent: str(p, 'user-agent'),
     requestTimeoutMs: duration(p, 'timeout', usage),
     retries: integer(p, 'retries', usage, 1),
-    allowPrivateNetworks,
+    allowPrivateNetworks: flag(p, 'allow-private-networks'),
   };
-  if (allowPrivateNetworks || target === undefined || !(await hostIsPrivate(target))) return options;
-  return { ...options, allowPrivateHosts: [new URL(target).hostname] };
 }
 
 /** The prefix `--strip-url` removes: the homepage as the tree will normalise it. */
@@ -208,7 +200,7 @@ export async function runLs(args: string[], signal: AbortSignal): Promise<number
     maxSitemaps: integer(p, 'max-sitemaps', LS_USAGE, 1),
     maxPages: integer(p, 'max-pages', LS_USAGE, 1),
     deadlineMs: duration(p, 'deadline', LS_USAGE),
-    webClientOptions: await webClientOptionsFrom(p, LS_USAGE, url),
+    webClientOptions: webClientOptionsFrom(p, LS_USAGE),
     signal,
   };
   const log = new Log(count(p, 'verbose'), str(p, 'log-file'));

@@ -117,11 +117,7 @@ export async function runValidate(args: string[], signal: AbortSignal): Promise<
   if (url !== undefined && !isHttpUrl(url))
     throw new UsageError(`URL ${url} is not a HTTP(s) URL`, VALIDATE_USAGE);
   const maxSitemaps = integer(p, 'max-sitemaps', VALIDATE_USAGE, 1);
-  const webClientOptions = await webClientOptionsFrom(
-    p,
-    VALIDATE_USAGE,
-    /^https?:\/\//i.test(target) ? target : undefined,
-  );
+  const webClientOptions = webClientOptionsFrom(p, VALIDATE_USAGE);
   const concurrency = integer(p, 'concurrency', VALIDATE_USAGE, 1);
   const log = new Log(count(p, 'verbose'), str(p, 'log-file'));
   const progress = new Progress(!flag(p, 'no-progress'));

@@ -17,6 +17,7 @@ import {
   type WarningListener,
 } from '@usp-ts/core';
 import { createDefaultRegistry } from './plugins.js';
+import { nodeGunzip } from './worker-parse.js';
 
 /** usp's stand-in URL for a document that came from a string (`sitemap_from_str`). */
 export const LOCAL_DUMMY_URL = 'http://usp-local-dummy.local/';
@@ -66,7 +67,7 @@ export async function parseSitemapDocument(
     limits: options.limits,
     pageWriter: options.pageStore?.open(url),
     onPages: options.onPages,
-    gunzip: options.gunzip,
+    gunzip: options.gunzip ?? nodeGunzip,
     signal: options.signal,
   });
   const node = parsed.sitemap;

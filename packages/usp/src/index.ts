@@ -29,6 +29,7 @@ export {
 export { filePageStore } from './page-store-file.js';
 export { createDefaultRegistry, defaultPlugins } from './plugins.js';
 export {
+  clientOptionsFor,
   type SitemapTreeOptions,
   sitemapTreeForHomepage,
   sitemapTreeForUrl,
@@ -37,3 +38,4 @@ export {
   walkSitemapPages,
 } from './tree.js';
 export { type Finding, type ValidateOptions, type ValidationReport, validateSitemap } from './validate.js';
+export { nodeGunzip } from './worker-parse.js';

@@ -24,6 +24,8 @@ import {
 import { createWebClient, type WebClientOptions } from '@usp-ts/fetcher';
 import { LOCAL_DUMMY_URL } from './document.js';
 import { defaultPlugins } from './plugins.js';
+import { clientOptionsFor } from './tree.js';
+import { nodeGunzip } from './worker-parse.js';
 
 /** The sitemaps.org namespace, exactly as the protocol spells it. */
 export const SITEMAP_NAMESPACE = 'http://www.sitemaps.org/schemas/sitemap/0.9';
@@ -446,6 +448,7 @@ async function checkDocument(
     registry,
     onWarning: (w) => check.driverWarning(w),
     pageWriter: countingPageStore().open(input.url),
+    gunzip: nodeGunzip,
     // Count past the protocol's limits instead of stopping at them.
     limits: { maxPagesPerDocument: 5_000_000, maxChildrenPerIndex: 5_000_000 },
     signal,
@@ -587,7 +590,10 @@ interface Job {
  */
 export async function validateSitemap(url: string, options: ValidateOptions = {}): Promise<ValidationReport> {
   if (!isHttpUrl(url)) throw new InvalidUrlError(url);
-  const owned = options.webClient === undefined ? createWebClient(options.webClientOptions) : null;
+  const owned =
+    options.webClient === undefined
+      ? createWebClient(await clientOptionsFor(url, options.webClientOptions))
+      : null;
   const client = owned ?? (options.webClient as WebClient);
   const plugins = options.registry?.plugins ?? defaultPlugins();
   const follow = options.followChildren ?? true;

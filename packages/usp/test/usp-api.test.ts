@@ -4,6 +4,7 @@ import { startTestServer, type TestServer } from '@usp-ts/test-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   atom,
+  clientOptionsFor,
   createDefaultRegistry,
   createWebClient,
   defaultPlugins,
@@ -145,6 +146,15 @@ describe('sitemapTreeForHomepage and walkPages with Node defaults', () => {
   it('builds the tree with its own client, pages kept in temp files', async () => {
     const tree = await sitemapTreeForHomepage(server.origin, { webClientOptions, useKnownPaths: false });
     expect([...tree.allPages()].map((p) => p.url.replace(server.origin, ''))).toEqual(['/a1', '/a2', '/b1']);
+  });
+
+  it('lets a private homepage host through by default, and only that host', async () => {
+    const tree = await sitemapTreeForHomepage(server.origin, { useKnownPaths: false });
+    expect([...tree.allPages()]).toHaveLength(3);
+    expect(await clientOptionsFor(server.origin)).toEqual({ allowPrivateHosts: ['127.0.0.1'] });
+    expect(await clientOptionsFor('http://93.184.216.34/')).toEqual({});
+    expect(await clientOptionsFor(server.origin, { allowPrivateNetworks: true })).toEqual({ allowPrivateNetworks: true });
+    expect(await clientOptionsFor(server.origin, { allowPrivateHosts: [] })).toEqual({ allowPrivateHosts: [] });
   });
 
   it('leaves a client the caller passed open', async () => {
