@@ -38,4 +38,9 @@ export {
   walkSitemapPages,
 } from './tree.js';
 export { type Finding, type ValidateOptions, type ValidationReport, validateSitemap } from './validate.js';
-export { nodeGunzip } from './worker-parse.js';
+export {
+  createWorkerParser,
+  nodeGunzip,
+  type WorkerParser,
+  type WorkerParserOptions,
+} from './worker-parse.js';
