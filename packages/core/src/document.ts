@@ -224,7 +224,9 @@ class DocumentRun implements ParseContext {
         `More than ${SPEC_MAX_URLS} pages in one sitemap (the sitemaps.org limit); all are read`,
       );
     }
-    return this.#pageCount < this.limits.maxPagesPerDocument;
+    // `true` even for the last page the budget allows: only a refused page says "stop", so the
+    // `limit` warning means there really was more.
+    return true;
   }
 
   child(ref: ChildRef): boolean {
@@ -242,7 +244,7 @@ class DocumentRun implements ParseContext {
       return true;
     }
     this.#children.push(ref);
-    return this.#children.length < this.limits.maxChildrenPerIndex;
+    return true;
   }
 
   #spendBudget(message: string): void {

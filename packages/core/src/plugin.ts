@@ -30,9 +30,15 @@ export interface ParseContext {
   readonly url: string;
   readonly limits: ParseLimits;
   warn(code: WarningCode, message: string): void;
-  /** Emits one page. Returns `false` once the page budget is spent: the parser should stop. */
+  /**
+   * Emits one page. Returns `false` when the page was refused because the page budget is
+   * spent (the driver then warns `limit`): the parser should stop.
+   */
   page(page: Page): boolean;
-  /** Emits one child sitemap reference (index formats). Returns `false` once the fan-out cap is hit. */
+  /**
+   * Emits one child sitemap reference (index formats). Returns `false` when it was refused
+   * because the fan-out cap is reached: the parser should stop.
+   */
   child(ref: ChildRef): boolean;
 }
 
