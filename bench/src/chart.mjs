@@ -42,9 +42,14 @@ export function chartSpec(rows) {
     type: 'quantitative',
     title: 'URLs in the site',
     scale: { type: 'log' },
-    axis: { format: '~s', values: [50_000, 200_000, 1_000_000, 2_600_000] },
+    axis: { format: '~s', values: [...new Set(rows.map((r) => r.urls))].sort((a, b) => a - b) },
   };
-  const color = { field: 'impl', type: 'nominal', title: null, legend: { orient: 'bottom', columns: 3 } };
+  const color = {
+    field: 'impl',
+    type: 'nominal',
+    title: null,
+    legend: { orient: 'bottom', columns: 3, labelLimit: 320 },
+  };
   const layer = (field, title, log) => ({
     width: 340,
     height: 260,

@@ -26,6 +26,7 @@ const s2 = (ms) =>
   ms == null ? '–' : ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${(ms / 1000).toFixed(2)} s`;
 const mib = (kib) => (kib == null ? '–' : `${(kib / MIB).toFixed(0)} MiB`);
 const x = (v, d = 2) => (v == null ? '–' : `${v.toFixed(d)}×`);
+const mbs = (v) => (v == null ? '–' : v >= 10 ? v.toFixed(0) : v.toFixed(1));
 const num = (v) =>
   v == null
     ? '–'
@@ -64,7 +65,7 @@ export function computeTargets(results) {
     add(
       `one document (${what}): ≥ 0.7 of sax's throughput`,
       o.throughputVsFloor >= 0.7,
-      `${o.mbPerS.toFixed(0)} MB/s vs sax ${c.results.sax.mbPerS.toFixed(0)} MB/s = ${o.throughputVsFloor.toFixed(2)}`,
+      `${mbs(o.mbPerS)} MB/s vs sax ${mbs(c.results.sax.mbPerS)} MB/s = ${o.throughputVsFloor.toFixed(2)}`,
     );
   }
 
@@ -99,7 +100,7 @@ export function computeTargets(results) {
     add(`BBC-sized site: peak RSS < 100 MiB`, obb.median.maxRssKiB < 100 * MIB, mib(obb.median.maxRssKiB));
   } else add('BBC-sized site targets', null, 'our runner did not finish');
 
-  const scale = results.cases.filter((c) => c.scale && ours(c));
+  const scale = results.cases.filter((c) => c.scale && ours(c)).sort((a, b) => a.urls - b.urls);
   if (scale.length >= 2) {
     const per = scale.map((c) => ours(c).usPerUrl);
     const rss = scale.map((c) => ours(c).median.maxRssKiB);
@@ -154,7 +155,7 @@ function caseTable(c) {
     const mism = r.countMismatch ? ` ⚠ ${r.urls} URLs` : '';
     const pr = r.peerTimeOverThis ?? {};
     rows.push(
-      `| ${r.label}${mism} | ${r.okRuns}/${r.runs.length} | ${s2(r.median.wallMs)} | ${s2(r.median.cpuMs)} | ${mib(r.median.maxRssKiB)} | ${num(r.urlsPerS)} | ${r.mbPerS.toFixed(0)} | ${x(r.timeVsFloor)} | ${x(pr.crawlee)} | ${x(pr.sitemapper)} |`,
+      `| ${r.label}${mism} | ${r.okRuns}/${r.runs.length} | ${s2(r.median.wallMs)} | ${s2(r.median.cpuMs)} | ${mib(r.median.maxRssKiB)} | ${num(r.urlsPerS)} | ${mbs(r.mbPerS)} | ${x(r.timeVsFloor)} | ${x(pr.crawlee)} | ${x(pr.sitemapper)} |`,
     );
   }
   return rows.join('\n');
@@ -205,7 +206,7 @@ export function renderMarkdown(results) {
     L.push(caseTable(c), '');
   }
 
-  const scale = results.cases.filter((c) => c.scale);
+  const scale = results.cases.filter((c) => c.scale).sort((a, b) => a.urls - b.urls);
   if (scale.length > 0) {
     L.push('## Scaling (sites, streamed)', '');
     const impls = ['ours', 'crawlee', 'sitemapper', 'sax'];
@@ -246,4 +247,47 @@ export function renderMarkdown(results) {
     '',
   );
   return { md: `${L.join('\n')}\n`, targets };
+}
+
+/** The summary the root README shows between its `<!-- bench:results -->` markers. */
+export function renderReadmeSection(results) {
+  const byId = Object.fromEntries(results.cases.map((c) => [c.id, c]));
+  const L = [];
+  const m = results.machine;
+  L.push(
+    `Measured by \`pnpm bench\` on ${results.generatedAt.slice(0, 10)} (${m.cpus} × ${m.cpuModel}, Node ${m.node}), inputs generated from a fixed seed and served over loopback; median of several runs, each in a fresh process. Full tables, methodology and quoted figures: [bench/results/results.md](bench/results/results.md).`,
+    '',
+    '![Wall time and peak RSS against the number of URLs, usp-ts and the peers](bench/results/chart.svg)',
+    '',
+  );
+  const rows = ['ours', 'crawlee', 'sitemapper', 'sax'];
+  const sites = ['site-big', 'site-bbc'].map((id) => byId[id]).filter(Boolean);
+  if (sites.length > 0) {
+    L.push(
+      `| | ${sites.map((c) => `${num(c.urls)} URLs: wall · peak RSS`).join(' | ')} |`,
+      `| --- | ${sites.map(() => '---').join(' | ')} |`,
+    );
+    for (const id of rows) {
+      const cells = sites.map((c) => {
+        const r = c.results[id];
+        if (!r) return '–';
+        return r.median ? `${s2(r.median.wallMs)} · ${mib(r.median.maxRssKiB)}` : 'failed';
+      });
+      const label = sites[0].results[id]?.label ?? id;
+      L.push(`| ${label} | ${cells.join(' | ')} |`);
+    }
+    L.push(`| usp 1.8.1, Python (quoted, not measured here) | 30.7 s · 143 MiB | – |`, '');
+  }
+  L.push('| target (issue 7) | status | figures |', '| --- | --- | --- |');
+  for (const t of results.targets ?? []) L.push(`| ${t.name} | ${t.status} | ${t.detail} |`);
+  return L.join('\n');
+}
+
+export function spliceReadme(readme, section) {
+  const start = '<!-- bench:results -->';
+  const end = '<!-- /bench:results -->';
+  const a = readme.indexOf(start);
+  const b = readme.indexOf(end);
+  if (a < 0 || b < a) return null;
+  return `${readme.slice(0, a + start.length)}\n${section}\n${readme.slice(b)}`;
 }

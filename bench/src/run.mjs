@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureData } from './generate.mjs';
-import { renderMarkdown } from './report.mjs';
+import { renderMarkdown, renderReadmeSection, spliceReadme } from './report.mjs';
 import { startSiteServer } from './server.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -369,6 +369,19 @@ async function main() {
       await renderChart(results, o.out);
     } catch (e) {
       log(`chart not rendered: ${e.message}`);
+    }
+  }
+  // Only a complete default-profile run speaks for the project in its README.
+  if (profile === 'full' && !o.only && !o.impls && o.out === path.join(benchDir, 'results')) {
+    const readmeFile = path.join(benchDir, '..', 'README.md');
+    try {
+      const next = spliceReadme(readFileSync(readmeFile, 'utf8'), renderReadmeSection(results));
+      if (next !== null) {
+        writeFileSync(readmeFile, next);
+        log('updated the Performance section of README.md');
+      }
+    } catch (e) {
+      log(`README.md not updated: ${e.message}`);
     }
   }
   log(`\nwrote ${path.join(o.out, 'results.md')} (${results.totalSeconds.toFixed(0)} s in all)`);

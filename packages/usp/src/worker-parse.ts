@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { type ResourceLimits, Worker } from 'node:worker_threads';
 import { createGunzip } from 'node:zlib';
 import {
   CHANGE_FREQUENCIES,
@@ -346,7 +346,14 @@ export interface WorkerParserOptions {
   workerUrl?: string | URL;
   /** Bytes of body sent ahead to a worker before it has read them (default 1 MiB). */
   maxBytesInFlight?: number;
+  /**
+   * V8 heap limits of each worker. The default keeps the young generation small: a worker's
+   * garbage is mostly pages already sent, and a smaller nursery keeps the process's peak RSS down.
+   */
+  resourceLimits?: ResourceLimits;
 }
+
+const DEFAULT_RESOURCE_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 8 };
 
 /**
  * Parses documents in worker threads: hand `parse` to a walk (`walkPages(url, { parse })`) and the
@@ -395,6 +402,7 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
   }
   const workerUrl = options.workerUrl ?? new URL('./worker.js', import.meta.url);
   const registryModule = options.registryModule === undefined ? null : String(options.registryModule);
+  const resourceLimits = options.resourceLimits ?? DEFAULT_RESOURCE_LIMITS;
   const slots: Slot[] = Array.from({ length: size }, () => ({ worker: null, jobs: new Map() }));
   let nextId = 1;
   let closed = false;
@@ -411,7 +419,7 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
   };
 
   const spawn = (slot: Slot): Worker => {
-    const w = new Worker(workerUrl, { workerData: { registryModule } });
+    const w = new Worker(workerUrl, { workerData: { registryModule }, resourceLimits });
     w.unref();
     w.on('message', (m: FromWorker) => onMessage(slot, m));
     w.on('error', (e) => {
