@@ -319,6 +319,10 @@ class DocumentRun implements ParseContext {
     if (signal !== undefined) abort = abortPromise(signal);
     let complete = false;
     try {
+      if (signal?.aborted) {
+        this.#aborted();
+        return;
+      }
       while (true) {
         const next = abort === null ? await it.next() : await Promise.race([it.next(), abort.promise]);
         if (next === ABORTED) {
