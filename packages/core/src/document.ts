@@ -315,8 +315,7 @@ class DocumentRun implements ParseContext {
       },
     });
     const it = stream[Symbol.asyncIterator]();
-    let abort: { promise: Promise<typeof ABORTED>; dispose(): void } | null = null;
-    if (signal !== undefined) abort = abortPromise(signal);
+    const abort = signal === undefined ? null : abortableReads(signal);
     let complete = false;
     try {
       if (signal?.aborted) {
@@ -324,7 +323,7 @@ class DocumentRun implements ParseContext {
         return;
       }
       while (true) {
-        const next = abort === null ? await it.next() : await Promise.race([it.next(), abort.promise]);
+        const next = abort === null ? await it.next() : await abort.next(it);
         if (next === ABORTED) {
           this.#aborted();
           break;
@@ -599,20 +598,32 @@ async function* pieces(body: Uint8Array): AsyncGenerator<Uint8Array, void, undef
   for (let i = 0; i < body.length; i += PIECE) yield body.subarray(i, i + PIECE);
 }
 
-function abortPromise(signal: AbortSignal): { promise: Promise<typeof ABORTED>; dispose(): void } {
-  let onAbort: (() => void) | null = null;
-  const promise = new Promise<typeof ABORTED>((resolve) => {
-    if (signal.aborted) {
-      resolve(ABORTED);
-      return;
-    }
-    onAbort = () => resolve(ABORTED);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+/**
+ * Reads that an abort interrupts. Each read races a fresh promise the abort listener settles;
+ * racing one long-lived abort promise instead would pile a reaction per chunk onto it, each
+ * holding its chunk, until the document ends.
+ */
+function abortableReads(signal: AbortSignal): {
+  next(it: AsyncIterator<Uint8Array>): Promise<IteratorResult<Uint8Array> | typeof ABORTED>;
+  dispose(): void;
+} {
+  let wake: ((value: typeof ABORTED) => void) | null = null;
+  const onAbort = () => wake?.(ABORTED);
+  signal.addEventListener('abort', onAbort, { once: true });
   return {
-    promise,
+    async next(it) {
+      if (signal.aborted) return ABORTED;
+      try {
+        return await new Promise<IteratorResult<Uint8Array> | typeof ABORTED>((resolve, reject) => {
+          wake = resolve;
+          it.next().then(resolve, reject);
+        });
+      } finally {
+        wake = null;
+      }
+    },
     dispose() {
-      if (onAbort !== null) signal.removeEventListener('abort', onAbort);
+      signal.removeEventListener('abort', onAbort);
     },
   };
 }

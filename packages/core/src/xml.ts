@@ -112,6 +112,10 @@ const FLUSH_TEXT = 64 * 1024;
 // Malformed-XML warnings kept per document; the count of the rest is reported at the end.
 const MAX_ERROR_WARNINGS = 10;
 
+// sax cuts text out of the piece it was given, and V8 keeps such a slice pointing at the whole
+// piece: a URL kept in a page would keep 64 KiB of document alive. Shorter strings are copies.
+const DETACH_FROM = 12;
+
 const XML_NS = 'http://www.w3.org/XML/1998/namespace';
 const NO_PARSER = 'No parsers support sitemap from';
 
@@ -326,7 +330,7 @@ class Engine implements XmlEngine {
       this.#stopped = true;
       throw STOP;
     }
-    (this.#handler as XmlHandler).close(el, text);
+    (this.#handler as XmlHandler).close(el, text.length > DETACH_FROM ? detachString(text) : text);
     const undo = this.#undoDepth;
     if (undo.length > 0 && undo[undo.length - 1] === d) this.#popScope(d);
   }
@@ -505,4 +509,13 @@ function firstLine(message: string): string {
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * A copy of `s` that shares no memory with the string it was cut from. V8 keeps a substring
+ * as a view of its parent; a value kept for long (a page URL) should not pin a whole document
+ * chunk. Concatenating forces a fresh flat string, the slice drops the extra character.
+ */
+export function detachString(s: string): string {
+  return ` ${s}`.slice(1);
 }

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_DOCUMENT_LIMITS, type ParseDocumentOptions, parseDocument } from '../src/document.js';
 import { InvalidOptionError } from '../src/errors.js';
 import type { Page } from '../src/model.js';
+import { countingPageStore } from '../src/page-store.js';
 import type { XmlFormat } from '../src/plugin.js';
 import { createRegistry } from '../src/registry.js';
 import { InvalidSitemap, isPagesSitemap, type PagesSitemap, type PagesSitemapType } from '../src/sitemap.js';
@@ -590,5 +591,62 @@ describe('parseDocument: pages storage', () => {
     const html = await parse('<html/>', { pageWriter: writer });
     expect(html.sitemap.type).toBe('InvalidSitemap');
     expect(released).toBe(true);
+  });
+});
+
+describe('parseDocument: memory', () => {
+  it('keeps no document chunk alive through the pages it returns', async () => {
+    const { setFlagsFromString } = await import('node:v8');
+    const { runInNewContext } = await import('node:vm');
+    setFlagsFromString('--expose_gc');
+    const gc = runInNewContext('gc') as () => void;
+    // 200 short entries, each followed by 60 KB of comment: 12 MB of document, 200 URLs.
+    const pad = `<!--${'x'.repeat(60_000)}-->`;
+    async function* body() {
+      yield enc.encode(`<urlset xmlns="${SITEMAP_NS}">`);
+      for (let i = 0; i < 200; i++)
+        yield enc.encode(`<url><loc>http://example.com/page-${i}</loc></url>${pad}`);
+      yield enc.encode('</urlset>');
+    }
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const doc = await parse(body());
+    gc();
+    const kept = process.memoryUsage().heapUsed - before;
+    expect((doc.sitemap as PagesSitemap).pageCount).toBe(200);
+    // Without detaching, each URL pins its 60 KB chunk (12 MB in all).
+    expect(kept).toBeLessThan(2_000_000);
+  });
+
+  it('does not hold read chunks while waiting on an abort signal', async () => {
+    const { setFlagsFromString } = await import('node:v8');
+    const { runInNewContext } = await import('node:vm');
+    setFlagsFromString('--expose_gc');
+    const gc = runInNewContext('gc') as () => void;
+    const chunk = enc.encode(`${'<url><loc>http://example.com/a</loc></url>'.repeat(1500)}`);
+    let peak = 0;
+    let base = 0;
+    async function* body() {
+      yield enc.encode(`<urlset xmlns="${SITEMAP_NS}">`);
+      for (let i = 0; i < 200; i++) {
+        if (i % 50 === 49) {
+          gc();
+          const m = process.memoryUsage();
+          peak = Math.max(peak, m.heapUsed + m.arrayBuffers - base);
+        }
+        yield chunk.slice();
+      }
+      yield enc.encode('</urlset>');
+    }
+    gc();
+    const m = process.memoryUsage();
+    base = m.heapUsed + m.arrayBuffers;
+    const doc = await parse(body(), {
+      signal: new AbortController().signal,
+      pageWriter: countingPageStore().open(URL_XML),
+    });
+    expect((doc.sitemap as PagesSitemap).pageCount).toBe(300_000);
+    // 12 MB flows through; a reader that kept its chunks would hold most of it.
+    expect(peak).toBeLessThan(3_000_000);
   });
 });
