@@ -113,6 +113,7 @@ const WARNING_CODES = new Set([
   'recursion',
   'blocked',
   'redirect',
+  'no-sitemap',
 ]);
 
 function severityOf(code: string): FindingSeverity {
@@ -616,13 +617,15 @@ export async function validateSitemap(url: string, options: ValidateOptions = {}
     const response = await client.get(job.url, { signal: options.signal });
     if (response.kind !== 'ok') {
       if (response.kind === 'error') {
-        const missingRobots = homepage && job.order === 0;
-        check.add(
-          'fetch',
-          missingRobots
-            ? `robots.txt could not be fetched (${response.message}), so it names no sitemap`
-            : `Could not fetch the sitemap: ${response.message}`,
-        );
+        if (homepage && job.order === 0) {
+          // robots.txt is optional; /sitemap.xml is tried next.
+          check.add(
+            'no-sitemap',
+            `robots.txt could not be fetched (${response.message}), so it names no sitemap`,
+          );
+        } else {
+          check.add('fetch', `Could not fetch the sitemap: ${response.message}`);
+        }
       }
       const summary: ValidatedSitemap = {
         url: job.url,

@@ -160,6 +160,30 @@ describe('usp validate', () => {
     expect(report.sitemaps.map((s) => s.type)).toEqual(['IndexRobotsTxtSitemap', 'PagesXMLSitemap']);
   });
 
+  it('falls back to /sitemap.xml when a homepage has no robots.txt', async () => {
+    const bare = await startTestServer({
+      '/sitemap.xml': {
+        headers: XML,
+        body: `<urlset xmlns="${NS}"><url><loc>http://127.0.0.1/x</loc></url></urlset>`,
+      },
+    });
+    try {
+      bare.route('/sitemap.xml', {
+        headers: XML,
+        body: `<urlset xmlns="${NS}"><url><loc>${bare.origin}/x</loc></url></urlset>`,
+      });
+      const { code, report } = await validateJson([`${bare.origin}/`]);
+      expect(code).toBe(1);
+      expect(report.findings.map((f) => [f.severity, f.code])).toEqual([['warning', 'no-sitemap']]);
+      expect(report.sitemaps.map((s) => [s.url, s.type])).toEqual([
+        [`${bare.origin}/robots.txt`, 'InvalidSitemap'],
+        [`${bare.origin}/sitemap.xml`, 'PagesXMLSitemap'],
+      ]);
+    } finally {
+      await bare.close();
+    }
+  });
+
   describe('files', () => {
     let dir: string;
     beforeAll(() => {
