@@ -302,6 +302,13 @@ describe('discovery', () => {
       opts(raw, { normalizeHomepage: false, extraKnownPaths: ['x.xml'] }),
     );
     expect(t2.url).toBe('http://example.com/foo/bar/');
+
+    const quiet: Warning[] = [];
+    await sitemapTreeForHomepage(
+      'http://example.com',
+      opts(new FakeClient({}), { onWarning: (w) => quiet.push(w) }),
+    );
+    expect(quiet.filter((w) => w.code === 'homepage')).toEqual([]);
     expect(raw.requests[0]).toBe('http://example.com/foo/bar/robots.txt');
     expect(raw.requests).toContain('http://example.com/foo/bar/x.xml');
   });

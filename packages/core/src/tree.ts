@@ -255,7 +255,8 @@ function homepageOf(input: string, options: TreeOptions): Homepage {
   let warning: Warning | null = null;
   if (options.normalizeHomepage ?? true) {
     url = stripUrlToHomepage(input);
-    if (url !== input) {
+    // usp also warns when only the final `/` was added; that says nothing worth a warning.
+    if (url !== input && url !== `${input}/`) {
       warning = { code: 'homepage', message: `Assuming that the homepage of ${input} is ${url}`, url: input };
     }
   }

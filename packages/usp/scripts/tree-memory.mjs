@@ -74,7 +74,12 @@ function serve(sitemaps, perSitemap) {
 
 async function walk(homepage, how) {
   const usp = await import('../dist/index.js');
+  // The script's own knobs: BUFFER_PAGES, CONCURRENCY (streaming), WALK_NODE_ARGS (node flags).
   const webClientOptions = { allowPrivateNetworks: true };
+  const warnings = [];
+  const onWarning = (w) => {
+    if (warnings.length < 3) warnings.push(`${w.code}: ${w.message}`);
+  };
   const start = performance.now();
   let pages = 0;
   let sample = 0;
@@ -83,7 +88,14 @@ async function walk(homepage, how) {
   };
   const timer = setInterval(heap, 50);
   if (how === 'stream') {
-    for await (const _ of usp.walkPages(homepage, { webClientOptions, useKnownPaths: false })) pages++;
+    for await (const _ of usp.walkPages(homepage, {
+      webClientOptions,
+      useKnownPaths: false,
+      onWarning,
+      ...(process.env.BUFFER_PAGES ? { bufferPages: Number(process.env.BUFFER_PAGES) } : {}),
+      ...(process.env.CONCURRENCY ? { concurrency: Number(process.env.CONCURRENCY) } : {}),
+    }))
+      pages++;
   } else {
     const pageStore =
       how === 'tree-file'
@@ -109,7 +121,7 @@ async function walk(homepage, how) {
   const ms = performance.now() - start;
   const rssMiB = process.resourceUsage().maxRSS / 1024;
   process.stdout.write(
-    `${JSON.stringify({ how, pages, seconds: +(ms / 1000).toFixed(2), peakRssMiB: +rssMiB.toFixed(1), peakHeapMiB: +(sample / 1048576).toFixed(1) })}\n`,
+    `${JSON.stringify({ how, pages, seconds: +(ms / 1000).toFixed(2), peakRssMiB: +rssMiB.toFixed(1), peakHeapMiB: +(sample / 1048576).toFixed(1), ...(warnings.length > 0 ? { warnings } : {}) })}\n`,
   );
 }
 
@@ -117,7 +129,9 @@ function run(args) {
   // WALK_NODE_ARGS='--max-old-space-size=48' shows the walk fits a small heap (memory is bounded, not just lucky).
   const nodeArgs = (process.env.WALK_NODE_ARGS ?? '').split(' ').filter(Boolean);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, self, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...nodeArgs, self, ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;
