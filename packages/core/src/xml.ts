@@ -448,7 +448,8 @@ class Engine implements XmlEngine {
 
   #unbound(prefix: string, name: string): void {
     if (this.#unboundWarned === null) this.#unboundWarned = new Set();
-    if (this.#unboundWarned.has(prefix)) return;
+    // Remember a bounded number: a document of ever new prefixes must not grow this set.
+    if (this.#unboundWarned.has(prefix) || this.#unboundWarned.size >= 100) return;
     this.#unboundWarned.add(prefix);
     this.#warn(
       'missing-namespace',
