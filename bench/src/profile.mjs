@@ -1,6 +1,6 @@
 // `pnpm --filter usp-bench run profile`: runs our runner under `node --cpu-prof` on the 50k
 // urlset (in memory) and the 1M site (in-thread and with workers), and writes the hot spots
-// (self time per function) to results/profile.md. Profiles stay in results/raw/profiles.
+// (self time per function) to results/profile.md; also the 1k news sitemap over HTTP (fixed costs). Profiles stay in results/raw/profiles.
 //
 //   node src/profile.mjs [--quick] [--top N]
 import { spawn } from 'node:child_process';
@@ -81,6 +81,24 @@ await profileCase(
     file: manifest.singles.urlset.file,
   },
 );
+{
+  const routes = { '/news.xml': { file: manifest.singles.news.file } };
+  const server = await startSiteServer(dataDir, routes);
+  try {
+    await profileCase(
+      'news-http',
+      `${manifest.singles.news.urls}-URL news sitemap over HTTP (walkSitemapPages)`,
+      {
+        impl: 'ours',
+        mode: 'http',
+        dataDir,
+        url: `${server.origin}/news.xml`,
+      },
+    );
+  } finally {
+    await server.close();
+  }
+}
 const big = manifest.sites.big;
 for (const workers of [0, 2]) {
   const server = await startSiteServer(dataDir, big.routes);

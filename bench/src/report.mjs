@@ -91,14 +91,14 @@ export function computeTargets(results) {
       ob.median.maxRssKiB < 100 * MIB,
       `${mib(ob.median.maxRssKiB)}`,
     );
-  } else add('1M-URL site targets', null, 'our runner did not finish');
+  } else add('1M-URL site targets', null, big ? 'our runner did not finish' : 'not run');
 
   const bbc = byId['site-bbc'];
   const obb = ours(bbc);
   if (obb) {
     add(`BBC-sized site (${num(bbc.urls)} URLs): < 30 s`, obb.median.wallMs < 30_000, s2(obb.median.wallMs));
     add(`BBC-sized site: peak RSS < 100 MiB`, obb.median.maxRssKiB < 100 * MIB, mib(obb.median.maxRssKiB));
-  } else add('BBC-sized site targets', null, 'our runner did not finish');
+  } else add('BBC-sized site targets', null, bbc ? 'our runner did not finish' : 'not run');
 
   const scale = results.cases.filter((c) => c.scale && ours(c)).sort((a, b) => a.urls - b.urls);
   if (scale.length >= 2) {
@@ -125,7 +125,7 @@ export function computeTargets(results) {
     const c = byId[id];
     const o = ours(c);
     if (!o) {
-      add(`${what}: faster than every peer`, null, 'our runner did not finish');
+      add(`${what}: faster than every peer`, null, c ? 'our runner did not finish' : 'not run');
       continue;
     }
     const peers = ['crawlee', 'sitemapper'].map((p) => [p, c.results[p]]);

@@ -1,6 +1,8 @@
 import { gzipSync } from 'node:zlib';
+import { documentView, hasCorpus, loadCases, readCase, withPortPlaceholder } from '@usp-ts/conformance';
 import {
   countingPageStore,
+  headerLookup,
   InvalidOptionError,
   type Page,
   type ParseDocumentOptions,
@@ -17,6 +19,7 @@ import {
   nodeGunzip,
   type WorkerParser,
 } from '../src/worker-parse.js';
+import { runSiteCase } from './site-cases.js';
 
 // The worker script runs compiled (Node 20 cannot load .ts in a worker): the build comes first.
 const workerUrl = new URL('../dist/worker.js', import.meta.url);
@@ -226,6 +229,45 @@ describe('createWorkerParser', () => {
     const results = await Promise.all([0, 1, 2, 3].map(() => collect(p.parse, () => chunked(xml))));
     for (const r of results) expect(r.pages.length).toBe(500);
   });
+});
+
+describe.skipIf(!hasCorpus())('the conformance site cases through worker threads', () => {
+  // Every document in a worker (nothing inline but robots.txt): the tree must not change.
+  for (const info of loadCases({ kind: 'site' })) {
+    it(`${info.name}: same tree as parsing in-thread`, async () => {
+      const inThread = await runSiteCase(info.name);
+      const inWorkers = await runSiteCase(info.name, { parse: pool({ workers: 2 }).parse });
+      expect(withPortPlaceholder(inWorkers.json, inWorkers.port)).toEqual(
+        withPortPlaceholder(inThread.json, inThread.port),
+      );
+      expect(inWorkers.warnings.map((w) => w.code).sort()).toEqual(
+        inThread.warnings.map((w) => w.code).sort(),
+      );
+    });
+  }
+});
+
+describe.skipIf(!hasCorpus())('the conformance document cases through a worker thread', () => {
+  for (const info of loadCases({ kind: 'document' })) {
+    it(`${info.name}: same document as parsing in-thread`, async () => {
+      const c = readCase(info.name);
+      const parse = async (
+        p: (o: ParseDocumentOptions) => Promise<Awaited<ReturnType<typeof parseDocument>>>,
+      ) => {
+        const warnings: string[] = [];
+        const parsed = await p({
+          url: c.meta.url ?? 'http://usp-local-dummy.local/',
+          body: chunked(c.input ?? new Uint8Array(0), 7),
+          registry,
+          headers: headerLookup(c.meta.headers),
+          onWarning: (w) => warnings.push(`${w.code} ${w.message}`),
+        });
+        return { view: documentView(parsed), warnings, truncated: parsed.truncated, bytes: parsed.bytes };
+      };
+      const inWorker = await parse(pool({ workers: 1 }).parse);
+      expect(inWorker).toEqual(await parse(parseDocument));
+    });
+  }
 });
 
 describe('nodeGunzip', () => {
