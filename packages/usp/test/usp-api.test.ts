@@ -153,8 +153,12 @@ describe('sitemapTreeForHomepage and walkPages with Node defaults', () => {
     expect([...tree.allPages()]).toHaveLength(3);
     expect(await clientOptionsFor(server.origin)).toEqual({ allowPrivateHosts: ['127.0.0.1'] });
     expect(await clientOptionsFor('http://93.184.216.34/')).toEqual({});
-    expect(await clientOptionsFor(server.origin, { allowPrivateNetworks: true })).toEqual({ allowPrivateNetworks: true });
-    expect(await clientOptionsFor(server.origin, { allowPrivateHosts: [] })).toEqual({ allowPrivateHosts: [] });
+    expect(await clientOptionsFor(server.origin, { allowPrivateNetworks: true })).toEqual({
+      allowPrivateNetworks: true,
+    });
+    expect(await clientOptionsFor(server.origin, { allowPrivateHosts: [] })).toEqual({
+      allowPrivateHosts: [],
+    });
   });
 
   it('leaves a client the caller passed open', async () => {
