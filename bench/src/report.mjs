@@ -172,6 +172,13 @@ export function renderMarkdown(results) {
     '',
   );
   if (results.profile !== 'full') L.push('**Quick mode: small inputs, one run. Not the real figures.**', '');
+  if (m.loadAverage1mBefore !== undefined) {
+    const busy = Math.max(m.loadAverage1mBefore, m.loadAverage1mAfter) > m.cpus * 0.75;
+    L.push(
+      `Load average (1 min) before / after: ${m.loadAverage1mBefore} / ${m.loadAverage1mAfter}${busy ? ' — **the machine was busy with other work: wall times are inflated; CPU times and RSS are more telling**' : ''}.`,
+      '',
+    );
+  }
   L.push('![time and peak memory against number of URLs](chart.svg)', '');
   L.push('## Targets (issue 7)', '', '| target | status | figures |', '| --- | --- | --- |');
   for (const t of targets) L.push(`| ${t.name} | **${t.status}** | ${t.detail} |`);

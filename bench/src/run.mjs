@@ -283,6 +283,7 @@ async function main() {
   const profile = o.quick ? 'quick' : 'full';
   const dataDir = path.join(benchDir, '.data');
   const t0 = Date.now();
+  const loadBefore = os.loadavg();
   const manifest = await ensureData(dataDir, profile, log);
   const dir = path.join(dataDir, profile);
   const cases = buildCases(manifest, o);
@@ -335,6 +336,9 @@ async function main() {
       memGiB: Math.round(os.totalmem() / 2 ** 30),
       node: process.version,
       platform: `${process.platform} ${os.release()}`,
+      // Other processes compete for the 2 cores: wall times mean little when these are high.
+      loadAverage1mBefore: Number(loadBefore[0].toFixed(2)),
+      loadAverage1mAfter: Number(os.loadavg()[0].toFixed(2)),
     },
     options: { runs: o.runs, bigRuns: o.bigRuns, bbcRuns: o.bbcRuns, timeoutS: o.timeoutS },
     versions: {
