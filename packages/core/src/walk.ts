@@ -429,8 +429,8 @@ export class Walk {
       // Pages reach the store through onPages (where the budget is applied), not through the parser.
       pageWriter: DISCARD_WRITER,
       lastModified: task.lastModified,
-      // No `signal` here: aborting the request cuts the body, which ends the parse as truncated
-      // with what was read (and parseDocument's own abort race currently holds every chunk).
+      // Abort and deadline end the parse at once, keeping what was read (the body is cut too).
+      signal: this.signal,
       ...(opts.onWarning !== undefined ? { onWarning: opts.onWarning } : {}),
       ...(this.#limits() !== undefined ? { limits: this.#limits() } : {}),
       ...(opts.gunzip !== undefined ? { gunzip: opts.gunzip } : {}),
