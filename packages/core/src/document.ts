@@ -160,6 +160,11 @@ type Mode = 'sniff' | 'text-head' | 'xml' | 'text' | 'done';
 
 const ABORTED = Symbol('aborted');
 
+/** Carries what `onPages` threw past the handling of body errors. */
+class ConsumerFailure {
+  constructor(readonly error: unknown) {}
+}
+
 /** One document being read; it is also the `ParseContext` formats write into. */
 class DocumentRun implements ParseContext {
   readonly url: string;
@@ -270,10 +275,14 @@ class DocumentRun implements ParseContext {
 
   async run(): Promise<ParsedDocument> {
     const body = this.#options.body;
-    if (typeof body === 'string') await this.#readString(body);
-    else await this.#readBytes(body instanceof Uint8Array ? pieces(body) : body);
-    this.#endFormat();
-    await this.#flushPages();
+    try {
+      if (typeof body === 'string') await this.#readString(body);
+      else await this.#readBytes(body instanceof Uint8Array ? pieces(body) : body);
+      this.#endFormat();
+      await this.#flushPages();
+    } catch (error) {
+      throw error instanceof ConsumerFailure ? error.error : error;
+    }
     return this.#result();
   }
 
@@ -357,6 +366,8 @@ class DocumentRun implements ParseContext {
         if (this.#finishedEarly()) break;
       }
     } catch (error) {
+      // The consumer's own failure is not the body's: it goes back to the caller.
+      if (error instanceof ConsumerFailure) throw error.error;
       this.#truncated = true;
       if (error instanceof GunzipError && error.code === 'gzip') {
         this.warn('gzip', `${error.message}; what decompressed before the damage is kept`);
@@ -397,7 +408,11 @@ class DocumentRun implements ParseContext {
     if (onPages === undefined || this.#batch.length === 0) return;
     const batch = this.#batch;
     this.#batch = [];
-    await onPages(batch, this.#pagesType());
+    try {
+      await onPages(batch, this.#pagesType());
+    } catch (error) {
+      throw new ConsumerFailure(error);
+    }
   }
 
   #pagesType(): PagesSitemapType {

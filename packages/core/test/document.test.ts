@@ -373,6 +373,27 @@ describe('parseDocument: streaming', () => {
     ).rejects.toBe(boom);
   });
 
+  it('rethrows what onPages throws for a streamed body too, and releases the body', async () => {
+    const boom = new Error('consumer failed');
+    let released = false;
+    async function* body() {
+      try {
+        yield enc.encode(urlsetXml(pageUrls(2)).slice(0, 150));
+        yield enc.encode('<url><loc>http://example.com/x</loc></url>');
+      } finally {
+        released = true;
+      }
+    }
+    await expect(
+      parse(body(), {
+        onPages: () => {
+          throw boom;
+        },
+      }),
+    ).rejects.toBe(boom);
+    expect(released).toBe(true);
+  });
+
   it('stops promptly on abort, keeping what was read', async () => {
     const xml = urlsetXml(pageUrls(3));
     const controller = new AbortController();
