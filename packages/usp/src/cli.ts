@@ -76,25 +76,30 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = await load();
   const controller = new AbortController();
-  let interrupted = false;
-  const onSigint = (): void => {
-    // First Ctrl-C stops the walk cleanly (temp files removed); a second one ends at once.
-    if (interrupted) process.exit(130);
-    interrupted = true;
-    controller.abort(new Error('interrupted'));
+  // 128 + the signal's number, as shells report it.
+  let signalled: { exitCode: number } | null = null;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    // The first signal stops the walk cleanly (temp files removed); a second one ends at once.
+    const exitCode = signal === 'SIGTERM' ? 143 : 130;
+    if (signalled !== null) process.exit(exitCode);
+    signalled = { exitCode };
+    controller.abort(new Error(`interrupted by ${signal}`));
   };
-  process.on('SIGINT', onSigint);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
     const code = await command.run(rest, controller.signal);
-    return interrupted && first !== 'demo' ? 130 : code;
+    // `demo --serve` waits for Ctrl-C to stop: that is its normal end.
+    return signalled !== null && first !== 'demo' ? (signalled as { exitCode: number }).exitCode : code;
   } catch (err) {
-    if (interrupted) {
+    if (signalled !== null) {
       process.stderr.write('usp: interrupted\n');
-      return 130;
+      return (signalled as { exitCode: number }).exitCode;
     }
     throw err;
   } finally {
-    process.off('SIGINT', onSigint);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
 }
 

@@ -223,6 +223,42 @@ describe('usp ls', () => {
     }
   });
 
+  it('stops cleanly on Ctrl-C: prints what it has and exits 130', async () => {
+    const hung = await startTestServer();
+    try {
+      let child: ReturnType<typeof spawnCli> | null = null;
+      hung.route('/robots.txt', {
+        headers: { 'Content-Type': 'text/plain' },
+        body: `Sitemap: ${hung.origin}/fast.xml\nSitemap: ${hung.origin}/never.xml\n`,
+      });
+      hung.route('/fast.xml', { headers: XML, body: urlset([`<url><loc>${hung.origin}/p</loc></url>`]) });
+      // A sitemap that never finishes; the interrupt comes once the CLI is waiting on it.
+      hung.route('/never.xml', (_req, res) => {
+        res.writeHead(200, XML);
+        res.write(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`);
+        child?.kill('SIGINT');
+      });
+      child = spawnCli(['ls', ...NET, '-k', `${hung.origin}/`]);
+      let out = '';
+      let err = '';
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (d: string) => {
+        out += d;
+      });
+      child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+        err += d;
+      });
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(code).toBe(130);
+      expect(out.split('\n')[0]).toBe(`${hung.origin}/`);
+      expect(out).toContain(`\t\t${hung.origin}/never.xml\n`);
+      expect(err).toContain('aborted');
+      expect(err).not.toMatch(/\n\s+at /);
+    } finally {
+      await hung.close();
+    }
+  });
+
   it('skips robots.txt with -r and the known paths with -k', async () => {
     const noRobots = await runCli(['ls', ...NET, '-r', `${o}/`]);
     expect(noRobots.code).toBe(0);
