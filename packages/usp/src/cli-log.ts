@@ -1,6 +1,15 @@
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, openSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { Warning } from '@usp-ts/core';
+
+function openLogFile(path: string): number {
+  try {
+    return openSync(path, 'a');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    throw new Error(`cannot open log file ${path}: ${code}`);
+  }
+}
 
 /** Warnings shown at the default verbosity before the rest are only counted. */
 const WARNINGS_SHOWN_BY_DEFAULT = 100;
@@ -19,8 +28,9 @@ export class Log {
   constructor(verbosity: number, logFile?: string) {
     this.verbosity = verbosity;
     this.#toFile = logFile !== undefined;
-    // Appends, as usp's logging.basicConfig(filename=...) does.
-    this.#sink = logFile === undefined ? process.stderr : createWriteStream(logFile, { flags: 'a' });
+    // Appends, as usp's logging.basicConfig(filename=...) does. Opened now, so a bad path is one
+    // clear error before any work rather than a stream error in the middle of it.
+    this.#sink = logFile === undefined ? process.stderr : createWriteStream('', { fd: openLogFile(logFile) });
   }
 
   attach(progress: Progress): void {

@@ -89,4 +89,13 @@ describe('usp: help, version, usage errors', () => {
     expect(r.stderr).toContain('usp: error: URL ftp://example.com/ is not a HTTP(s) URL');
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
+
+  it('fails with one line and exit 1 when the log file cannot be opened', async () => {
+    const r = await runCli(['ls', '-l', '/nonexistent-dir/usp.log', 'http://example.com/']);
+    expect(r).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'usp: error: cannot open log file /nonexistent-dir/usp.log: ENOENT\n',
+    });
+  });
 });
