@@ -75,18 +75,47 @@ function checkDecimal(s: string): number | null {
     negative = c === 45;
     i++;
   }
-  const intStart = i;
-  while (i < n && isAsciiDigit(s.charCodeAt(i))) i++;
-  const intEnd = i;
-  let fracStart = i;
-  let fracEnd = i;
+  // One pass: the first significant digit's place value decides the range, and up to 15
+  // significant digits are accumulated so the common forms need no Number(string).
+  let mantissa = 0;
+  let significant = 0;
+  let fracDigits = 0;
+  let pointPos = 0; // digits before the point, counted from the first significant one
+  let firstDigit = -1;
+  let restNonZero = false;
+  let digits = 0;
+  while (i < n) {
+    c = s.charCodeAt(i);
+    if (c < 48 || c > 57) break;
+    digits++;
+    if (significant > 0 || c !== 48) {
+      if (significant === 0) firstDigit = c - 48;
+      else if (c !== 48) restNonZero = true;
+      if (significant < 15) mantissa = mantissa * 10 + (c - 48);
+      significant++;
+      pointPos++;
+    }
+    i++;
+  }
   if (i < n && s.charCodeAt(i) === 46 /* . */) {
     i++;
-    fracStart = i;
-    while (i < n && isAsciiDigit(s.charCodeAt(i))) i++;
-    fracEnd = i;
+    while (i < n) {
+      c = s.charCodeAt(i);
+      if (c < 48 || c > 57) break;
+      digits++;
+      fracDigits++;
+      if (significant > 0 || c !== 48) {
+        if (significant === 0) firstDigit = c - 48;
+        else if (c !== 48) restNonZero = true;
+        if (significant < 15) mantissa = mantissa * 10 + (c - 48);
+        significant++;
+      } else {
+        pointPos--;
+      }
+      i++;
+    }
   }
-  if (intEnd === intStart && fracEnd === fracStart) return null;
+  if (digits === 0) return null;
   let exponent = 0;
   if (i < n) {
     c = s.charCodeAt(i);
@@ -104,22 +133,17 @@ function checkDecimal(s: string): number | null {
     exponent = Number(s.slice(expStart, i));
     if (expNegative) exponent = -exponent;
   }
-  // Position of the decimal point relative to the first significant digit decides the range.
-  const digits = s.slice(intStart, intEnd) + s.slice(fracStart, fracEnd);
-  let first = 0;
-  while (first < digits.length && digits.charCodeAt(first) === 48) first++;
-  if (first < digits.length) {
-    if (negative) return null;
-    const pointPos = intEnd - intStart + exponent - first;
-    if (pointPos > 1) return null;
-    if (pointPos === 1) {
-      if (digits.charCodeAt(first) !== 49 /* 1 */) return null;
-      for (let k = first + 1; k < digits.length; k++) if (digits.charCodeAt(k) !== 48) return null;
-    }
-  }
-  // `+ 0` turns usp's `-0` into a plain zero.
+  if (significant === 0) return 0; // any zero, `-0` included
+  if (negative) return null;
+  const place = pointPos + exponent;
+  if (place > 1) return null;
+  if (place === 1 && (firstDigit !== 1 || restNonZero)) return null;
+  // Exact: both operands are exactly representable and IEEE division rounds correctly.
+  if (exponent === 0 && significant <= 15 && fracDigits <= 22) return mantissa / POW10[fracDigits];
   return Number(s) + 0;
 }
+
+const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
 
 function isAsciiDigit(c: number): boolean {
   return c >= 48 && c <= 57;

@@ -8,6 +8,7 @@ import {
   type ParseContext,
   type ParseOutcome,
   parseIsoDate,
+  type SitemapDate,
   type XmlElement,
   type XmlExtension,
   type XmlHandler,
@@ -16,6 +17,7 @@ import { parseChangeFrequency } from './change-frequency.js';
 import { readAlternate } from './hreflang.js';
 import { isSitemapNamespace, XHTML_NAMESPACE } from './namespaces.js';
 import { parsePriority } from './priority.js';
+import { SeenUrls } from './seen-urls.js';
 
 /**
  * Reads a `<urlset>`. A page is emitted only at `</url>`, so a cut document keeps every complete
@@ -36,8 +38,18 @@ export class UrlsetHandler implements XmlHandler {
   /** Depth of the stray element whose subtree is being skipped; -1 when none. */
   private skipDepth = -1;
   private stopped = false;
-  private readonly seen = new Set<string>();
+  /** Depth of the extension element whose subtree is being routed; -1 when none. */
+  private extDepth = -1;
+  /** Whether the extensions were told about the current entry (only entries that use them are). */
+  private extStarted = false;
+  private readonly seen = new SeenUrls();
   private readonly warnedStray = new Set<string>();
+  // Generated sitemaps repeat values from entry to entry: the last parse is reused when the text
+  // is the same (SitemapDate is immutable, so pages may share one).
+  private lastDateText = '';
+  private lastDate: SitemapDate | null = null;
+  private lastPriorityText = '';
+  private lastPriority: number | null = null;
 
   constructor(ctx: ParseContext, root: XmlElement, extensions: readonly XmlExtension[]) {
     this.ctx = ctx;
@@ -65,7 +77,23 @@ export class UrlsetHandler implements XmlHandler {
       this.skip(el);
       return;
     }
-    if (this.router?.open(el, draft)) return;
+    const router = this.router;
+    if (router !== null) {
+      if (this.extDepth >= 0) {
+        router.open(el, draft);
+        return;
+      }
+      // Sitemap elements (the root's namespace) are never an extension's: skip the lookup.
+      if (el.ns !== this.rootNs && router.claims(el.ns)) {
+        if (!this.extStarted) {
+          this.extStarted = true;
+          router.startEntry(draft);
+        }
+        this.extDepth = depth;
+        router.open(el, draft);
+        return;
+      }
+    }
     if (depth === this.entryDepth + 1 && isAlternateLink(el, this.rootNs)) readAlternate(el, draft, this.ctx);
   }
 
@@ -85,7 +113,11 @@ export class UrlsetHandler implements XmlHandler {
       this.endEntry(draft);
       return;
     }
-    if (this.router?.close(el, text, draft)) return;
+    if (this.extDepth >= 0) {
+      if (depth === this.extDepth) this.extDepth = -1;
+      (this.router as ExtensionRouter).close(el, text, draft);
+      return;
+    }
     if (depth !== this.entryDepth + 1 || !this.isOwn(el.ns)) return;
     switch (el.local) {
       case 'loc':
@@ -118,7 +150,7 @@ export class UrlsetHandler implements XmlHandler {
     const draft = newPageDraft();
     this.draft = draft;
     this.loc = null;
-    this.router?.startEntry(draft);
+    this.extDepth = -1;
   }
 
   private endEntry(draft: PageDraft): void {
@@ -126,7 +158,10 @@ export class UrlsetHandler implements XmlHandler {
     const loc = this.loc;
     this.loc = null;
     draft.url = loc ?? '';
-    this.router?.endEntry(draft);
+    if (this.extStarted) {
+      this.extStarted = false;
+      (this.router as ExtensionRouter).endEntry(draft);
+    }
     if (loc === null || loc.length === 0) {
       this.ctx.warn(
         'missing-field',
@@ -145,11 +180,10 @@ export class UrlsetHandler implements XmlHandler {
       this.ctx.warn('invalid-url', `Page URL is not an absolute http(s) URL, skipped: ${loc}`);
       return;
     }
-    if (this.seen.has(loc)) {
+    if (!this.seen.add(loc)) {
       this.ctx.warn('duplicate-url', `Duplicate page URL skipped: ${loc}`);
       return;
     }
-    this.seen.add(loc);
     if (!this.ctx.page(draft)) this.stopped = true;
   }
 
@@ -161,11 +195,16 @@ export class UrlsetHandler implements XmlHandler {
     this.ctx.warn('unknown-element', `<${name}> outside <url> skipped`);
   }
 
-  private readDate(text: string) {
+  private readDate(text: string): SitemapDate | null {
     const s = text.trim();
     if (s.length === 0) return null;
+    if (s === this.lastDateText) return this.lastDate;
     const date = parseIsoDate(s);
     if (date === null) this.ctx.warn('invalid-date', `Invalid <lastmod> ignored: ${s}`);
+    else {
+      this.lastDateText = s;
+      this.lastDate = date;
+    }
     return date;
   }
 
@@ -183,7 +222,15 @@ export class UrlsetHandler implements XmlHandler {
   }
 
   private readPriority(text: string, draft: PageDraft): void {
-    const value = parsePriority(text);
+    let value: number | null;
+    if (text === this.lastPriorityText) value = this.lastPriority;
+    else {
+      value = parsePriority(text);
+      if (value !== null) {
+        this.lastPriorityText = text;
+        this.lastPriority = value;
+      }
+    }
     if (value === null) {
       this.ctx.warn('invalid-priority', `Invalid <priority> ${JSON.stringify(text.trim())}, read as 0.5`);
       draft.priority = DEFAULT_PRIORITY;

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parsePriority } from '../src/priority.js';
 
@@ -56,5 +57,20 @@ describe('parsePriority', () => {
     '1E999',
   ])('rejects %j', (text) => {
     expect(parsePriority(text)).toBeNull();
+  });
+});
+
+describe('parsePriority agrees with Number() on plain decimals', () => {
+  it('for any decimal text in [0, 1]', () => {
+    const decimal = fc
+      .tuple(fc.constantFrom('0', '1', '', '00'), fc.stringMatching(/^[0-9]{0,20}$/))
+      .map(([int, frac]) => (frac === '' ? int || '0' : `${int}.${frac}`));
+    fc.assert(
+      fc.property(decimal, (text) => {
+        const n = Number(text);
+        expect(parsePriority(text)).toBe(n <= 1 && !/^0*1\.0*[1-9]/.test(text) ? n : null);
+      }),
+      { seed: 7, numRuns: 2000 },
+    );
   });
 });

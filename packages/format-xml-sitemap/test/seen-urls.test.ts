@@ -1,0 +1,42 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { SeenUrls } from '../src/seen-urls.js';
+
+describe('SeenUrls', () => {
+  it('answers like a Set<string> (first add true, repeats false), across growth', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: 'grapheme', maxLength: 30 }), { maxLength: 400 }), (urls) => {
+        const seen = new SeenUrls();
+        const set = new Set<string>();
+        for (const u of urls) {
+          const fresh = !set.has(u);
+          set.add(u);
+          expect(seen.add(u)).toBe(fresh);
+        }
+        expect(seen.size).toBe(set.size);
+      }),
+      { seed: 99, numRuns: 200 },
+    );
+  });
+
+  it('keeps 200,000 distinct URLs apart and finds every repeat', () => {
+    const seen = new SeenUrls();
+    for (let i = 0; i < 200_000; i++) expect(seen.add(`https://www.example.com/a/${i}`)).toBe(true);
+    for (let i = 0; i < 200_000; i += 997) expect(seen.add(`https://www.example.com/a/${i}`)).toBe(false);
+    expect(seen.size).toBe(200_000);
+  });
+
+  it('tells apart URLs that differ in one character, in case or by a trailing slash', () => {
+    const seen = new SeenUrls();
+    for (const u of [
+      'http://a.com/x',
+      'http://a.com/y',
+      'http://a.com/X',
+      'http://a.com/x/',
+      'https://a.com/x',
+      '',
+    ]) {
+      expect(seen.add(u)).toBe(true);
+    }
+  });
+});
