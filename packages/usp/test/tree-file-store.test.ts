@@ -15,7 +15,7 @@ import {
 import { startTestServer } from '@usp-ts/test-server';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decodePage, encodePage, filePageStore } from '../src/page-store-file.js';
-import { gzip, robots, sitemapIndex, TEXT, testClient, treeOptions, XML } from './tree-helpers.js';
+import { gzip, robots, sitemapIndex, TEXT, testClient, treeOptions, until, XML } from './tree-helpers.js';
 
 const base = mkdtempSync(join(tmpdir(), 'usp-store-test-'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -125,7 +125,9 @@ describe('filePageStore', () => {
     expect(existsSync(dir)).toBe(false);
   });
 
-  it('gives the same tree as the memory store over HTTP', async () => {
+  it('gives the same tree as the memory store over HTTP, and leaves no file descriptor open', async () => {
+    const fds = () => (existsSync('/proc/self/fd') ? readdirSync('/proc/self/fd').length : 0);
+    const before = fds();
     const server = await startTestServer();
     const client = testClient();
     try {
@@ -162,5 +164,7 @@ describe('filePageStore', () => {
       await client.close();
       await server.close();
     }
+    // Temp files are closed as each sitemap ends; sockets close with the client and the server.
+    await until(() => fds() <= before);
   });
 });
