@@ -1,10 +1,17 @@
+import { KIT_NS, runExtension as kitRun } from '@usp-ts/format-testkit';
 import { describe, expect, it } from 'vitest';
 import { googleImage, IMAGE_NAMESPACES } from '../src/index.js';
-import { runExtension } from './host.js';
 
 const I = 'http://www.google.com/schemas/sitemap-image/1.1';
-const doc = (entries: string) => `<entries xmlns:image="${I}">${entries}</entries>`;
-const entry = (images: string, loc = 'http://example.com/page') => `<entry loc="${loc}">${images}</entry>`;
+const doc = (entries: string) => `<entries xmlns="${KIT_NS}" xmlns:image="${I}">${entries}</entries>`;
+const entry = (images: string, loc = 'http://example.com/page') =>
+  `<entry><loc>${loc}</loc>${images}</entry>`;
+
+/** The kit's extension host (core's engine and router), with the warning codes in order. */
+async function runExtension(...args: Parameters<typeof kitRun>) {
+  const r = await kitRun(...args);
+  return { ...r, codes: r.warnings.map((w) => w.code) };
+}
 
 describe('googleImage()', () => {
   it('is plain data claiming the image namespace', () => {
@@ -75,7 +82,7 @@ describe('googleImage()', () => {
   it('ignores a nested <image:image> and elements of other namespaces', async () => {
     const r = await runExtension(
       googleImage(),
-      `<entries xmlns:image="${I}" xmlns:x="urn:x"><entry loc="http://example.com/p"><image:image><x:loc>http://example.com/x.jpg</x:loc><image:loc>http://example.com/1.jpg</image:loc><image:image><image:title>inner</image:title></image:image></image:image></entry></entries>`,
+      `<entries xmlns="${KIT_NS}" xmlns:image="${I}" xmlns:x="urn:x"><entry><loc>http://example.com/p</loc><image:image><x:loc>http://example.com/x.jpg</x:loc><image:loc>http://example.com/1.jpg</image:loc><image:image><image:title>inner</image:title></image:image></image:image></entry></entries>`,
     );
     expect(r.pages[0].images).toEqual([
       { loc: 'http://example.com/1.jpg', caption: null, geoLocation: null, title: 'inner', license: null },

@@ -1,10 +1,16 @@
+import { KIT_NS, runExtension as kitRun } from '@usp-ts/format-testkit';
 import { describe, expect, it } from 'vitest';
 import { googleNews, NEWS_NAMESPACES } from '../src/index.js';
-import { runExtension } from './host.js';
 
 const N = 'http://www.google.com/schemas/sitemap-news/0.9';
-const doc = (entries: string, ns = N) => `<entries xmlns:news="${ns}">${entries}</entries>`;
-const entry = (news: string, loc = 'http://example.com/page') => `<entry loc="${loc}">${news}</entry>`;
+const doc = (entries: string, ns = N) => `<entries xmlns="${KIT_NS}" xmlns:news="${ns}">${entries}</entries>`;
+const entry = (news: string, loc = 'http://example.com/page') => `<entry><loc>${loc}</loc>${news}</entry>`;
+
+/** The kit's extension host (core's engine and router), with the warning codes in order. */
+async function runExtension(...args: Parameters<typeof kitRun>) {
+  const r = await kitRun(...args);
+  return { ...r, codes: r.warnings.map((w) => w.code) };
+}
 
 describe('googleNews()', () => {
   it('is plain data claiming the news namespace', () => {
@@ -89,7 +95,7 @@ describe('googleNews()', () => {
   it('gives null for empty fields and ignores elements of other namespaces inside <news:news>', async () => {
     const r = await runExtension(
       googleNews(),
-      `<entries xmlns:news="${N}" xmlns:x="urn:x"><entry loc="http://example.com/p"><news:news><news:publication><news:name></news:name><news:language/></news:publication><x:title>Not ours</x:title><tag_without_inner_character_data name="value"/><news:access></news:access><news:publication_date>2024-01-02</news:publication_date><news:title><![CDATA[Bąž & co]]></news:title></news:news></entry></entries>`,
+      `<entries xmlns="${KIT_NS}" xmlns:news="${N}" xmlns:x="urn:x"><entry><loc>http://example.com/p</loc><news:news><news:publication><news:name></news:name><news:language/></news:publication><x:title>Not ours</x:title><tag_without_inner_character_data name="value"/><news:access></news:access><news:publication_date>2024-01-02</news:publication_date><news:title><![CDATA[Bąž & co]]></news:title></news:news></entry></entries>`,
     );
     expect(r.pages[0].newsStory).toMatchObject({
       title: 'Bąž & co',

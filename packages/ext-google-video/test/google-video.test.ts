@@ -1,11 +1,11 @@
 import { type Page, pageToJSON } from '@usp-ts/core';
+import { KIT_NS, runExtension as kitRun } from '@usp-ts/format-testkit';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { googleVideo, VIDEO_NAMESPACES, type Video } from '../src/index.js';
-import { runExtension } from './host.js';
 
 const V = 'http://www.google.com/schemas/sitemap-video/1.1';
-const doc = (entries: string) => `<entries xmlns:video="${V}">${entries}</entries>`;
-const entry = (video: string, loc = 'http://example.com/page') => `<entry loc="${loc}">${video}</entry>`;
+const doc = (entries: string) => `<entries xmlns="${KIT_NS}" xmlns:video="${V}">${entries}</entries>`;
+const entry = (video: string, loc = 'http://example.com/page') => `<entry><loc>${loc}</loc>${video}</entry>`;
 
 const FULL = `<video:video>
   <video:thumbnail_loc> https://example.com/thumbs/123.jpg </video:thumbnail_loc>
@@ -31,6 +31,12 @@ const FULL = `<video:video>
 </video:video>`;
 
 const videosOf = (page: Page): readonly Video[] | undefined => page.extensions?.videos;
+
+/** The kit's extension host (core's engine and router), with the warning codes in order. */
+async function runExtension(...args: Parameters<typeof kitRun>) {
+  const r = await kitRun(...args);
+  return { ...r, codes: r.warnings.map((w) => w.code) };
+}
 
 describe('googleVideo()', () => {
   it('is plain data claiming the video namespace', () => {
@@ -159,7 +165,7 @@ describe('googleVideo()', () => {
   it('ignores video fields outside <video:video> with a warning, and elements of other namespaces inside it', async () => {
     const r = await runExtension(
       googleVideo(),
-      `<entries xmlns:video="${V}" xmlns:x="urn:x"><entry loc="http://example.com/p"><video:title>Stray</video:title><video:video><x:title>Not ours</x:title><video:title>T</video:title><video:description>D</video:description><video:thumbnail_loc>http://example.com/t.jpg</video:thumbnail_loc><video:player_loc>http://example.com/p</video:player_loc></video:video></entry></entries>`,
+      `<entries xmlns="${KIT_NS}" xmlns:video="${V}" xmlns:x="urn:x"><entry><loc>http://example.com/p</loc><video:title>Stray</video:title><video:video><x:title>Not ours</x:title><video:title>T</video:title><video:description>D</video:description><video:thumbnail_loc>http://example.com/t.jpg</video:thumbnail_loc><video:player_loc>http://example.com/p</video:player_loc></video:video></entry></entries>`,
     );
     expect(videosOf(r.pages[0])?.map((v) => v.title)).toEqual(['T']);
     expect(r.codes).toEqual(['unknown-element']);
