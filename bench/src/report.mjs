@@ -45,6 +45,11 @@ export function computeTargets(results) {
   const t = [];
   const add = (name, pass, detail) =>
     t.push({ name, status: pass === null ? 'N/A' : pass ? 'PASS' : 'FAIL', detail });
+  // A fast run that lost pages proves nothing: every target on that input fails.
+  for (const c of results.cases) {
+    const o = ours(c);
+    if (o?.countMismatch) add(`${c.id}: every page delivered`, false, `${o.urls} of ${c.urls} URLs`);
+  }
 
   for (const [id, what] of [
     ['urlset-doc', 'urlset'],
