@@ -59,7 +59,18 @@ describe('streaming', () => {
   it('yields every page of every sitemap with the sitemap it came from', async () => {
     server = await startTestServer();
     const o = server.origin;
-    server.route('/robots.txt', { headers: TEXT, body: robots([`${o}/idx.xml`, `${o}/list.txt`]) });
+    server.route('/robots.txt', {
+      headers: TEXT,
+      body: robots([`${o}/idx.xml`, `${o}/list.txt`, `${o}/feed.rss`, `${o}/feed.atom`]),
+    });
+    server.route('/feed.rss', {
+      headers: XML,
+      body: `<rss version="2.0"><channel><title>c</title><item><title>R</title><link>${o}/r1</link></item></channel></rss>`,
+    });
+    server.route('/feed.atom', {
+      headers: XML,
+      body: `<feed xmlns="http://www.w3.org/2005/Atom"><title>f</title><entry><title>A</title><link href="${o}/at1"/><updated>2024-01-01T00:00:00Z</updated></entry></feed>`,
+    });
     server.route('/idx.xml', { headers: XML, body: sitemapIndex([`${o}/a.xml`, `${o}/b.xml`]) });
     server.route('/a.xml', { headers: XML, body: urlset([`${o}/a1`, `${o}/a2`]) });
     server.route('/b.xml', { headers: XML, body: urlset([`${o}/b1`]) });
@@ -74,9 +85,11 @@ describe('streaming', () => {
         `PagesXMLSitemap ${o}/b.xml ${o}/b1`,
         `PagesTextSitemap ${o}/list.txt ${o}/t1`,
         `PagesTextSitemap ${o}/list.txt ${o}/t2`,
+        `PagesRSSSitemap ${o}/feed.rss ${o}/r1`,
+        `PagesAtomSitemap ${o}/feed.atom ${o}/at1`,
       ].sort(),
     );
-    expect(walk.stats).toMatchObject({ pages: 5, sitemapsInFlight: 0, stoppedBy: null });
+    expect(walk.stats).toMatchObject({ pages: 7, sitemapsInFlight: 0, stoppedBy: null });
   });
 
   it('a consumer that does not pull stops the downloads (the server sees its writes block)', async () => {
