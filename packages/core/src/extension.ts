@@ -30,7 +30,10 @@ export function checkExtensions(extensions: readonly XmlExtension[]): void {
   }
 }
 
-export function createExtensionRouter(extensions: readonly XmlExtension[], ctx: ParseContext): ExtensionRouter {
+export function createExtensionRouter(
+  extensions: readonly XmlExtension[],
+  ctx: ParseContext,
+): ExtensionRouter {
   const byNs = new Map<string, XmlExtensionHandler>();
   const handlers: XmlExtensionHandler[] = [];
   for (const ext of extensions) {

@@ -1,5 +1,5 @@
 import type { Page, PageExtensions } from './model.js';
-import { type Sitemap, isIndexSitemap, isPagesSitemap } from './sitemap.js';
+import { isIndexSitemap, isPagesSitemap, type Sitemap } from './sitemap.js';
 
 /** The JSON form of a page: the contract of the CLI's json output and the conformance comparison. */
 export interface PageJSON {
@@ -17,7 +17,15 @@ export interface PageJSON {
     keywords: string[];
     stockTickers: string[];
   } | null;
-  images: { loc: string | null; caption: string | null; geoLocation: string | null; title: string | null; license: string | null }[] | null;
+  images:
+    | {
+        loc: string | null;
+        caption: string | null;
+        geoLocation: string | null;
+        title: string | null;
+        license: string | null;
+      }[]
+    | null;
   alternates: { hreflang: string; href: string }[] | null;
   extensions?: PageExtensions;
 }
@@ -68,7 +76,8 @@ export function sitemapToJSON(sitemap: Sitemap, options: ToJSONOptions = {}): Si
   const json: SitemapJSON = { type: sitemap.type, url: sitemap.url };
   if (sitemap.lastModified) json.lastModified = sitemap.lastModified.toISOString();
   if (sitemap.type === 'InvalidSitemap') json.reason = sitemap.reason;
-  else if (isIndexSitemap(sitemap)) json.subSitemaps = sitemap.subSitemaps.map((c) => sitemapToJSON(c, options));
+  else if (isIndexSitemap(sitemap))
+    json.subSitemaps = sitemap.subSitemaps.map((c) => sitemapToJSON(c, options));
   else if (isPagesSitemap(sitemap) && withPages) json.pages = sitemap.pages.map(pageToJSON);
   return json;
 }

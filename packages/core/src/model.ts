@@ -1,7 +1,15 @@
 import type { SitemapDate } from './sitemap-date.js';
 
 /** sitemaps.org `<changefreq>` values. */
-export const CHANGE_FREQUENCIES = ['always', 'hourly', 'daily', 'weekly', 'monthly', 'yearly', 'never'] as const;
+export const CHANGE_FREQUENCIES = [
+  'always',
+  'hourly',
+  'daily',
+  'weekly',
+  'monthly',
+  'yearly',
+  'never',
+] as const;
 export type ChangeFrequency = (typeof CHANGE_FREQUENCIES)[number];
 
 /** Priority a page gets when the sitemap gives none or an invalid one (as usp). */

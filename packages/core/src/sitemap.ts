@@ -4,7 +4,11 @@ import type { SitemapDate } from './sitemap-date.js';
 import type { Warning } from './warning.js';
 
 export type IndexSitemapType = 'IndexWebsiteSitemap' | 'IndexRobotsTxtSitemap' | 'IndexXMLSitemap';
-export type PagesSitemapType = 'PagesXMLSitemap' | 'PagesTextSitemap' | 'PagesRSSSitemap' | 'PagesAtomSitemap';
+export type PagesSitemapType =
+  | 'PagesXMLSitemap'
+  | 'PagesTextSitemap'
+  | 'PagesRSSSitemap'
+  | 'PagesAtomSitemap';
 export type SitemapType = IndexSitemapType | PagesSitemapType | 'InvalidSitemap';
 /** The types a single document can parse to (the website root is made by the tree). */
 export type DocumentSitemapType = Exclude<SitemapType, 'IndexWebsiteSitemap'>;

@@ -60,7 +60,10 @@ export interface WebNotModifiedResponse {
 
 /** Builds a case-insensitive lookup from a plain object or a `Headers`-like map. */
 export function headerLookup(
-  headers: Readonly<Record<string, string | string[] | undefined>> | { get(name: string): string | null } | undefined,
+  headers:
+    | Readonly<Record<string, string | string[] | undefined>>
+    | { get(name: string): string | null }
+    | undefined,
 ): HeaderLookup {
   if (headers === undefined) return () => null;
   if (typeof (headers as { get?: unknown }).get === 'function') {

@@ -75,9 +75,9 @@ const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
 
 /** Decodes percent-encoded unreserved characters (RFC 3986 6.2.2.2), leaving every other escape as sent. */
 function decodeUnreserved(s: string): string {
-  return s.replace(/%([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
+  return s.replace(/%([0-9A-Fa-f]{2})/g, (match, hex: string) => {
     const c = String.fromCharCode(Number.parseInt(hex, 16));
-    return UNRESERVED.test(c) ? c : escape;
+    return UNRESERVED.test(c) ? c : match;
   });
 }
 

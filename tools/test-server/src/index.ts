@@ -1,4 +1,4 @@
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
 /** A route answers a request; it may write the response in any way, including badly. */
@@ -26,7 +26,9 @@ export interface TestServer {
  * Starts a server on 127.0.0.1 with a random port. Unknown paths answer 404.
  * `close()` destroys open sockets so a test never waits on a hanging route.
  */
-export async function startTestServer(routes: Record<string, Route | SimpleResponse> = {}): Promise<TestServer> {
+export async function startTestServer(
+  routes: Record<string, Route | SimpleResponse> = {},
+): Promise<TestServer> {
   const table = new Map<string, Route>();
   const requests: string[] = [];
   const sockets = new Set<Socket>();
