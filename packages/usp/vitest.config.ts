@@ -1,10 +1,8 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, mergeConfig } from 'vitest/config';
+import { sharedTestConfig } from '../../vitest.shared.ts';
 
 // CLI tests start the built bin as a child process: allow for process start-up on a busy machine.
 // biome-ignore lint/style/noDefaultExport: vitest reads the config from the default export
-export default defineConfig({
-  test: {
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-  },
-});
+export default defineConfig(
+  mergeConfig(sharedTestConfig, { test: { testTimeout: 60_000, hookTimeout: 60_000 } }),
+);
