@@ -12,16 +12,32 @@ export function parseChangeFrequency(text: string): ChangeFrequency | null | und
 }
 
 function known(s: string): ChangeFrequency | undefined {
-  switch (s) {
-    case 'always':
-    case 'hourly':
-    case 'daily':
-    case 'weekly':
-    case 'monthly':
-    case 'yearly':
-    case 'never':
-      return s;
+  // One string comparison: the first letter picks the only candidate.
+  let candidate: ChangeFrequency;
+  switch (s.charCodeAt(0)) {
+    case 97 /* a */:
+      candidate = 'always';
+      break;
+    case 104 /* h */:
+      candidate = 'hourly';
+      break;
+    case 100 /* d */:
+      candidate = 'daily';
+      break;
+    case 119 /* w */:
+      candidate = 'weekly';
+      break;
+    case 109 /* m */:
+      candidate = 'monthly';
+      break;
+    case 121 /* y */:
+      candidate = 'yearly';
+      break;
+    case 110 /* n */:
+      candidate = 'never';
+      break;
     default:
       return undefined;
   }
+  return s === candidate ? candidate : undefined;
 }

@@ -50,7 +50,8 @@ export class SeenUrls {
 
   private grow(): void {
     const old = this.table;
-    const mask = this.mask * 2 + 1;
+    // Four times larger while small: fewer rehashes on the way to 50,000 URLs.
+    const mask = this.mask < 65_535 ? this.mask * 4 + 3 : this.mask * 2 + 1;
     const table = new Int32Array(2 * (mask + 1));
     for (let k = 0; k < old.length; k += 2) {
       const b = old[k + 1];
