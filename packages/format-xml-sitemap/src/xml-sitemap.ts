@@ -51,6 +51,17 @@ export function xmlSitemap(options: XmlSitemapOptions = {}): XmlFormat {
       );
     }
   }
+  for (const ext of extensions) {
+    for (const ns of ext.namespaces) {
+      // The format reads these itself; an extension claiming one would never see its elements.
+      if (ns === '' || isSitemapNamespace(ns)) {
+        throw new InvalidOptionError(
+          'extensions',
+          `${ext.name} claims the sitemaps.org namespace ${ns || '(none)'}`,
+        );
+      }
+    }
+  }
   checkExtensions(extensions);
   const frozen = Object.freeze([...extensions]);
   return {

@@ -286,5 +286,11 @@ describe('xmlSitemap() options', () => {
     expect(() => xmlSitemap({ extensions: 'news' as unknown as XmlExtension[] })).toThrow(InvalidOptionError);
     expect(() => xmlSitemap({ extensions: [{} as XmlExtension] })).toThrow(InvalidOptionError);
     expect(() => xmlSitemap(null as unknown as object)).toThrow(InvalidOptionError);
+    const claimsSitemaps: XmlExtension = {
+      name: 'x',
+      namespaces: [NS],
+      create: () => ({ open() {}, close() {} }),
+    };
+    expect(() => xmlSitemap({ extensions: [claimsSitemaps] })).toThrow(InvalidOptionError);
   });
 });
