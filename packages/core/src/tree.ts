@@ -137,7 +137,10 @@ export interface TreeOptions {
   readonly onProgress?: (stats: WalkStats) => void;
   /** Where pages nodes keep their pages (default: memory; the `usp` package uses temp files). */
   readonly pageStore?: PageStore;
-  /** `'same-site'` refuses children and redirects off the homepage's site (default `'any'`). */
+  /**
+   * `'same-site'` refuses children and redirects off the homepage's site: another registrable domain
+   * under the public suffix list (via tldts). Default `'any'`.
+   */
   readonly hostPolicy?: 'any' | 'same-site';
   /**
    * Drop top-level probes (robots.txt, known paths) that answer with nothing: a plain-text

@@ -1,3 +1,4 @@
+import { getDomain } from 'tldts';
 import { type ParseDocumentOptions, type ParsedDocument, parseDocument } from './document.js';
 import type { ChildRef, Page } from './model.js';
 import type { PageStore, StoredPages } from './page-store.js';
@@ -626,32 +627,23 @@ function setRepr(urls: ReadonlySet<string>): string {
 }
 
 /**
- * Whether two URLs are on one site: same host, or hosts sharing their registrable part. Without a
- * public suffix list this is approximated: the last two labels, or three when the second-to-last
- * is a short second-level label under a two-letter country code (`example.co.uk`).
+ * Whether two URLs are on one site: same host, or hosts with one registrable domain under the public
+ * suffix list (`a.example.co.uk` and `b.example.co.uk` are; `a.github.io` and `b.github.io` are not).
+ * IP addresses and single-label hosts are their own site.
  */
 export function sameSite(a: string, b: string): boolean {
   const ha = hostOf(a);
   const hb = hostOf(b);
   if (ha === null || hb === null) return false;
   if (ha === hb) return true;
-  return siteOf(ha) === siteOf(hb);
+  const da = getDomain(ha, { allowPrivateDomains: true });
+  return da !== null && da === getDomain(hb, { allowPrivateDomains: true });
 }
 
 function hostOf(url: string): string | null {
   try {
-    return new URL(url).hostname.toLowerCase();
+    return new URL(url).hostname.toLowerCase().replace(/\.$/, '');
   } catch {
     return null;
   }
-}
-
-function siteOf(host: string): string {
-  if (/^[\d.]+$/.test(host) || host.startsWith('[')) return host;
-  const labels = host.replace(/\.$/, '').split('.');
-  if (labels.length <= 2) return labels.join('.');
-  const tld = labels[labels.length - 1];
-  const sld = labels[labels.length - 2];
-  const take = tld.length === 2 && sld.length <= 3 ? 3 : 2;
-  return labels.slice(-take).join('.');
 }
