@@ -150,7 +150,7 @@ describe('plainText format', () => {
         for (const url of r.urls) expect(url).toMatch(/^https?:\/\/\S/i);
         expect(r.codes).not.toContain('plugin-error');
       }),
-      { numRuns: 300 },
+      { numRuns: 100 },
     );
   }, 60_000);
 
@@ -166,7 +166,7 @@ describe('plainText format', () => {
           expect(r.codes).not.toContain('plugin-error');
         },
       ),
-      { numRuns: 300 },
+      { numRuns: 100 },
     );
   }, 60_000);
 });
