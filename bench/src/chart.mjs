@@ -75,7 +75,7 @@ export function chartSpec(rows) {
     title: { text: 'Streaming a whole site over loopback (median of runs)', fontSize: 14 },
     data: { values: rows },
     config: { font: 'DejaVu Sans', background: 'white' },
-    hconcat: [layer('seconds', 'wall time (s, log)', true), layer('rssMiB', 'peak RSS (MiB)', false)],
+    hconcat: [layer('seconds', 'wall time (s, log)', true), layer('rssMiB', 'peak RSS (MiB, log)', true)],
     resolve: { scale: { color: 'shared' } },
   };
 }

@@ -39,6 +39,7 @@ function parseArgs(argv) {
     else if (a === '--timeout-s') o.timeoutS = Number(next());
     else if (a === '--no-chart') o.chart = false;
     else if (a === '--out') o.out = path.resolve(next());
+    else if (a === '--report-only') o.reportOnly = true;
     else if (a === '--') continue;
     else throw new Error(`unknown argument ${a}`);
   }
@@ -280,6 +281,12 @@ function addRatios(c) {
 async function main() {
   const o = parseArgs(process.argv.slice(2));
   const log = (...a) => console.log(...a);
+  if (o.reportOnly) {
+    // Re-renders results.md, the chart and the README section from results.json (no runs).
+    const results = JSON.parse(readFileSync(path.join(o.out, 'results.json'), 'utf8'));
+    await writeOutputs(results, o, log);
+    return;
+  }
   const profile = o.quick ? 'quick' : 'full';
   const dataDir = path.join(benchDir, '.data');
   const t0 = Date.now();
@@ -361,7 +368,13 @@ async function main() {
       results: c.results,
     })),
     totalSeconds: (Date.now() - t0) / 1000,
+    // Every input and implementation ran (no --only / --impls).
+    complete: !o.only && !o.impls,
   };
+  await writeOutputs(results, o, log);
+}
+
+async function writeOutputs(results, o, log) {
   mkdirSync(o.out, { recursive: true });
   const { md, targets } = renderMarkdown(results);
   results.targets = targets;
@@ -376,7 +389,7 @@ async function main() {
     }
   }
   // Only a complete default-profile run speaks for the project in its README.
-  if (profile === 'full' && !o.only && !o.impls && o.out === path.join(benchDir, 'results')) {
+  if (results.profile === 'full' && results.complete && o.out === path.join(benchDir, 'results')) {
     const readmeFile = path.join(benchDir, '..', 'README.md');
     try {
       const next = spliceReadme(readFileSync(readmeFile, 'utf8'), renderReadmeSection(results));
