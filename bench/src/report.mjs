@@ -31,9 +31,9 @@ const num = (v) =>
   v == null
     ? '–'
     : v >= 1e6
-      ? `${(v / 1e6).toFixed(2)} M`
+      ? `${+(v / 1e6).toFixed(2)}M`
       : v >= 1e3
-        ? `${(v / 1e3).toFixed(0)} k`
+        ? `${(v / 1e3).toFixed(0)}k`
         : v.toFixed(0);
 
 function ours(c) {
