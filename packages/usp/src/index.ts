@@ -37,7 +37,14 @@ export {
   walkPages,
   walkSitemapPages,
 } from './tree.js';
-export { type Finding, type ValidateOptions, type ValidationReport, validateSitemap } from './validate.js';
+export {
+  type Finding,
+  type ValidateDocumentOptions,
+  type ValidateOptions,
+  type ValidationReport,
+  validateDocument,
+  validateSitemap,
+} from './validate.js';
 export {
   createWorkerParser,
   nodeGunzip,
