@@ -29,13 +29,25 @@ export function isHttpUrl(url: string): boolean {
     return false;
   }
   if (url.charCodeAt(i + 1) === 0x0a) return false;
-  let netlocEnd = -1;
-  for (let k = i + 1; k < n; k++) {
+  // The netloc (up to the first `/`, `?` or `#`): while it holds only ASCII without `[`, `]` or
+  // `@`, Python's hostname is the text before its first `:`, so no slicing is needed.
+  let plain = first < 0x80 && first !== 0x5b && first !== 0x5d && first !== 0x40;
+  let k = i + 1;
+  for (; k < n; k++) {
     const c = url.charCodeAt(k);
-    if (k > i + 1 && isPythonSpace(c)) return false;
-    if (netlocEnd === -1 && (c === 0x2f || c === 0x3f || c === 0x23)) netlocEnd = k;
+    if (c === 0x2f || c === 0x3f || c === 0x23) break;
+    if (c <= 0x20 || c >= 0x80) {
+      if (k > i + 1 && isPythonSpace(c)) return false;
+      if (c >= 0x80) plain = false;
+    } else if (c === 0x5b || c === 0x5d || c === 0x40) plain = false;
   }
-  return pythonHostname(url.slice(i, netlocEnd === -1 ? n : netlocEnd)) !== null;
+  const netlocEnd = k;
+  for (; k < n; k++) {
+    const c = url.charCodeAt(k);
+    if ((c <= 0x20 || c >= 0x85) && k > i + 1 && isPythonSpace(c)) return false;
+  }
+  if (plain) return first !== 0x3a;
+  return pythonHostname(url.slice(i, netlocEnd)) !== null;
 }
 
 function startsWithIgnoreCase(s: string, prefix: string): boolean {
