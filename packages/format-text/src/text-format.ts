@@ -13,7 +13,8 @@ import {
 export interface PlainTextOptions {
   /**
    * Lines that are not http(s) URLs each get an `invalid-url` warning up to this many (default 50),
-   * then one summary: a junk file must not produce a million warnings.
+   * then one summary: a junk file must not produce a million warnings. Repeated URLs get
+   * `duplicate-url` warnings under their own cap of the same size.
    */
   maxWarnings?: number;
   /** Longest line read, in characters (default 64 KiB); a longer line is skipped with a warning. */
@@ -41,9 +42,11 @@ export function plainText(options: PlainTextOptions = {}): TextFormat {
 }
 
 function createTextParser(ctx: ParseContext, opts: Required<PlainTextOptions>): TextParser {
-  const seen = new Set<string>();
+  // URL -> the line it first appeared on, for the duplicate warning.
+  const seen = new Map<string, number>();
   let lineNumber = 0;
   let skipped = 0;
+  let duplicates = 0;
   // 'full' once the driver says the page budget is spent: the next page is still offered, so
   // the driver can tell "there were more" (its `limit` warning); then 'stopped'.
   let state: 'open' | 'full' | 'stopped' = 'open';
@@ -68,8 +71,15 @@ function createTextParser(ctx: ParseContext, opts: Required<PlainTextOptions>): 
         return;
       }
       // usp de-duplicates on the exact text, keeping the first position.
-      if (seen.has(url)) return;
-      seen.add(url);
+      const first = seen.get(url);
+      if (first !== undefined) {
+        duplicates++;
+        if (duplicates <= opts.maxWarnings) {
+          ctx.warn('duplicate-url', `Line ${lineNumber} ${quote(url)} repeats line ${first}, skipped`);
+        }
+        return;
+      }
+      seen.set(url, lineNumber);
       if (state === 'full') {
         ctx.page(newPageDraft(url));
         state = 'stopped';
@@ -92,6 +102,9 @@ function createTextParser(ctx: ParseContext, opts: Required<PlainTextOptions>): 
           'invalid-url',
           `${skipped - opts.maxWarnings} more lines that are not http(s) URLs were skipped`,
         );
+      }
+      if (duplicates > opts.maxWarnings) {
+        ctx.warn('duplicate-url', `${duplicates - opts.maxWarnings} more repeated URLs were skipped`);
       }
       return { type: 'PagesTextSitemap' };
     },

@@ -70,6 +70,24 @@ describe('plainText format', () => {
       'https://example.com/a\nhttps://example.com/b\n  https://example.com/a\nhttps://example.com/A\n',
     );
     expect(r.urls).toEqual(['https://example.com/a', 'https://example.com/b', 'https://example.com/A']);
+    expect(r.codes).toEqual(['duplicate-url']);
+    expect(r.warnings[0].message).toBe('Line 3 "https://example.com/a" repeats line 1, skipped');
+  });
+
+  it('warns about each repeated URL with its line, beside the invalid lines', async () => {
+    const r = await run('http://e.com/t1\nnot a url\nhttp://e.com/t1\nhttp://e.com/t2\n');
+    expect(r.urls).toEqual(['http://e.com/t1', 'http://e.com/t2']);
+    expect(r.codes).toEqual(['invalid-url', 'duplicate-url']);
+    expect(r.warnings[1].message).toContain('Line 3');
+  });
+
+  it('caps the duplicate warnings separately and sums up the rest', async () => {
+    const body = Array.from({ length: 20 }, () => 'https://example.com/same').join('\n');
+    const r = await run(`junk\n${body}`, { text: { maxWarnings: 3 } });
+    expect(r.urls).toEqual(['https://example.com/same']);
+    expect(r.codes).toEqual(['invalid-url', ...Array(4).fill('duplicate-url')]);
+    expect(r.warnings[1].message).toBe('Line 3 "https://example.com/same" repeats line 2, skipped');
+    expect(r.warnings[4].message).toBe('16 more repeated URLs were skipped');
   });
 
   it('caps the warnings and sums up the rest', async () => {
@@ -122,7 +140,7 @@ describe('plainText format', () => {
     const body = Array.from({ length: 4 }, (_, i) => `https://example.com/${i}`).join('\n');
     const r = await run(`${body}\nhttps://example.com/0\njunk`, { limits: { maxPagesPerDocument: 4 } });
     expect(r.urls).toHaveLength(4);
-    expect(r.codes).toEqual(['invalid-url']);
+    expect(r.codes).toEqual(['duplicate-url', 'invalid-url']);
     expect(r.truncated).toBe(false);
   });
 

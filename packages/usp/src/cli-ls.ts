@@ -1,11 +1,13 @@
 import {
+  DEFAULT_MAX_SITEMAPS,
   type IndexWebsiteSitemap,
   InvalidSitemap,
   isHttpUrl,
   stripUrlToHomepage,
   type WalkStats,
+  type WebClient,
 } from '@usp-ts/core';
-import type { WebClientOptions } from '@usp-ts/fetcher';
+import { createWebClient, type WebClientOptions } from '@usp-ts/fetcher';
 import {
   choice,
   count,
@@ -22,7 +24,7 @@ import {
 } from './cli-args.js';
 import { Log, Progress, type ProgressCounts } from './cli-log.js';
 import { CSV_HEADER, csvLine, FORMATS, type Format, ndjsonLine, Output, writeTree } from './cli-output.js';
-import { type SitemapTreeOptions, sitemapTreeForHomepage, walkPages } from './tree.js';
+import { clientOptionsFor, type SitemapTreeOptions, sitemapTreeForHomepage, walkPages } from './tree.js';
 
 export const LS_USAGE =
   'usage: usp ls [-h] [-f FORMAT] [-r] [-k] [-u] [-v] [-l LOG_FILE] [--extra-known-path PATH] [options] url';
@@ -95,10 +97,17 @@ options:
 limits:
   --max-depth N             index nesting followed, robots.txt being 0 (default 11, as usp)
   --deadline DURATION       stop the whole walk after this long, keeping what was read
-  --max-sitemaps N          fetch at most N sitemaps
-  --max-pages N             stop after N pages
+                            (default: none)
+  --max-sitemaps N          fetch at most N sitemaps (default ${DEFAULT_MAX_SITEMAPS.toLocaleString('en-US')})
+  --max-pages N             stop after N pages (default: none)
 
-${NETWORK_HELP}`;
+${NETWORK_HELP}
+
+exit status:
+  0  the walk ran, whatever it found: a site with no sitemap, 404s, broken sitemaps included
+  1  the site could not be reached at all: robots.txt and every known path failed at the network
+     level (connection refused, timeout, DNS, address blocked); one line on stderr says so
+  2  usage error`;
 
 /**
  * Client options from the command line. Without `--allow-private-networks` the library still lets
@@ -179,6 +188,33 @@ export async function runListing(run: LsRun): Promise<IndexWebsiteSitemap | null
   return tree;
 }
 
+/** Whether any request got an HTTP answer: a walk where none did never reached the site. */
+interface Reach {
+  answered: number;
+  failed: number;
+  lastFailure: string;
+}
+
+/**
+ * Wraps a client to count network-level failures (`status: null`: refused, timeout, DNS, blocked)
+ * against HTTP answers of any status. The tree keeps no node for a failed top-level probe, and a
+ * 404 and a refused connection look alike there, so the count is taken at the client.
+ */
+function reachCountingClient(inner: WebClient, reach: Reach): WebClient {
+  return {
+    async get(url, options) {
+      const response = await inner.get(url, options);
+      if (response.kind === 'error' && response.status === null) {
+        reach.failed++;
+        reach.lastFailure = response.message;
+      } else {
+        reach.answered++;
+      }
+      return response;
+    },
+  };
+}
+
 export async function runLs(args: string[], signal: AbortSignal): Promise<number> {
   const p = parse(args, LS_OPTIONS, LS_USAGE);
   if (flag(p, 'help')) {
@@ -206,13 +242,30 @@ export async function runLs(args: string[], signal: AbortSignal): Promise<number
   const log = new Log(count(p, 'verbose'), str(p, 'log-file'));
   const progress = new Progress(!flag(p, 'no-progress'));
   log.attach(progress);
+  const reach: Reach = { answered: 0, failed: 0, lastFailure: '' };
+  const client = createWebClient(await clientOptionsFor(url, options.webClientOptions));
   try {
     const out = new Output(process.stdout, { eager: format === 'ndjson' || format === 'csv' });
-    await runListing({ url, format, strip: flag(p, 'strip-url'), options, log, progress, out });
+    await runListing({
+      url,
+      format,
+      strip: flag(p, 'strip-url'),
+      options: { ...options, webClient: reachCountingClient(client, reach) },
+      log,
+      progress,
+      out,
+    });
   } finally {
     progress.clear();
     log.summary();
     await log.close();
+    await client.close();
+  }
+  if (reach.answered === 0 && reach.failed > 0) {
+    process.stderr.write(
+      `usp: ${url}: site unreachable: all ${reach.failed} requests failed, the last with: ${reach.lastFailure}\n`,
+    );
+    return 1;
   }
   return 0;
 }

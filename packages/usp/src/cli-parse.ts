@@ -1,6 +1,8 @@
 import { open } from 'node:fs/promises';
 import {
+  AbstractPagesSitemap,
   countingPageStore,
+  InvalidSitemap,
   isHttpUrl,
   isIndexSitemap,
   type Page,
@@ -63,7 +65,13 @@ options:
                             are listed as un-fetched (InvalidSitemap "Un-fetched child sitemap")
   -u, --strip-url           strip scheme://host/ of the URL from each URL
   -v, --verbose             more output on stderr (-v info, -vv debug)
-  -l, --log-file LOG_FILE   write logs to this file instead of stderr`;
+  -l, --log-file LOG_FILE   write logs to this file instead of stderr
+
+exit status:
+  0  the document is a sitemap (an index, a robots.txt or a list of pages, even an empty urlset)
+  1  it is not one (HTML, an unknown root element, an empty file, text with no URL in it: the
+     output is printed as usual and one line on stderr says why), or it could not be read
+  2  usage error`;
 
 function headersFrom(lines: string[]): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -113,6 +121,27 @@ function pageLine(
   }
 }
 
+/** Why the document is not a sitemap, or `null` when it is one. */
+function notASitemap(parsed: ParsedDocument): string | null {
+  const node = parsed.sitemap;
+  if (node instanceof InvalidSitemap) return node.reason;
+  // What the tree drops as a soft 404: plain text with no URL in it (any non-XML body is "text").
+  if (node instanceof AbstractPagesSitemap && node.type === 'PagesTextSitemap' && node.pageCount === 0) {
+    return parsed.bytes === 0
+      ? 'the document is empty'
+      : 'no URL in it (a plain-text sitemap lists one absolute http(s) URL a line)';
+  }
+  return null;
+}
+
+/** One stderr line (never the log file: it is the command's result) and exit 1, or exit 0. */
+function exitFor(url: string, parsed: ParsedDocument): number {
+  const reason = notASitemap(parsed);
+  if (reason === null) return 0;
+  process.stderr.write(`usp: ${url}: not a sitemap: ${reason}\n`);
+  return 1;
+}
+
 function summary(log: Log, parsed: ParsedDocument): void {
   log.info(
     `${parsed.sitemap.type}: ${parsed.bytes} bytes${parsed.truncated ? ', ended early' : ''}, ${parsed.children.length} children`,
@@ -146,7 +175,7 @@ export async function runParse(args: string[], signal: AbortSignal): Promise<num
       });
       summary(log, parsed);
       await writeTree(out, parsed.sitemap, format, prefix);
-      return 0;
+      return exitFor(url, parsed);
     }
     // Every other format is written as the pages are parsed, and none is kept.
     if (format === 'tabtree') await out.line(shown(out, url));
@@ -171,9 +200,9 @@ export async function runParse(args: string[], signal: AbortSignal): Promise<num
         await out.line(`\t${shown(out, stripUrl(child.url, prefix))}`);
     }
     await out.flush();
+    return exitFor(url, parsed);
   } finally {
     log.summary();
     await log.close();
   }
-  return 0;
 }

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { DEFAULT_CONCURRENCY, DEFAULT_MAX_DEPTH, DEFAULT_MAX_SITEMAPS } from '@usp-ts/core';
+import { DEFAULT_USER_AGENT, DEFAULTS, VERSION } from '@usp-ts/fetcher';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './cli-helpers.js';
 
@@ -46,6 +48,36 @@ describe('usp: help, version, usage errors', () => {
       '-l, --log-file',
     ]) {
       expect(r.stdout).toContain(f);
+    }
+  });
+
+  it('gives the default of every ls option that takes a value, as the code has it', async () => {
+    const r = await runCli(['ls', '--help']);
+    const option = (name: string): string => {
+      // An option's text runs until the next line that starts another option or section.
+      const m = new RegExp(`^ {2}${name}[^\\n]*(?:\\n {20,}[^\\n]*)*`, 'm').exec(r.stdout);
+      expect(m, name).not.toBeNull();
+      return (m as RegExpExecArray)[0].replace(/\s+/g, ' ');
+    };
+    expect(option('--max-sitemaps')).toContain(`(default ${DEFAULT_MAX_SITEMAPS.toLocaleString('en-US')})`);
+    expect(option('--max-sitemaps')).toContain('(default 10,000)');
+    expect(option('--max-pages')).toContain('(default: none)');
+    expect(option('--deadline')).toContain('(default: none)');
+    expect(option('--max-depth')).toContain(`(default ${DEFAULT_MAX_DEPTH},`);
+    expect(option('--concurrency')).toContain(`(default ${DEFAULT_CONCURRENCY})`);
+    expect(option('--retries')).toContain(`(default ${DEFAULTS.retries},`);
+    expect(DEFAULTS.requestTimeoutMs).toBe(120_000);
+    expect(option('--timeout')).toContain('(default 2m)');
+    expect(option('--user-agent')).toContain(DEFAULT_USER_AGENT.replace(VERSION, '<version>'));
+    expect(option('-f, --format')).toContain('(default: tabtree)');
+  });
+
+  it('documents the exit status of ls and parse in --help', async () => {
+    for (const command of ['ls', 'parse']) {
+      const r = await runCli([command, '--help']);
+      expect(r.stdout, command).toMatch(
+        /\nexit status:\n {2}0 .*\n(?:.*\n)*? {2}1 .*\n(?:.*\n)*? {2}2 {2}usage error/,
+      );
     }
   });
 

@@ -259,6 +259,33 @@ describe('usp ls', () => {
     }
   });
 
+  it('exits 1 with one line saying so when nothing at all could be reached', async () => {
+    // Port 1 on loopback: connection refused for robots.txt and every known path.
+    const r = await runCli(['ls', '--retries', '1', '--timeout', '5s', 'http://127.0.0.1:1/']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('http://127.0.0.1:1/\n');
+    const last = r.stderr.trimEnd().split('\n').at(-1);
+    expect(last).toMatch(
+      /^usp: http:\/\/127\.0\.0\.1:1\/: site unreachable: all \d+ requests failed, the last with: \S/,
+    );
+    expect(r.stderr.match(/site unreachable/g)).toHaveLength(1);
+    const nd = await runCli(['ls', '--retries', '1', '-f', 'ndjson', 'http://127.0.0.1:1/']);
+    expect(nd.code).toBe(1);
+    expect(nd.stdout).toBe('');
+  });
+
+  it('exits 0 for a site that answers 404 everywhere (reached, no sitemap)', async () => {
+    const empty = await startTestServer();
+    try {
+      const r = await runCli(['ls', ...NET, `${empty.origin}/`]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(`${empty.origin}/\n`);
+      expect(r.stderr).not.toContain('unreachable');
+    } finally {
+      await empty.close();
+    }
+  });
+
   it('skips robots.txt with -r and the known paths with -k', async () => {
     const noRobots = await runCli(['ls', ...NET, '-r', `${o}/`]);
     expect(noRobots.code).toBe(0);

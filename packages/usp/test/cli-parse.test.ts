@@ -154,14 +154,47 @@ describe('usp parse', () => {
     expect(r.stdout).toBe('https://example.com/s.xml\n\t/one\n\t/news\n');
   });
 
-  it('turns HTML into an InvalidSitemap naming the root element, exit 0', async () => {
+  it('turns HTML into an InvalidSitemap naming the root element, exit 1 with the reason on stderr', async () => {
     const r = await runCli(['parse', '-f', 'json', '-'], {
       input: '<html><body>Not a sitemap</body></html>',
     });
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(1);
     const json = JSON.parse(r.stdout);
     expect(json.type).toBe('InvalidSitemap');
     expect(json.reason).toContain('html');
+    expect(r.stderr).toBe(`usp: http://usp-local-dummy.local/: not a sitemap: ${json.reason}\n`);
+  });
+
+  it('says why a document is not a sitemap, keeps the output, exits 1', async () => {
+    const html = await runCli(['parse', '--url', 'https://example.com/s.xml', '-'], {
+      input: '<html><body>Not a sitemap</body></html>',
+    });
+    expect(html.code).toBe(1);
+    expect(html.stdout).toBe('https://example.com/s.xml\n');
+    expect(html.stderr).toBe(
+      'usp: https://example.com/s.xml: not a sitemap: No parsers support sitemap from https://example.com/s.xml: unsupported root element <html>\n',
+    );
+    const unknown = await runCli(['parse', '-f', 'pages', '-'], { input: '<foo><bar/></foo>' });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toMatch(/^usp: \S+: not a sitemap: .*unsupported root element <foo>\n$/);
+    writeFileSync(file('empty.xml'), '');
+    const empty = await runCli(['parse', file('empty.xml')]);
+    expect(empty.code).toBe(1);
+    expect(empty.stdout).toBe('http://usp-local-dummy.local/\n');
+    expect(empty.stderr).toBe('usp: http://usp-local-dummy.local/: not a sitemap: the document is empty\n');
+    const prose = await runCli(['parse', '-f', 'json', '-'], { input: 'Hello, world\n' });
+    expect(prose.code).toBe(1);
+    expect(JSON.parse(prose.stdout)).toMatchObject({ type: 'PagesTextSitemap', pages: [] });
+    expect(prose.stderr.trimEnd().split('\n').at(-1)).toMatch(/: not a sitemap: no URL in it/);
+  });
+
+  it('exits 0 for a sitemap with no URLs in it (an empty urlset is still a sitemap)', async () => {
+    const r = await runCli(['parse', '-'], {
+      input: '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"></urlset>',
+    });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
   });
 
   it('fails with one line and exit 1 for a missing file', async () => {

@@ -207,6 +207,22 @@ describe('usp validate', () => {
       ]);
     });
 
+    it('reports a repeated URL in a plain-text sitemap with its line', async () => {
+      const path = join(dir, 'dup.txt');
+      writeFileSync(path, 'http://e.com/t1\nnot a url\nhttp://e.com/t1\nhttp://e.com/t2\n');
+      const { code, report } = await validateJson([path]);
+      expect(code).toBe(1);
+      expect(report.findings.map((f) => [f.severity, f.code, f.line])).toEqual([
+        ['error', 'invalid-url', 2],
+        ['warning', 'duplicate-url', 3],
+      ]);
+      expect(report.findings[1].message).toContain('http://e.com/t1');
+      const human = await runCli(['validate', path]);
+      expect(human.stdout).toMatch(
+        /^ {2}warning +line 3 +duplicate-url +Line 3 "http:\/\/e\.com\/t1" repeats line 1/m,
+      );
+    });
+
     it('counts more than 50,000 URLs', async () => {
       const path = join(dir, 'big.xml');
       const urls = Array.from(
