@@ -22,7 +22,16 @@ export class SeenUrls {
     // Two independent multiplicative hashes over the UTF-16 code units, then a murmur3 finaliser.
     let a = 0x811c9dc5 | 0;
     let b = 0x2545f491 | 0;
-    for (let i = 0; i < url.length; i++) {
+    // Two code units per step: half the multiply chain of a per-unit loop.
+    const n = url.length;
+    let i = 0;
+    for (; i + 1 < n; i += 2) {
+      const c = url.charCodeAt(i) | (url.charCodeAt(i + 1) << 16);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x5bd1e995);
+      b ^= b >>> 15;
+    }
+    if (i < n) {
       const c = url.charCodeAt(i);
       a = Math.imul(a ^ c, 0x01000193);
       b = Math.imul(b ^ c, 0x5bd1e995);
