@@ -105,6 +105,13 @@ export interface XmlHandler {
    * streamed page batches are tagged with it. Default: `PagesXMLSitemap`.
    */
   readonly type?: DocumentSitemapType;
+  /**
+   * `true` when the handler copies (`detachString`) every text it keeps past `close()`: the
+   * engine then hands text as sax cut it, possibly a view that keeps a whole document chunk
+   * alive. By default the engine copies every text longer than 12 characters itself, which
+   * costs a copy per element for text that is only parsed and dropped (dates, numbers).
+   */
+  readonly detachesText?: boolean;
   /** Every element below the root, in document order. */
   open(el: XmlElement): void;
   /**

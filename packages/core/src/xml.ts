@@ -131,6 +131,8 @@ class Engine implements XmlEngine {
   readonly #p: SaxInternals;
 
   #handler: XmlHandler | null = null;
+  /** Copy long texts before handing them over (unless the handler copies what it keeps). */
+  #detach = true;
   #formatName: string | null = null;
   #result: XmlEngineResult | null = null;
   /** Set when the parse ended early; `#invalid` when no format will read the document. */
@@ -330,7 +332,10 @@ class Engine implements XmlEngine {
       this.#stopped = true;
       throw STOP;
     }
-    (this.#handler as XmlHandler).close(el, text.length > DETACH_FROM ? detachString(text) : text);
+    (this.#handler as XmlHandler).close(
+      el,
+      this.#detach && text.length > DETACH_FROM ? detachString(text) : text,
+    );
     const undo = this.#undoDepth;
     if (undo.length > 0 && undo[undo.length - 1] === d) this.#popScope(d);
   }
@@ -345,6 +350,7 @@ class Engine implements XmlEngine {
     }
     this.#formatName = format.name;
     this.#handler = format.createHandler(this.#ctx, el);
+    this.#detach = this.#handler.detachesText !== true;
   }
 
   #addText(t: string): void {

@@ -1,6 +1,7 @@
 import {
   createExtensionRouter,
   DEFAULT_PRIORITY,
+  detachString,
   type ExtensionRouter,
   isHttpUrl,
   newPageDraft,
@@ -26,6 +27,9 @@ import { SeenUrls } from './seen-urls.js';
  */
 export class UrlsetHandler implements XmlHandler {
   readonly type = 'PagesXMLSitemap' as const;
+  // Only the <loc> (and what extensions keep) outlives close(): copying just those spares a
+  // copy of every <lastmod>.
+  readonly detachesText = true;
   private readonly ctx: ParseContext;
   private readonly rootNs: string;
   private readonly router: ExtensionRouter | null;
@@ -115,14 +119,14 @@ export class UrlsetHandler implements XmlHandler {
     }
     if (this.extDepth >= 0) {
       if (depth === this.extDepth) this.extDepth = -1;
-      (this.router as ExtensionRouter).close(el, text, draft);
+      (this.router as ExtensionRouter).close(el, detach(text), draft);
       return;
     }
     if (depth !== this.entryDepth + 1 || !this.isOwn(el.ns)) return;
     switch (el.local) {
       case 'loc':
         // Set early so extensions can name the page in their warnings.
-        this.loc = draft.url = text.trim();
+        this.loc = draft.url = detach(text.trim());
         break;
       case 'lastmod':
         draft.lastModified = this.readDate(text);
@@ -200,7 +204,7 @@ export class UrlsetHandler implements XmlHandler {
     if (s.length === 0) return null;
     if (s === this.lastDateText) return this.lastDate;
     const date = parseIsoDate(s);
-    if (date === null) this.ctx.warn('invalid-date', `Invalid <lastmod> ignored: ${s}`);
+    if (date === null) this.ctx.warn('invalid-date', `Invalid <lastmod> ignored: ${detach(s)}`);
     else {
       this.lastDateText = s;
       this.lastDate = date;
@@ -238,6 +242,11 @@ export class UrlsetHandler implements XmlHandler {
     }
     draft.priority = value;
   }
+}
+
+/** sax cuts text out of a whole document chunk; shorter strings than this are copies already. */
+function detach(s: string): string {
+  return s.length > 12 ? detachString(s) : s;
 }
 
 /**
