@@ -43,6 +43,8 @@ const MAX_OFFSET_MINUTES = 23 * 60 + 59;
  * Returns `NOT_W3C` for anything else, `null` for an impossible value (`2023-02-29`, `24:00`).
  */
 export function parseW3cDate(s: string): SitemapDate | null | typeof NOT_W3C {
+  const common = commonW3cDate(s);
+  if (common !== undefined) return common;
   let end = s.length;
   let i = 0;
   while (i < end && s.charCodeAt(i) <= 32) i++;
@@ -256,6 +258,43 @@ function isDigit(c: number): boolean {
 }
 
 /** The value of `n` ASCII digits at `i`, or -1. */
+/**
+ * The three shapes generated sitemaps use (`YYYY-MM-DD`, `YYYY-MM-DDThh:mm:ssZ`,
+ * `YYYY-MM-DDThh:mm:ss±hh:mm`) read at fixed positions, each character once. `undefined` for
+ * anything else or any out-of-range field: the general path then decides, so the result is
+ * always the one it would give.
+ */
+function commonW3cDate(s: string): SitemapDate | undefined {
+  const n = s.length;
+  if ((n !== 10 && n !== 20 && n !== 25) || s.charCodeAt(4) !== 0x2d || s.charCodeAt(7) !== 0x2d) {
+    return undefined;
+  }
+  const year = digits(s, 0, 4);
+  const month = digits(s, 5, 2);
+  const day = digits(s, 8, 2);
+  if (year < 0 || month < 0 || day < 0 || !validDate(year, month, day)) return undefined;
+  const ms = daysFromCivil(year, month, day) * MS_PER_DAY;
+  if (n === 10) return new SitemapDate(ms, null);
+  if (s.charCodeAt(10) !== 0x54 /* T */ || s.charCodeAt(13) !== 0x3a || s.charCodeAt(16) !== 0x3a) {
+    return undefined;
+  }
+  const hour = digits(s, 11, 2);
+  const minute = digits(s, 14, 2);
+  const second = digits(s, 17, 2);
+  if (hour < 0 || minute < 0 || second < 0 || hour > 23 || minute > 59 || second > 59) return undefined;
+  const wall = ms + hour * 3_600_000 + minute * 60_000 + second * 1000;
+  const z = s.charCodeAt(19);
+  if (n === 20) return z === 0x5a /* Z */ ? new SitemapDate(wall, 0) : undefined;
+  if ((z !== 0x2b && z !== 0x2d) || s.charCodeAt(22) !== 0x3a) return undefined;
+  const oh = digits(s, 20, 2);
+  const om = digits(s, 23, 2);
+  if (oh < 0 || om < 0 || om > 59) return undefined;
+  let offset = oh * 60 + om;
+  if (offset > MAX_OFFSET_MINUTES) return undefined;
+  offset *= z === 0x2d ? -1 : 1;
+  return new SitemapDate(wall - offset * 60_000, offset);
+}
+
 function digits(s: string, i: number, n: number): number {
   let v = 0;
   for (let k = 0; k < n; k++) {
