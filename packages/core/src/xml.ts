@@ -162,6 +162,8 @@ class Engine implements XmlEngine {
   #textCapped = false;
 
   #errors = 0;
+  /** Set once the root element has closed: the document proper is over. */
+  #rootName: string | null = null;
 
   constructor(options: XmlEngineOptions) {
     this.#url = options.url;
@@ -280,6 +282,14 @@ class Engine implements XmlEngine {
 
   #open(name: string, attrs: Record<string, string>): void {
     const d = this.#depth;
+    if (d === 0 && this.#rootName !== null) {
+      this.#warn(
+        'malformed-xml',
+        `Element <${name}> after the end of the root element <${this.#rootName}>; it and everything after it were ignored`,
+      );
+      this.#stopped = true;
+      throw STOP;
+    }
     if (d >= this.#limits.maxDepth) {
       this.#warn('limit', `Elements nested deeper than ${this.#limits.maxDepth} levels; parsing stopped`);
       this.#halt();
@@ -328,9 +338,10 @@ class Engine implements XmlEngine {
     this.#text = '';
     this.#textCapped = false;
     if (d === 0) {
-      // The document is complete; whatever follows the root does not matter.
-      this.#stopped = true;
-      throw STOP;
+      // The document is complete. Reading goes on only to tell the caller about anything but
+      // whitespace after it (sax reports stray text; a second root element stops the parse).
+      this.#rootName = el.ns === '' ? el.local : `${el.local} (${el.ns})`;
+      return;
     }
     (this.#handler as XmlHandler).close(
       el,
@@ -393,6 +404,14 @@ class Engine implements XmlEngine {
         );
       }
       return;
+    }
+    if (this.#rootName !== null) {
+      this.#warn(
+        'malformed-xml',
+        `Content after the end of the root element <${this.#rootName}> was ignored`,
+      );
+      this.#stopped = true;
+      throw STOP;
     }
     this.#errors++;
     if (this.#errors <= MAX_ERROR_WARNINGS)

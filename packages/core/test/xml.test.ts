@@ -112,16 +112,21 @@ describe('xml engine: events', () => {
     expect(result.truncated).toBe(false);
   });
 
-  it('ends at the root close and ignores what follows', () => {
+  it('ignores what follows the root close, with one warning', () => {
+    const events: Event[] = [];
+    const warnings: Warning[] = [];
     const engine = createXmlEngine({
       url: 'http://e/',
-      registry: createRegistry([recorder([])]),
-      ctx: context([]),
+      registry: createRegistry([recorder(events)]),
+      ctx: context(warnings),
     });
-    engine.write(`<doc xmlns="${NS}"><a/></doc>`);
-    expect(engine.done).toBe(true);
+    engine.write(`<doc xmlns="${NS}"><a/></doc>\n`);
+    expect(engine.done).toBe(false);
     engine.write('<another-root/> garbage <<<');
+    expect(engine.done).toBe(true);
     expect(engine.end().truncated).toBe(false);
+    expect(events.some((e) => e.includes('another-root'))).toBe(false);
+    expect(warnings.map((w) => w.code)).toEqual(['malformed-xml']);
   });
 });
 
