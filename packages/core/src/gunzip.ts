@@ -19,8 +19,10 @@ export function isTooLargeError(err: unknown): boolean {
 }
 
 // Feeding the decompressor small slices keeps the output it has ready (and would lose on an
-// error) small, and lets a consumer that stops early stop the work early.
-const INPUT_SLICE_BYTES = 64 * 1024;
+// error) small, and lets a consumer that stops early stop the work early. The platform
+// decompressor expands a whole written slice before the reader can push back, and deflate can
+// expand about 1,000 times, so a slice of 2 KiB holds at most about 2 MB of a bomb's output.
+const INPUT_SLICE_BYTES = 2 * 1024;
 
 /**
  * Decompresses a gzip stream (multi-member streams are concatenated). Yields at most
