@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import {
   type WalkPagesOptions as CoreWalkPagesOptions,
   sitemapTreeForHomepage as coreSitemapTreeForHomepage,
@@ -5,6 +8,7 @@ import {
   walkPages as coreWalkPages,
   walkSitemapPages as coreWalkSitemapPages,
   type IndexWebsiteSitemap,
+  InvalidOptionError,
   type PageWalk,
   type Registry,
   type Sitemap,
@@ -16,7 +20,7 @@ import {
 import { createWebClient, hostIsPrivate, type WebClientOptions } from '@usp-ts/fetcher';
 import { filePageStore } from './page-store-file.js';
 import { createDefaultRegistry } from './plugins.js';
-import { nodeGunzip } from './worker-parse.js';
+import { createWorkerParser, nodeGunzip, type WorkerParser } from './worker-parse.js';
 
 /**
  * Core's tree options with Node defaults filled in: an undici client, every format, pages kept
@@ -29,6 +33,14 @@ export type SitemapTreeOptions = Omit<TreeOptions, 'webClient' | 'registry'> & {
   webClientOptions?: WebClientOptions;
   /** Default: {@link createDefaultRegistry}. */
   registry?: Registry;
+  /**
+   * Worker threads that parse large documents while another one is being parsed in this thread
+   * (a second core's worth of parsing when several sitemaps are in flight). Default 1 on a machine
+   * with two or more cores, else 0 (everything in this thread). Ignored when `parse` is given.
+   * The workers use the default formats: with a custom `registry`, set `parse` to your own
+   * `createWorkerParser({ registryModule })`, or this to 0.
+   */
+  parseWorkers?: number;
 };
 
 /** Walk options: as for the tree, plus how many pages may wait for a slow consumer. */
@@ -53,8 +65,28 @@ export async function clientOptionsFor(
   return { ...options, allowPrivateHosts: [new URL(target).hostname] };
 }
 
+const WORKER_URL = new URL('./worker.js', import.meta.url);
+
+/**
+ * The default parser of a walk: documents in this thread, and a second large document in flight
+ * on a worker. Workers start only when two large documents overlap, so a small site never pays
+ * for one.
+ */
+function defaultParser(options: SitemapTreeOptions): WorkerParser | null {
+  if (options.parse !== undefined) return null;
+  const custom = options.registry !== undefined;
+  const workers = options.parseWorkers ?? (custom ? 0 : availableParallelism() >= 2 ? 1 : 0);
+  if (!Number.isInteger(workers) || workers < 0) {
+    throw new InvalidOptionError('parseWorkers', 'must be an integer >= 0');
+  }
+  // Bundled or run from source, the worker script may not be beside this file: parse in-thread.
+  if (workers === 0 || !existsSync(fileURLToPath(WORKER_URL))) return null;
+  return createWorkerParser({ workers, callerThreadDocuments: 1, workerUrl: WORKER_URL });
+}
+
 async function prepare(target: string, options: SitemapTreeOptions, withStore: boolean): Promise<Prepared> {
-  const { webClient, webClientOptions, registry, ...rest } = options;
+  const { webClient, webClientOptions, registry, parseWorkers: _workers, ...rest } = options;
+  const pool = defaultParser(options);
   const owned =
     webClient === undefined ? createWebClient(await clientOptionsFor(target, webClientOptions)) : null;
   const full: TreeOptions = {
@@ -64,10 +96,12 @@ async function prepare(target: string, options: SitemapTreeOptions, withStore: b
     pageStore: rest.pageStore ?? (withStore ? filePageStore() : undefined),
     // node:zlib with 64 KiB output chunks: about three times the speed of DecompressionStream.
     gunzip: rest.gunzip ?? nodeGunzip,
+    ...(pool !== null ? { parse: pool.parse } : {}),
   };
   return {
     options: full,
     close: async () => {
+      await pool?.close();
       if (owned !== null) await owned.close();
     },
   };

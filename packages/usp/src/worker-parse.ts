@@ -352,6 +352,13 @@ export interface WorkerParserOptions {
    * an old-generation cap makes a worker die, and its documents fail, on a large document.
    */
   resourceLimits?: ResourceLimits;
+  /**
+   * Large documents parsed in the calling thread at the same time before the next one goes to a
+   * worker (default 0: every large document goes to a worker). With 1, one worker and the calling
+   * thread share two cores: a single document never pays the crossing, and a second document in
+   * flight runs in parallel on the worker.
+   */
+  callerThreadDocuments?: number;
 }
 
 /**
@@ -383,6 +390,12 @@ interface Job {
   reject(e: unknown): void;
 }
 
+interface Waiting {
+  /** Starts the document if a thread is free; false when none is. */
+  start(): boolean;
+  reject(error: unknown): void;
+}
+
 interface Slot {
   worker: Worker | null;
   jobs: Map<number, Job>;
@@ -402,6 +415,18 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
   const workerUrl = options.workerUrl ?? new URL('./worker.js', import.meta.url);
   const registryModule = options.registryModule === undefined ? null : String(options.registryModule);
   const resourceLimits = options.resourceLimits;
+  const callerMax = options.callerThreadDocuments ?? 0;
+  if (!Number.isInteger(callerMax) || callerMax < 0) {
+    throw new InvalidOptionError('callerThreadDocuments', 'must be an integer >= 0');
+  }
+  let callerActive = 0;
+  const waiting: Waiting[] = [];
+  const wakeWaiting = () => {
+    while (waiting.length > 0 && !closed) {
+      if (!waiting[0].start()) return;
+      waiting.shift();
+    }
+  };
   const slots: Slot[] = Array.from({ length: size }, () => ({ worker: null, jobs: new Map() }));
   let nextId = 1;
   let closed = false;
@@ -415,6 +440,7 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
       job.creditWaiter?.();
       job.reject(error);
     }
+    wakeWaiting();
   };
 
   const spawn = (slot: Slot): Worker => {
@@ -441,6 +467,7 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
     job.slot.jobs.delete(job.id);
     // An idle worker must not keep the process alive.
     if (job.slot.jobs.size === 0) job.slot.worker?.unref();
+    wakeWaiting();
   };
 
   const onMessage = (slot: Slot, m: FromWorker) => {
@@ -588,6 +615,19 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
     return Number.isFinite(length) && length < inlineBelow;
   };
 
+  /** Starts `opts` on a free thread (this one first, then an idle worker); null when none is free. */
+  const place = (opts: ParseDocumentOptions): Promise<ParsedDocument> | null => {
+    if (callerActive < callerMax) {
+      callerActive++;
+      return parseDocument(opts).finally(() => {
+        callerActive--;
+        wakeWaiting();
+      });
+    }
+    const slot = slots.find((s) => s.jobs.size === 0);
+    return slot === undefined ? null : toWorker(opts, slot);
+  };
+
   const parse = (opts: ParseDocumentOptions): Promise<ParsedDocument> => {
     if (closed) return Promise.reject(new Error('The worker parser is closed'));
     if (opts.signal?.aborted || inline(opts)) return parseDocument(opts);
@@ -596,9 +636,38 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
     } catch (error) {
       return Promise.reject(error);
     }
+    const started = place(opts);
+    if (started !== null) return started;
+    // Every thread is busy: the document waits, unread, for the first one to free up. One
+    // document per thread keeps the threads' shares even (a worker given three documents at once
+    // finishes long after this thread has run dry).
+    return new Promise<ParsedDocument>((resolve, reject) => {
+      const signal = opts.signal;
+      const onAbort = () => {
+        const i = waiting.indexOf(entry);
+        if (i !== -1) waiting.splice(i, 1);
+        parseDocument(opts).then(resolve, reject);
+      };
+      const entry: Waiting = {
+        start: () => {
+          const p = place(opts);
+          if (p === null) return false;
+          signal?.removeEventListener('abort', onAbort);
+          p.then(resolve, reject);
+          return true;
+        },
+        reject: (error) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      };
+      waiting.push(entry);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  };
+
+  const toWorker = (opts: ParseDocumentOptions, slot: Slot): Promise<ParsedDocument> => {
     const body = typeof opts.body === 'string' ? new TextEncoder().encode(opts.body) : opts.body;
-    let slot = slots[0];
-    for (const s of slots) if (s.jobs.size < slot.jobs.size) slot = s;
     const worker = slot.worker ?? spawn(slot);
     const headers: Record<string, string> = {};
     for (const name of FORWARDED_HEADERS) {
@@ -646,6 +715,7 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
     size,
     close: async () => {
       closed = true;
+      for (const w of waiting.splice(0)) w.reject(new Error('The worker parser was closed'));
       await Promise.all(
         slots.map(async (slot) => {
           const w = slot.worker;

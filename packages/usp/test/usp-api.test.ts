@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { createRegistry } from '@usp-ts/core';
 import { startTestServer, type TestServer } from '@usp-ts/test-server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   atom,
   clientOptionsFor,
@@ -197,5 +197,89 @@ describe('sitemapTreeForHomepage and walkPages with Node defaults', () => {
       break;
     }
     expect(n).toBe(1);
+  });
+});
+
+describe('parse workers (the default on two or more cores)', () => {
+  // The compiled entry point: the worker script exists only in dist/.
+  let server: TestServer;
+  let dist: typeof import('../src/index.js');
+  const webClientOptions = { allowPrivateNetworks: true, retries: 1 };
+  const names = ['s1', 's2', 's3', 's4'];
+
+  beforeAll(async () => {
+    dist = (await import(new URL('../dist/index.js', import.meta.url).href)) as typeof dist;
+    server = await startTestServer();
+    server.route('/robots.txt', {
+      headers: { 'Content-Type': 'text/plain' },
+      body: names.map((n) => `Sitemap: ${server.origin}/${n}.xml\n`).join(''),
+    });
+    for (const n of names) {
+      // Well above the 64 KiB below which documents are parsed in-thread.
+      let body = `<urlset xmlns="${NS}">`;
+      for (let i = 0; i < 2000; i++) {
+        body += `<url><loc>${server.origin}/${n}/page-${i}</loc><lastmod>2024-05-0${1 + (i % 9)}</lastmod></url>`;
+      }
+      server.route(`/${n}.xml`, { headers: { 'Content-Type': 'application/xml' }, body: `${body}</urlset>` });
+    }
+  });
+
+  afterAll(async () => {
+    await server.close();
+  });
+
+  const workerCount = () =>
+    ((process.report?.getReport() as { workers?: unknown[] } | undefined)?.workers ?? []).length;
+
+  it('parses a second large document on a worker, with the same tree as parsing in-thread', async () => {
+    const base = workerCount();
+    const walk = dist.walkPages(server.origin, {
+      webClientOptions,
+      useKnownPaths: false,
+      parseWorkers: 1,
+      bufferPages: 10,
+    });
+    const seen: string[] = [];
+    let sawWorker = false;
+    for await (const { page, sitemap } of walk) {
+      if (seen.length === 0) {
+        // The consumer holds the first page: the first document waits in this thread, so the
+        // next large one in flight goes to a worker.
+        await vi.waitFor(() => expect(workerCount()).toBeGreaterThan(base), { timeout: 10_000 });
+        sawWorker = true;
+      }
+      seen.push(`${sitemap.url} ${page.url} ${page.lastModified?.toISOString()}`);
+    }
+    expect(sawWorker).toBe(true);
+    const inThread: string[] = [];
+    for await (const { page, sitemap } of dist.walkPages(server.origin, {
+      webClientOptions,
+      useKnownPaths: false,
+      parseWorkers: 0,
+    })) {
+      inThread.push(`${sitemap.url} ${page.url} ${page.lastModified?.toISOString()}`);
+    }
+    expect(seen).toHaveLength(8000);
+    expect(seen.sort()).toEqual(inThread.sort());
+    // The walk closed its pool: no worker outlives it.
+    await vi.waitFor(() => expect(workerCount()).toBe(base), { timeout: 10_000 });
+  });
+
+  it('gives the same tree with and without workers', async () => {
+    const a = await dist.sitemapTreeForHomepage(server.origin, { webClientOptions, useKnownPaths: false });
+    const b = await dist.sitemapTreeForHomepage(server.origin, {
+      webClientOptions,
+      useKnownPaths: false,
+      parseWorkers: 0,
+    });
+    expect(dist.sitemapToJSON(a)).toEqual(dist.sitemapToJSON(b));
+  });
+
+  it('checks parseWorkers', async () => {
+    const walk = dist.walkPages(server.origin, { webClientOptions, parseWorkers: -1 });
+    await expect(walk.next()).rejects.toBeInstanceOf(dist.InvalidOptionError);
+    await expect(
+      dist.sitemapTreeForHomepage(server.origin, { webClientOptions, parseWorkers: 1.5 }),
+    ).rejects.toBeInstanceOf(dist.InvalidOptionError);
   });
 });

@@ -231,6 +231,100 @@ describe('createWorkerParser', () => {
   });
 });
 
+describe('createWorkerParser: one large document per thread', () => {
+  // Gzipped bodies tell the threads apart: the caller's `gunzip` runs only for documents parsed
+  // in the calling thread (workers use their own).
+  const gz = gzipSync(new TextEncoder().encode(urlset(300)));
+  function gate() {
+    let open: () => void = () => {};
+    const opened = new Promise<void>((r) => {
+      open = r;
+    });
+    return { open, opened };
+  }
+  function job(p: WorkerParser, hold: Promise<void>, gunzips: string[], name: string) {
+    const state = { pulled: false, pages: 0, blocked: gate() };
+    const url = `https://example.com/${name}.xml.gz`;
+    async function* body() {
+      state.pulled = true;
+      yield* chunked(gz, 1024);
+    }
+    const done = p.parse({
+      url,
+      body: body(),
+      registry,
+      gunzip: (input, max) => {
+        gunzips.push(name);
+        return nodeGunzip(input, max);
+      },
+      onPages: async (pages) => {
+        state.pages += pages.length;
+        state.blocked.open();
+        await hold;
+      },
+    });
+    return { state, done };
+  }
+
+  it('parses the first in the calling thread, the second on the worker, and holds the third unread', async () => {
+    const p = pool({ workers: 1, callerThreadDocuments: 1 });
+    const hold = gate();
+    const gunzips: string[] = [];
+    const a = job(p, hold.opened, gunzips, 'a');
+    const b = job(p, hold.opened, gunzips, 'b');
+    const c = job(p, hold.opened, gunzips, 'c');
+    await Promise.all([a.state.blocked.opened, b.state.blocked.opened]);
+    // Both threads are busy (each holds a batch): the third document has not been read at all.
+    expect(c.state.pulled).toBe(false);
+    expect(gunzips).toEqual(['a']);
+    hold.open();
+    const [ra, rb, rc] = await Promise.all([a.done, b.done, c.done]);
+    for (const r of [ra, rb, rc]) expect(r.sitemap.type).toBe('PagesXMLSitemap');
+    expect([a.state.pages, b.state.pages, c.state.pages]).toEqual([300, 300, 300]);
+    expect(c.state.pulled).toBe(true);
+  });
+
+  it('parses a waiting document at once, in-thread, when its signal aborts', async () => {
+    const p = pool({ workers: 1 });
+    const hold = gate();
+    const gunzips: string[] = [];
+    const a = job(p, hold.opened, gunzips, 'a');
+    await a.state.blocked.opened;
+    const ac = new AbortController();
+    const waiting = p.parse({
+      url: 'https://example.com/w.xml',
+      body: chunked(gz),
+      registry,
+      signal: ac.signal,
+    });
+    ac.abort();
+    const parsed = await waiting;
+    // Core's handling of an aborted parse: nothing read, marked truncated with its warning.
+    expect(parsed.truncated).toBe(true);
+    expect(parsed.warnings.map((w) => w.code)).toContain('truncated');
+    hold.open();
+    expect((await a.done).sitemap.type).toBe('PagesXMLSitemap');
+  });
+
+  it('rejects waiting documents when the pool closes', async () => {
+    const p = createWorkerParser({ workerUrl, inlineBelowBytes: 0, workers: 1 });
+    const hold = gate();
+    const a = job(p, hold.opened, [], 'a');
+    await a.state.blocked.opened;
+    const waiting = p.parse({ url: 'https://example.com/w.xml', body: chunked(gz), registry });
+    const closing = p.close();
+    await expect(waiting).rejects.toThrow(/closed/);
+    await expect(a.done).rejects.toThrow(/closed/);
+    hold.open();
+    await closing;
+  });
+
+  it('checks callerThreadDocuments', () => {
+    expect(() => createWorkerParser({ callerThreadDocuments: -1 })).toThrow(InvalidOptionError);
+    expect(() => createWorkerParser({ callerThreadDocuments: 1.5 })).toThrow(InvalidOptionError);
+  });
+});
+
 describe.skipIf(!hasCorpus())('the conformance site cases through worker threads', () => {
   // Every document in a worker (nothing inline but robots.txt): the tree must not change.
   for (const info of loadCases({ kind: 'site' })) {
