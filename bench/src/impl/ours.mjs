@@ -22,7 +22,7 @@ export async function prepare(task) {
   let pool = null;
   const options = { webClientOptions };
   if (task.workers === 0) {
-    options.parse = usp.parseDocument;
+    options.parseWorkers = 0;
   } else if (task.workers !== undefined) {
     let create = usp.createWorkerParser;
     if (typeof create !== 'function') {
