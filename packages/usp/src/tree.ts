@@ -81,7 +81,14 @@ function defaultParser(options: SitemapTreeOptions): WorkerParser | null {
   }
   // Bundled or run from source, the worker script may not be beside this file: parse in-thread.
   if (workers === 0 || !existsSync(fileURLToPath(WORKER_URL))) return null;
-  return createWorkerParser({ workers, callerThreadDocuments: 1, workerUrl: WORKER_URL });
+  // A small young generation: the worker's garbage is short-lived pages and chunks, so it costs
+  // little collection time and saves about 15 MiB of RSS against V8's default.
+  return createWorkerParser({
+    workers,
+    callerThreadDocuments: 1,
+    workerUrl: WORKER_URL,
+    resourceLimits: { maxYoungGenerationSizeMb: 4 },
+  });
 }
 
 async function prepare(target: string, options: SitemapTreeOptions, withStore: boolean): Promise<Prepared> {
