@@ -74,31 +74,11 @@ export async function* gunzip(
     }
   })();
 
-  let produced = 0;
   try {
-    while (true) {
-      let result: ReadableStreamReadResult<Uint8Array>;
-      try {
-        result = await reader.read();
-      } catch (error) {
-        await pump;
-        if (inputError !== null) throw (inputError as { error: unknown }).error;
-        throw new GunzipError('gzip', `Gzip data is corrupt or cut off: ${errorText(error)}`, {
-          cause: error,
-        });
-      }
-      if (result.done) break;
-      const chunk = result.value;
-      if (produced + chunk.length > maxOutputBytes) {
-        const room = maxOutputBytes - produced;
-        if (room > 0) yield chunk.subarray(0, room);
-        throw new GunzipError('too-large', `Gunzipped data exceeds the maximum of ${maxOutputBytes} bytes`);
-      }
-      produced += chunk.length;
-      yield chunk;
-    }
-    await pump;
-    if (inputError !== null) throw (inputError as { error: unknown }).error;
+    yield* capGunzipOutput(reader, maxOutputBytes, async () => {
+      await pump;
+      return inputError;
+    });
   } finally {
     stopped = true;
     // Release the input now, even if a read of it is still pending in the pump.
@@ -109,6 +89,43 @@ export async function* gunzip(
     reader.cancel().catch(() => {});
     writer.abort().catch(() => {});
   }
+}
+
+/**
+ * What every gunzip does with its decompressor's output, for a {@link Gunzip} of your own: yields
+ * it up to `maxOutputBytes` (then throws `GunzipError('too-large')`), and turns a decompressor
+ * failure into `GunzipError('gzip')`, unless the input itself failed: `inputSide` waits for the
+ * input side to finish and gives the input's own error, which is rethrown as is.
+ */
+export async function* capGunzipOutput(
+  output: { read(): Promise<{ done?: boolean; value?: Uint8Array }> },
+  maxOutputBytes: number,
+  inputSide: () => Promise<{ error: unknown } | null>,
+): AsyncGenerator<Uint8Array, void, undefined> {
+  let produced = 0;
+  while (true) {
+    let result: { done?: boolean; value?: Uint8Array };
+    try {
+      result = await output.read();
+    } catch (error) {
+      const failed = await inputSide();
+      if (failed !== null) throw failed.error;
+      throw new GunzipError('gzip', `Gzip data is corrupt or cut off: ${errorText(error)}`, {
+        cause: error,
+      });
+    }
+    if (result.done || result.value === undefined) break;
+    const chunk = result.value;
+    if (produced + chunk.length > maxOutputBytes) {
+      const room = maxOutputBytes - produced;
+      if (room > 0) yield chunk.subarray(0, room);
+      throw new GunzipError('too-large', `Gunzipped data exceeds the maximum of ${maxOutputBytes} bytes`);
+    }
+    produced += chunk.length;
+    yield chunk;
+  }
+  const failed = await inputSide();
+  if (failed !== null) throw failed.error;
 }
 
 function errorText(error: unknown): string {

@@ -5,9 +5,9 @@ import {
   CHANGE_FREQUENCIES,
   type ChangeFrequency,
   type ChildRef,
+  capGunzipOutput,
   createPagesSitemap,
   DEFAULT_DOCUMENT_LIMITS,
-  GunzipError,
   IndexRobotsTxtSitemap,
   IndexXMLSitemap,
   InvalidOptionError,
@@ -73,31 +73,12 @@ export async function* nodeGunzip(
     }
   })();
 
-  let produced = 0;
+  const out = gz[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   try {
-    const out = gz[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-    while (true) {
-      let next: IteratorResult<Buffer>;
-      try {
-        next = await out.next();
-      } catch (error) {
-        await feed;
-        if (inputError !== null) throw (inputError as { error: unknown }).error;
-        const text = error instanceof Error ? error.message : String(error);
-        throw new GunzipError('gzip', `Gzip data is corrupt or cut off: ${text}`, { cause: error });
-      }
-      if (next.done) break;
-      const chunk = next.value;
-      if (produced + chunk.length > maxOutputBytes) {
-        const room = maxOutputBytes - produced;
-        if (room > 0) yield chunk.subarray(0, room);
-        throw new GunzipError('too-large', `Gunzipped data exceeds the maximum of ${maxOutputBytes} bytes`);
-      }
-      produced += chunk.length;
-      yield chunk;
-    }
-    await feed;
-    if (inputError !== null) throw (inputError as { error: unknown }).error;
+    yield* capGunzipOutput({ read: () => out.next() }, maxOutputBytes, async () => {
+      await feed;
+      return inputError;
+    });
   } finally {
     stopped = true;
     gz.destroy();
