@@ -1,34 +1,21 @@
-import {
-  compareToGolden,
-  documentView,
-  formatDifferences,
-  hasCorpus,
-  loadCases,
-  loadDifferences,
-  missingCorpusMessage,
-  readCase,
-} from '@usp-ts/conformance';
+import { documentCases, documentView, itMatchesGoldens, parseCase } from '@usp-ts/conformance';
+import { createRegistry } from '@usp-ts/core';
 import { describe, expect, it } from 'vitest';
-import { parse } from './registry.js';
+import { robotsTxt } from '../src/index.js';
 
 // The robots.txt document cases: every robots-* case whose URL is a robots.txt (the one at
 // another URL is a plain-text case, run by format-text) and the docs example. Ours must match
 // usp's golden unless the case is a listed difference (pinned in differences.test.ts).
-const corpus = hasCorpus();
-if (!corpus) console.warn(missingCorpusMessage());
+const registry = createRegistry([robotsTxt()]);
+const suite = documentCases(
+  (c) =>
+    (c.name.startsWith('robots-') || c.name === 'docs-robots-sitemap-key-case') &&
+    (c.meta.url ?? '').endsWith('/robots.txt'),
+);
 
-const cases = corpus
-  ? loadCases({ kind: 'document' }).filter(
-      (c) =>
-        (c.name.startsWith('robots-') || c.name === 'docs-robots-sitemap-key-case') &&
-        (c.meta.url ?? '').endsWith('/robots.txt'),
-    )
-  : [];
-const differences = corpus ? loadDifferences() : {};
-
-describe.skipIf(!corpus)('conformance: robots.txt document cases', () => {
+describe.skipIf(!suite.corpus)('conformance: robots.txt document cases', () => {
   it('covers the robots.txt cases of the corpus', () => {
-    expect(cases.map((c) => c.name).sort()).toEqual([
+    expect(suite.cases.map((c) => c.name).sort()).toEqual([
       'docs-robots-sitemap-key-case',
       'robots-directive-edge-cases',
       'robots-no-sitemap-lines',
@@ -39,12 +26,5 @@ describe.skipIf(!corpus)('conformance: robots.txt document cases', () => {
     ]);
   });
 
-  for (const info of cases) {
-    it.skipIf(info.name in differences)(info.name, async () => {
-      const c = readCase(info.name);
-      const parsed = await parse(c.input!, { url: c.meta.url!, headers: c.meta.headers });
-      const result = compareToGolden(documentView(parsed), c.expected);
-      expect(result.ok, formatDifferences(result)).toBe(true);
-    });
-  }
+  itMatchesGoldens(suite, async (c) => documentView(await parseCase(c, registry)));
 });

@@ -1,31 +1,18 @@
-import {
-  compareToGolden,
-  documentView,
-  formatDifferences,
-  hasCorpus,
-  loadCases,
-  loadDifferences,
-  missingCorpusMessage,
-  readCase,
-} from '@usp-ts/conformance';
+import { documentCases, documentView, itMatchesGoldens, parseCase } from '@usp-ts/conformance';
+import { createRegistry } from '@usp-ts/core';
 import { describe, expect, it } from 'vitest';
-import { parse } from './registry.js';
+import { plainText } from '../src/index.js';
 
 // The plain-text document cases: text-*, the docs example, and robots.txt content served at a
 // URL that is not a robots.txt (usp reads it as plain text: no line is a bare URL, 0 pages).
 // Ours must match usp's golden unless the case is a listed difference.
-const corpus = hasCorpus();
-if (!corpus) console.warn(missingCorpusMessage());
-
+const registry = createRegistry([plainText()]);
 const NAMES = new Set(['docs-plaintext', 'robots-content-at-non-robots-url']);
-const cases = corpus
-  ? loadCases({ kind: 'document' }).filter((c) => c.name.startsWith('text-') || NAMES.has(c.name))
-  : [];
-const differences = corpus ? loadDifferences() : {};
+const suite = documentCases((c) => c.name.startsWith('text-') || NAMES.has(c.name));
 
-describe.skipIf(!corpus)('conformance: plain-text document cases', () => {
+describe.skipIf(!suite.corpus)('conformance: plain-text document cases', () => {
   it('covers the plain-text cases of the corpus', () => {
-    expect(cases.map((c) => c.name).sort()).toEqual([
+    expect(suite.cases.map((c) => c.name).sort()).toEqual([
       'docs-plaintext',
       'robots-content-at-non-robots-url',
       'text-sitemap-blank-lines-and-junk',
@@ -34,12 +21,5 @@ describe.skipIf(!corpus)('conformance: plain-text document cases', () => {
     ]);
   });
 
-  for (const info of cases) {
-    it.skipIf(info.name in differences)(info.name, async () => {
-      const c = readCase(info.name);
-      const parsed = await parse(c.input!, { url: c.meta.url!, headers: c.meta.headers });
-      const result = compareToGolden(documentView(parsed), c.expected);
-      expect(result.ok, formatDifferences(result)).toBe(true);
-    });
-  }
+  itMatchesGoldens(suite, async (c) => documentView(await parseCase(c, registry)));
 });
