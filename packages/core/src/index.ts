@@ -9,6 +9,7 @@ export * from './gunzip.js';
 export * from './json.js';
 export * from './lines.js';
 export * from './model.js';
+export * from './options.js';
 export * from './page-store.js';
 export * from './plugin.js';
 export * from './registry.js';

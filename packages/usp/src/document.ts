@@ -12,6 +12,7 @@ import {
   type ParsedDocument,
   parseDocument,
   type Registry,
+  rejectUnknownOptions,
   type Sitemap,
   urlKey,
   type WarningListener,
@@ -46,6 +47,19 @@ export interface ParseSitemapOptions {
   signal?: AbortSignal;
 }
 
+// Every key of the options type, so the list cannot fall behind it.
+const PARSE_SITEMAP_OPTIONS = Object.keys({
+  url: true,
+  headers: true,
+  registry: true,
+  onWarning: true,
+  limits: true,
+  pageStore: true,
+  onPages: true,
+  gunzip: true,
+  signal: true,
+} satisfies Record<keyof ParseSitemapOptions, true>);
+
 /**
  * Parses one document (bytes, text or a byte stream; gzip detected by its magic bytes) without
  * any network access. An index's children are not fetched: each appears in `subSitemaps` as an
@@ -55,6 +69,7 @@ export async function parseSitemapDocument(
   body: Uint8Array | string | AsyncIterable<Uint8Array>,
   options: ParseSitemapOptions = {},
 ): Promise<ParsedDocument> {
+  rejectUnknownOptions(options, PARSE_SITEMAP_OPTIONS);
   const url = options.url ?? LOCAL_DUMMY_URL;
   if (!isHttpUrl(url)) throw new InvalidUrlError(url);
   const headers = typeof options.headers === 'function' ? options.headers : headerLookup(options.headers);

@@ -19,6 +19,7 @@ import {
   type ParseDocumentOptions,
   type ParsedDocument,
   parseDocument,
+  rejectUnknownOptions,
   type Sitemap,
   SitemapDate,
   type Warning,
@@ -382,7 +383,19 @@ interface Slot {
   jobs: Map<number, Job>;
 }
 
+// Every key of the options type, so the list cannot fall behind it.
+const WORKER_PARSER_OPTIONS = Object.keys({
+  workers: true,
+  inlineBelowBytes: true,
+  registryModule: true,
+  workerUrl: true,
+  maxBytesInFlight: true,
+  resourceLimits: true,
+  callerThreadDocuments: true,
+} satisfies Record<keyof WorkerParserOptions, true>);
+
 export function createWorkerParser(options: WorkerParserOptions = {}): WorkerParser {
+  rejectUnknownOptions(options, WORKER_PARSER_OPTIONS);
   const size = options.workers ?? Math.min(2, availableParallelism());
   if (!Number.isInteger(size) || size < 1) throw new InvalidOptionError('workers', 'must be an integer >= 1');
   const inlineBelow = options.inlineBelowBytes ?? 65_536;

@@ -108,6 +108,12 @@ describe('sitemapFromString and parseSitemapDocument (usp sitemap_from_str)', ()
     expect((child as InvalidSitemap).reason).toContain('Recursion detected');
   });
 
+  it('rejects an option it does not know, naming the closest one', async () => {
+    await expect(parseSitemapDocument('', { pagestore: null } as never)).rejects.toThrow(
+      'Option pagestore: unknown option (did you mean pageStore?)',
+    );
+  });
+
   it('takes gzip bytes and byte streams', async () => {
     const xml = `<urlset xmlns="${NS}"><url><loc>https://example.com/p</loc></url></urlset>`;
     const fromBytes = await parseSitemapDocument(gzipSync(xml), { url: 'https://example.com/s' });

@@ -209,6 +209,10 @@ describe('createWorkerParser', () => {
       }),
     ).rejects.toBeInstanceOf(InvalidOptionError);
     expect(() => createWorkerParser({ workers: 0 })).toThrow(InvalidOptionError);
+    // A misspelt option is named, with the option it was probably meant to be.
+    expect(() => createWorkerParser({ worker: 2 } as never)).toThrow(
+      'Option worker: unknown option (did you mean workers?)',
+    );
   });
 
   it('parses robots.txt and small documents in-thread with the caller registry', async () => {

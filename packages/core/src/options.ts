@@ -1,0 +1,57 @@
+import { InvalidOptionError } from './errors.js';
+
+/**
+ * Throws `InvalidOptionError` for the first key of `options` that is not in `known`, naming the
+ * closest known key when there is one. TypeScript catches a misspelt option at compile time;
+ * this catches it in plain JavaScript too, where `maxPage: 10` would otherwise be ignored.
+ */
+export function rejectUnknownOptions(
+  options: object | undefined | null,
+  known: Iterable<string>,
+  path = '',
+): void {
+  if (options === null || options === undefined || typeof options !== 'object') return;
+  let names: Set<string> | null = null;
+  for (const key of Object.keys(options)) {
+    names ??= known instanceof Set ? (known as Set<string>) : new Set(known);
+    if (names.has(key)) continue;
+    const near = closest(key, names);
+    throw new InvalidOptionError(
+      `${path}${key}`,
+      `unknown option${near === null ? '' : ` (did you mean ${near}?)`}`,
+    );
+  }
+}
+
+/** The known name within a small edit distance of `key` (typos, case), if any. */
+function closest(key: string, names: Set<string>): string | null {
+  let best: string | null = null;
+  let bestDistance = Math.max(2, Math.floor(key.length / 4)) + 1;
+  const lower = key.toLowerCase();
+  for (const name of names) {
+    const d = lower === name.toLowerCase() ? 0 : editDistance(lower, name.toLowerCase(), bestDistance);
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = name;
+    }
+  }
+  return best;
+}
+
+/** Levenshtein distance, giving up (returning `limit`) once it is certain to reach `limit`. */
+function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) >= limit) return limit;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const v = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      row.push(v);
+      if (v < rowMin) rowMin = v;
+    }
+    if (rowMin >= limit) return limit;
+    prev = row;
+  }
+  return Math.min(prev[b.length], limit);
+}
