@@ -1,13 +1,12 @@
 import {
-  createRegistry,
   type DocumentLimits,
   isPagesSitemap,
   type Page,
   PluginConflictError,
-  parseDocument,
   type Warning,
   type XmlExtension,
 } from '@usp-ts/core';
+import { parseWith } from '@usp-ts/format-testkit';
 import { describe, expect, it } from 'vitest';
 import { ATOM_03_NAMESPACE, ATOM_10_NAMESPACE, atom } from '../src/index.js';
 
@@ -24,11 +23,8 @@ async function parse(
   xml: string,
   options: { url?: string; extensions?: XmlExtension[]; limits?: Partial<DocumentLimits> } = {},
 ): Promise<Parsed> {
-  const registry = createRegistry([atom({ extensions: options.extensions })]);
-  const result = await parseDocument({
+  const result = await parseWith([atom({ extensions: options.extensions })], xml, {
     url: options.url ?? FEED_URL,
-    body: xml,
-    registry,
     limits: options.limits,
   });
   return {

@@ -1,8 +1,9 @@
 import { InvalidOptionError } from '@usp-ts/core';
+import { streamedBody } from '@usp-ts/format-testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isRobotsTxtUrl, robotsTxt } from '../src/index.js';
-import { chunks, run } from './registry.js';
+import { run } from './registry.js';
 
 describe('claims', () => {
   const claims = (url: string) => robotsTxt().claims({ url, headers: () => null, head: '' });
@@ -126,14 +127,14 @@ describe('Sitemap lines', () => {
 
   it('reads a line split across chunks, and a CRLF split across chunks once', async () => {
     const r = await run(
-      chunks(['Site', 'map: https://exa', 'mple.com/a.xml\r', '\nSitemap: https://example.com/b.xml']),
+      streamedBody(['Site', 'map: https://exa', 'mple.com/a.xml\r', '\nSitemap: https://example.com/b.xml']),
     );
     expect(r.children).toEqual(['https://example.com/a.xml', 'https://example.com/b.xml']);
   });
 
   it('drops the unterminated last line when the body broke off (it may be a cut URL)', async () => {
     const r = await run(
-      chunks(['Sitemap: https://example.com/a.xml\nSitemap: https://example.com/b.x'], true),
+      streamedBody(['Sitemap: https://example.com/a.xml\nSitemap: https://example.com/b.x'], true),
     );
     expect(r.children).toEqual(['https://example.com/a.xml']);
     expect(r.truncated).toBe(true);

@@ -1,12 +1,5 @@
-import {
-  createRegistry,
-  type DocumentLimits,
-  headerLookup,
-  type Page,
-  type ParsedDocument,
-  parseDocument,
-  type Warning,
-} from '@usp-ts/core';
+import type { DocumentLimits, Page, ParsedDocument, Warning } from '@usp-ts/core';
+import { parseWith } from '@usp-ts/format-testkit';
 import { type PlainTextOptions, plainText } from '../src/index.js';
 
 export interface ParseOptions {
@@ -21,13 +14,8 @@ export function parse(
   body: string | Uint8Array | AsyncIterable<Uint8Array>,
   options: ParseOptions = {},
 ): Promise<ParsedDocument> {
-  return parseDocument({
-    url: options.url ?? 'https://example.com/sitemap.txt',
-    body,
-    registry: createRegistry([plainText(options.text)]),
-    headers: headerLookup(options.headers),
-    limits: options.limits,
-  });
+  const { url = 'https://example.com/sitemap.txt', headers, limits } = options;
+  return parseWith([plainText(options.text)], body, { url, headers, limits });
 }
 
 export interface Parsed {
@@ -54,14 +42,4 @@ export async function run(
     codes: doc.warnings.map((w) => w.code),
     truncated: doc.truncated,
   };
-}
-
-/** A body delivered in the given pieces (UTF-8), optionally breaking off with an error after them. */
-export async function* chunks(
-  pieces: string[],
-  breakOff = false,
-): AsyncGenerator<Uint8Array, void, undefined> {
-  const enc = new TextEncoder();
-  for (const p of pieces) yield enc.encode(p);
-  if (breakOff) throw new Error('connection reset');
 }

@@ -1,8 +1,9 @@
 import { DEFAULT_PRIORITY, InvalidOptionError } from '@usp-ts/core';
+import { streamedBody } from '@usp-ts/format-testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { plainText } from '../src/index.js';
-import { chunks, run } from './registry.js';
+import { run } from './registry.js';
 
 describe('plainText format', () => {
   it('is the fallback text format: named text, claims every non-XML document', () => {
@@ -107,13 +108,13 @@ describe('plainText format', () => {
   });
 
   it('reads a line split across chunks and a CRLF split across chunks once', async () => {
-    const r = await run(chunks(['https://exa', 'mple.com/a\r', '\nhttps://example.com/b\r', '\r\n']));
+    const r = await run(streamedBody(['https://exa', 'mple.com/a\r', '\nhttps://example.com/b\r', '\r\n']));
     expect(r.urls).toEqual(['https://example.com/a', 'https://example.com/b']);
   });
 
   it('drops the unterminated last line when the body broke off', async () => {
     const r = await run(
-      chunks(['https://example.com/a\nhttps://example.com/b\nhttps://example.com/trunc'], true),
+      streamedBody(['https://example.com/a\nhttps://example.com/b\nhttps://example.com/trunc'], true),
     );
     expect(r.urls).toEqual(['https://example.com/a', 'https://example.com/b']);
     expect(r.truncated).toBe(true);

@@ -17,6 +17,7 @@ export {
   type KitCheck,
 } from './kit.js';
 export { applyEdits, type Edit, editArbitrary } from './mutate.js';
+export { type ParseWithOptions, parseWith, streamedBody } from './parse.js';
 export { shufflePrefixes } from './prefixes.js';
 export {
   chunked,
