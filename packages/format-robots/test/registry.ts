@@ -1,12 +1,9 @@
-import type { DocumentLimits, ParsedDocument, RobotsRules, Warning } from '@usp-ts/core';
-import { parseWith } from '@usp-ts/format-testkit';
+import type { ParsedDocument, RobotsRules, Warning } from '@usp-ts/core';
+import { type ParseWithOptions, parseWith } from '@usp-ts/format-testkit';
 import { type RobotsTxtOptions, robotsTxt } from '../src/index.js';
 
-export interface ParseOptions {
-  url?: string;
-  headers?: Record<string, string>;
+export interface ParseOptions extends Partial<ParseWithOptions> {
   robots?: RobotsTxtOptions;
-  limits?: Partial<DocumentLimits>;
 }
 
 /** Parses one document through core's driver with a registry holding only this format. */

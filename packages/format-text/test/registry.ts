@@ -1,12 +1,9 @@
-import type { DocumentLimits, Page, ParsedDocument, Warning } from '@usp-ts/core';
-import { parseWith } from '@usp-ts/format-testkit';
+import type { Page, ParsedDocument, Warning } from '@usp-ts/core';
+import { type ParseWithOptions, parseWith } from '@usp-ts/format-testkit';
 import { type PlainTextOptions, plainText } from '../src/index.js';
 
-export interface ParseOptions {
-  url?: string;
-  headers?: Record<string, string>;
+export interface ParseOptions extends Partial<ParseWithOptions> {
   text?: PlainTextOptions;
-  limits?: Partial<DocumentLimits>;
 }
 
 /** Parses one document through core's driver with a registry holding only this format. */
