@@ -1,4 +1,4 @@
-import { startTestServer, type TestServer } from '@usp-ts/test-server';
+import { OpenedResources } from '@usp-ts/test-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   classifyAddress,
@@ -11,26 +11,15 @@ import {
 } from '../src/index.js';
 import { text } from './helpers.js';
 
-const servers: TestServer[] = [];
-const clients: FetcherWebClient[] = [];
-
-async function server(routes: Parameters<typeof startTestServer>[0] = {}): Promise<TestServer> {
-  const s = await startTestServer(routes);
-  servers.push(s);
-  return s;
-}
+const opened = new OpenedResources();
+const server = (routes: Parameters<typeof opened.server>[0] = {}) => opened.server(routes);
 
 /** A client with the guard on (the default), retrying nothing so a refusal shows in one request. */
 function guardedClient(options: WebClientOptions = {}): FetcherWebClient {
-  const c = createWebClient({ retries: 1, connectTimeoutMs: 2000, ...options });
-  clients.push(c);
-  return c;
+  return opened.track(createWebClient({ retries: 1, connectTimeoutMs: 2000, ...options }));
 }
 
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+afterEach(() => opened.closeAll());
 
 describe('classifyAddress', () => {
   it.each([

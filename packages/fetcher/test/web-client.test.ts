@@ -2,37 +2,22 @@ import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { InvalidOptionError } from '@usp-ts/core';
-import { startTestServer, type TestServer } from '@usp-ts/test-server';
+import { OpenedResources } from '@usp-ts/test-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createWebClient,
   DEFAULT_USER_AGENT,
   type FetchErrorResponse,
-  type FetcherWebClient,
   VERSION,
   WebAbortError,
 } from '../src/index.js';
 import { drain, expectOk, loopbackClient, text } from './helpers.js';
 
-const servers: TestServer[] = [];
-const clients: FetcherWebClient[] = [];
+const opened = new OpenedResources();
+const server = (routes: Parameters<typeof opened.server>[0] = {}) => opened.server(routes);
+const client = (options: Parameters<typeof loopbackClient>[0] = {}) => opened.track(loopbackClient(options));
 
-async function server(routes: Parameters<typeof startTestServer>[0] = {}): Promise<TestServer> {
-  const s = await startTestServer(routes);
-  servers.push(s);
-  return s;
-}
-
-function client(options: Parameters<typeof loopbackClient>[0] = {}): FetcherWebClient {
-  const c = loopbackClient(options);
-  clients.push(c);
-  return c;
-}
-
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+afterEach(() => opened.closeAll());
 
 const echoHeaders = (req: IncomingMessage, res: ServerResponse) => {
   res.writeHead(200, { 'Content-Type': 'application/json' });
@@ -148,8 +133,7 @@ describe('basic requests', () => {
   });
 
   it('fills in documented defaults', () => {
-    const c = createWebClient();
-    clients.push(c);
+    const c = opened.track(createWebClient());
     expect(c.options).toMatchObject({
       retries: 5,
       maxRedirects: 10,
@@ -383,8 +367,7 @@ describe('retries', () => {
   it('reports a refused connection as connection, after retrying', async () => {
     const s = await server();
     const origin = s.origin;
-    await s.close();
-    servers.splice(servers.indexOf(s), 1);
+    await opened.closeServer(s);
     const res = (await client({ retries: 2 }).get(`${origin}/x`)) as FetchErrorResponse;
     expect(res).toMatchObject({
       kind: 'error',
@@ -611,8 +594,7 @@ describe('proxy', () => {
       expect(targets).toEqual([`127.0.0.1:${s.port}`]);
 
       // The guard still applies: the proxy never hears of a private target.
-      const guarded = createWebClient({ proxy: `http://127.0.0.1:${port}` });
-      clients.push(guarded);
+      const guarded = opened.track(createWebClient({ proxy: `http://127.0.0.1:${port}` }));
       const res = (await guarded.get(`${s.origin}/p`)) as FetchErrorResponse;
       expect(res.code).toBe('blocked');
       expect(targets).toHaveLength(1);
@@ -648,7 +630,7 @@ describe('TLS', () => {
         'secret over tls',
       );
     } finally {
-      await Promise.all(clients.splice(0).map((c) => c.close()));
+      await opened.closeClients();
       tlsServer.closeAllConnections();
       await new Promise((r) => tlsServer.close(r));
     }

@@ -72,3 +72,47 @@ export async function startTestServer(
     },
   };
 }
+
+/** Anything a test opens and must close: a web client, a pool. */
+export interface Closable {
+  close(): Promise<void>;
+}
+
+/**
+ * The test servers and clients a test file opens, for its `afterEach` to close with `closeAll()`:
+ * the clients first, so that the servers see their sockets end, then the servers.
+ */
+export class OpenedResources {
+  /** The servers started by `server()` and not closed yet. */
+  readonly servers: TestServer[] = [];
+  private readonly closables: Closable[] = [];
+
+  /** `startTestServer(routes)`, closed by `closeAll()`. */
+  async server(routes: Record<string, Route | SimpleResponse> = {}): Promise<TestServer> {
+    const s = await startTestServer(routes);
+    this.servers.push(s);
+    return s;
+  }
+
+  /** Returns `client`, to be closed by `closeClients()` or `closeAll()`. */
+  track<C extends Closable>(client: C): C {
+    this.closables.push(client);
+    return client;
+  }
+
+  /** Closes one server before the test ends (a refused connection, a leak check). */
+  async closeServer(s: TestServer): Promise<void> {
+    await s.close();
+    const i = this.servers.indexOf(s);
+    if (i >= 0) this.servers.splice(i, 1);
+  }
+
+  async closeClients(): Promise<void> {
+    await Promise.all(this.closables.splice(0).map((c) => c.close()));
+  }
+
+  async closeAll(): Promise<void> {
+    await this.closeClients();
+    await Promise.all(this.servers.splice(0).map((s) => s.close()));
+  }
+}

@@ -5,32 +5,21 @@
 import { getEventListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
-import { startTestServer, type TestServer } from '@usp-ts/test-server';
+import { OpenedResources } from '@usp-ts/test-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { FetchErrorResponse, FetcherWebClient } from '../../src/index.js';
+import type { FetchErrorResponse } from '../../src/index.js';
 import { drain, expectOk, loopbackClient, openFds, text } from '../helpers.js';
 
-const servers: TestServer[] = [];
-const clients: FetcherWebClient[] = [];
+const opened = new OpenedResources();
+const server = (routes: Parameters<typeof opened.server>[0] = {}) => opened.server(routes);
+const client = (options: Parameters<typeof loopbackClient>[0] = {}) => opened.track(loopbackClient(options));
 const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown) => unhandled.push(reason);
 
-async function server(routes: Parameters<typeof startTestServer>[0] = {}): Promise<TestServer> {
-  const s = await startTestServer(routes);
-  servers.push(s);
-  return s;
-}
-
-function client(options: Parameters<typeof loopbackClient>[0] = {}): FetcherWebClient {
-  const c = loopbackClient(options);
-  clients.push(c);
-  return c;
-}
-
 /** Closes the clients, then checks that the servers see no socket left open. */
 async function closeAndCheckSockets(): Promise<void> {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-  for (const s of servers) await vi.waitFor(() => expect(s.openSockets()).toBe(0), { timeout: 2000 });
+  await opened.closeClients();
+  for (const s of opened.servers) await vi.waitFor(() => expect(s.openSockets()).toBe(0), { timeout: 2000 });
 }
 
 beforeAll(() => {
@@ -39,7 +28,7 @@ beforeAll(() => {
 
 afterEach(async () => {
   await closeAndCheckSockets();
-  await Promise.all(servers.splice(0).map((s) => s.close()));
+  await opened.closeAll();
 });
 
 afterAll(() => {
@@ -326,8 +315,7 @@ describe('resources', () => {
     expect(abandoned.kind).toBe('ok');
     await c.close();
     await vi.waitFor(() => expect(s.openSockets()).toBe(0), { timeout: 2000 });
-    await s.close();
-    servers.splice(servers.indexOf(s), 1);
+    await opened.closeServer(s);
     await vi.waitFor(() => expect(openFds()).toBeLessThanOrEqual(before), { timeout: 2000 });
   });
 });
