@@ -7,7 +7,7 @@ import {
   sitemapTreeForUrl,
   type Warning,
 } from '@usp-ts/core';
-import { startTestServer, type TestServer } from '@usp-ts/test-server';
+import { OpenedResources, type TestServer } from '@usp-ts/test-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   gzip,
@@ -24,26 +24,16 @@ import {
 
 // The tree against real HTTP on 127.0.0.1: @usp-ts/fetcher, the default formats, short limits.
 
-let server: TestServer | null = null;
-const clients: { close(): Promise<void> }[] = [];
+const opened = new OpenedResources();
+const client = (extra: Parameters<typeof testClient>[0] = {}) => opened.track(testClient(extra));
 
-afterEach(async () => {
-  for (const c of clients.splice(0)) await c.close();
-  await server?.close();
-  server = null;
-});
-
-function client(extra: Parameters<typeof testClient>[0] = {}) {
-  const c = testClient(extra);
-  clients.push(c);
-  return c;
-}
+afterEach(() => opened.closeAll());
 
 const count = (s: TestServer, path: string) => s.requests.filter((r) => r === `GET ${path}`).length;
 
 describe('redirects', () => {
   it('reports a redirected sitemap under its final URL, and a redirect into an ancestor as recursion', async () => {
-    server = await startTestServer();
+    const server = await opened.server();
     const o = server.origin;
     server.route('/robots.txt', { headers: TEXT, body: robots([`${o}/old.xml`, `${o}/idx.xml`]) });
     server.route('/old.xml', { status: 301, headers: { Location: '/new.xml' } });
@@ -63,7 +53,7 @@ describe('redirects', () => {
   });
 
   it('gives up on a redirect loop with a fetch reason', async () => {
-    server = await startTestServer();
+    const server = await opened.server();
     const o = server.origin;
     server.route('/loop.xml', { status: 302, headers: { Location: `${o}/loop.xml` } });
     const node = await sitemapTreeForUrl(`${o}/loop.xml`, treeOptions(client({ maxRedirects: 3 })));
@@ -79,7 +69,7 @@ describe('redirects', () => {
 
 describe('compression', () => {
   it('reads gzip by its magic bytes whatever the name and Content-Type say', async () => {
-    server = await startTestServer();
+    const server = await opened.server();
     const o = server.origin;
     server.route('/robots.txt', {
       headers: TEXT,
@@ -105,7 +95,7 @@ describe('compression', () => {
   });
 
   it('undoes Content-Encoding gzip and br, and a gzipped file sent with Content-Encoding gzip', async () => {
-    server = await startTestServer();
+    const server = await opened.server();
     const o = server.origin;
     server.route('/robots.txt', {
       headers: TEXT,
@@ -132,7 +122,7 @@ describe('compression', () => {
 
 describe('HTTP errors', () => {
   it('404 is not retried; 5xx is retried (Retry-After honoured) and recovers, or ends as InvalidSitemap', async () => {
-    server = await startTestServer();
+    const server = await opened.server();
     const o = server.origin;
     let flaky = 0;
     server.route('/robots.txt', {
@@ -169,7 +159,7 @@ describe('HTTP errors', () => {
   });
 
   it('a server that accepts and never answers times out; the rest of the tree is read', async () => {
-    server = await startTestServer();
+    const server = await opened.server();
     const o = server.origin;
     server.route('/robots.txt', { headers: TEXT, body: robots([`${o}/hang.xml`, `${o}/ok.xml`]) });
     server.route('/hang.xml', () => {});
@@ -187,7 +177,7 @@ describe('HTTP errors', () => {
   });
 
   it('a server that drips is cut by the request deadline; pages completed before the cut are kept', async () => {
-    server = await startTestServer();
+    const server = await opened.server();
     const o = server.origin;
     server.route('/drip.xml', (_req, res) => {
       res.writeHead(200, XML);
@@ -213,7 +203,7 @@ describe('HTTP errors', () => {
   });
 
   it('a body over the cap is cut on the wire; the pages before the cut are kept', async () => {
-    server = await startTestServer();
+    const server = await opened.server();
     const o = server.origin;
     const total = 600_000; // about 30 MB if it were all sent
     let sent = 0;
@@ -246,14 +236,14 @@ describe('HTTP errors', () => {
     expect(n).toBeLessThan(1_000);
     expect(warnings.map((w) => w.code)).toContain('too-large');
     // Stopped on the wire: the server could not push more than the socket buffers hold.
-    await until(() => server!.openSockets() === 0);
+    await until(() => server.openSockets() === 0);
     expect(sent).toBeLessThan(8 * 1024 * 1024);
   });
 });
 
 describe('recursion over HTTP', () => {
   it('catches cycles between indexes and stops at depth 12', async () => {
-    server = await startTestServer();
+    const server = await opened.server();
     const o = server.origin;
     const list = [`${o}/a.xml`, `${o}/s1.xml`];
     server.route('/robots.txt', { headers: TEXT, body: robots(list) });
@@ -282,7 +272,7 @@ describe('recursion over HTTP', () => {
 
 describe('soft 404s', () => {
   it('known paths answering 200 with HTML, an empty body or a URL-less text are not sitemaps', async () => {
-    server = await startTestServer();
+    const server = await opened.server();
     const o = server.origin;
     server.route('/sitemap.xml', {
       headers: { 'Content-Type': 'text/html' },
@@ -312,7 +302,7 @@ describe('soft 404s', () => {
 
 describe('fetch order', () => {
   it('children of an index answering in reverse order stay in document order', async () => {
-    server = await startTestServer();
+    const server = await opened.server();
     const o = server.origin;
     const n = 5;
     const answered: boolean[] = Array(n).fill(false);

@@ -8,26 +8,16 @@ import {
   walkPages,
   walkSitemapPages,
 } from '@usp-ts/core';
-import { startTestServer, type TestServer } from '@usp-ts/test-server';
+import { OpenedResources } from '@usp-ts/test-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { robots, sitemapIndex, TEXT, testClient, treeOptions, until, urlset, XML } from './tree-helpers.js';
 
 // Streaming, cancellation and budgets against a real server on 127.0.0.1.
 
-let server: TestServer | null = null;
-const clients: { close(): Promise<void> }[] = [];
+const opened = new OpenedResources();
+const client = (extra: Parameters<typeof testClient>[0] = {}) => opened.track(testClient(extra));
 
-afterEach(async () => {
-  for (const c of clients.splice(0)) await c.close();
-  await server?.close();
-  server = null;
-});
-
-function client(extra: Parameters<typeof testClient>[0] = {}) {
-  const c = testClient(extra);
-  clients.push(c);
-  return c;
-}
+afterEach(() => opened.closeAll());
 
 /** A route streaming a urlset of `n` URLs in 64 KiB writes that honour the socket's backpressure. */
 function streamingUrlset(o: string, name: string, n: number, state: { written: number; blocked: boolean }) {
@@ -57,7 +47,7 @@ function streamingUrlset(o: string, name: string, n: number, state: { written: n
 
 describe('streaming', () => {
   it('yields every page of every sitemap with the sitemap it came from', async () => {
-    server = await startTestServer();
+    const server = await opened.server();
     const o = server.origin;
     server.route('/robots.txt', {
       headers: TEXT,
@@ -93,7 +83,7 @@ describe('streaming', () => {
   });
 
   it('a consumer that does not pull stops the downloads (the server sees its writes block)', async () => {
-    server = await startTestServer();
+    const server = await opened.server();
     const o = server.origin;
     const n = 200_000; // about 9 MB: more than the socket buffers hold
     const first = { written: 0, blocked: false };
@@ -120,7 +110,7 @@ describe('streaming', () => {
   });
 
   it('breaking out of the loop cancels the walk and leaves no socket open', async () => {
-    server = await startTestServer();
+    const server = await opened.server();
     const o = server.origin;
     const state = { written: 0, blocked: false };
     server.route('/idx.xml', {
@@ -135,13 +125,13 @@ describe('streaming', () => {
     }
     expect(server.requests.length).toBeLessThanOrEqual(4);
     await c.close();
-    await until(() => server!.openSockets() === 0);
+    await until(() => server.openSockets() === 0);
   });
 });
 
 describe('cancellation', () => {
   it('abort stops requests in flight promptly and returns the tree so far', async () => {
-    server = await startTestServer();
+    const server = await opened.server();
     const o = server.origin;
     server.route('/robots.txt', {
       headers: TEXT,
@@ -160,7 +150,7 @@ describe('cancellation', () => {
       o,
       treeOptions(client(), { signal: controller.signal, useKnownPaths: false, concurrency: 1 }),
     );
-    await until(() => server!.requests.includes('GET /hang.xml'));
+    await until(() => server.requests.includes('GET /hang.xml'));
     controller.abort();
     const tree = await done;
     const children = (tree.subSitemaps[0] as IndexRobotsTxtSitemap).subSitemaps;
@@ -176,7 +166,7 @@ describe('cancellation', () => {
   });
 
   it('abort in the middle of a body keeps the pages read so far', async () => {
-    server = await startTestServer();
+    const server = await opened.server();
     const o = server.origin;
     const state = { written: 0, blocked: false };
     server.route('/big.xml', streamingUrlset(o, 'big', 200_000, state));
@@ -203,7 +193,7 @@ describe('cancellation', () => {
 
 describe('budgets', () => {
   it('deadline: children that hang do not hold the walk past it', async () => {
-    server = await startTestServer();
+    const server = await opened.server();
     const o = server.origin;
     server.route('/idx.xml', {
       headers: XML,
@@ -224,7 +214,7 @@ describe('budgets', () => {
   });
 
   it('maxSitemaps and maxPages end the walk cleanly and say why', async () => {
-    server = await startTestServer();
+    const server = await opened.server();
     const o = server.origin;
     server.route('/idx.xml', {
       headers: XML,
