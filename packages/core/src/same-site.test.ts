@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest';
-import { sameSite } from './walk.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadPublicSuffixList, sameSite } from './walk.js';
+
+beforeAll(loadPublicSuffixList);
 
 describe('sameSite (hostPolicy same-site)', () => {
   it('groups hosts by registrable domain under the public suffix list', () => {

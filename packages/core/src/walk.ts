@@ -1,4 +1,3 @@
-import { getDomain } from 'tldts';
 import { type ParseDocumentOptions, type ParsedDocument, parseDocument } from './document.js';
 import type { ChildRef, Page } from './model.js';
 import type { PageStore, StoredPages } from './page-store.js';
@@ -278,6 +277,7 @@ export class Walk {
 
   /** Fetches, parses and (for an index) recurses. Never rejects for bad content or bad servers. */
   async fetch(task: FetchTask): Promise<FetchResult> {
+    if (this.config.options.hostPolicy === 'same-site') await loadPublicSuffixList();
     if (this.#halted) return this.#unfetched(task);
     const got = this.#slots.acquire();
     if (!(got === true || (await got))) return this.#unfetched(task);
@@ -626,16 +626,28 @@ function setRepr(urls: ReadonlySet<string>): string {
     .join(', ')}}`;
 }
 
+type GetDomain = (host: string, options: { allowPrivateDomains: boolean }) => string | null;
+let getDomain: GetDomain | null = null;
+
+/**
+ * Loads the public suffix list `sameSite` needs. Only `hostPolicy: 'same-site'` uses it, and the
+ * list is most of the memory and import time of the whole library, so nobody else pays for it.
+ */
+export async function loadPublicSuffixList(): Promise<void> {
+  getDomain ??= (await import('tldts')).getDomain;
+}
+
 /**
  * Whether two URLs are on one site: same host, or hosts with one registrable domain under the public
  * suffix list (`a.example.co.uk` and `b.example.co.uk` are; `a.github.io` and `b.github.io` are not).
- * IP addresses and single-label hosts are their own site.
+ * IP addresses and single-label hosts are their own site. Needs `loadPublicSuffixList()` first.
  */
 export function sameSite(a: string, b: string): boolean {
   const ha = hostOf(a);
   const hb = hostOf(b);
   if (ha === null || hb === null) return false;
   if (ha === hb) return true;
+  if (getDomain === null) throw new Error('sameSite: call loadPublicSuffixList() first');
   const da = getDomain(ha, { allowPrivateDomains: true });
   return da !== null && da === getDomain(hb, { allowPrivateDomains: true });
 }
