@@ -10,6 +10,9 @@ import { SitemapDate } from './sitemap-date.js';
  */
 export function parseIsoDate(text: string): SitemapDate | null {
   if (typeof text !== 'string') return null;
+  // The common shapes first, without the general parser's frame around them.
+  const common = commonW3cDate(text);
+  if (common !== undefined) return common;
   const fast = parseW3cDate(text);
   if (fast !== NOT_W3C) return fast;
   return parseLooseDate(text);
@@ -257,7 +260,6 @@ function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
 
-/** The value of `n` ASCII digits at `i`, or -1. */
 /**
  * The three shapes generated sitemaps use (`YYYY-MM-DD`, `YYYY-MM-DDThh:mm:ssZ`,
  * `YYYY-MM-DDThh:mm:ss±hh:mm`) read at fixed positions, each character once. `undefined` for
@@ -269,25 +271,30 @@ function commonW3cDate(s: string): SitemapDate | undefined {
   if ((n !== 10 && n !== 20 && n !== 25) || s.charCodeAt(4) !== 0x2d || s.charCodeAt(7) !== 0x2d) {
     return undefined;
   }
-  const year = digits(s, 0, 4);
-  const month = digits(s, 5, 2);
-  const day = digits(s, 8, 2);
-  if (year < 0 || month < 0 || day < 0 || !validDate(year, month, day)) return undefined;
+  // Straight-line code, no loops: it runs once per page from the first entry on, mostly before
+  // the optimising compiler has seen it, and a small loop-free body is also quick to compile.
+  const century = twoDigits(s, 0);
+  const yy = twoDigits(s, 2);
+  const month = twoDigits(s, 5);
+  const day = twoDigits(s, 8);
+  if (century < 0 || yy < 0 || month < 0 || day < 0) return undefined;
+  const year = century * 100 + yy;
+  if (!validDate(year, month, day)) return undefined;
   const ms = daysFromCivil(year, month, day) * MS_PER_DAY;
   if (n === 10) return new SitemapDate(ms, null);
   if (s.charCodeAt(10) !== 0x54 /* T */ || s.charCodeAt(13) !== 0x3a || s.charCodeAt(16) !== 0x3a) {
     return undefined;
   }
-  const hour = digits(s, 11, 2);
-  const minute = digits(s, 14, 2);
-  const second = digits(s, 17, 2);
+  const hour = twoDigits(s, 11);
+  const minute = twoDigits(s, 14);
+  const second = twoDigits(s, 17);
   if (hour < 0 || minute < 0 || second < 0 || hour > 23 || minute > 59 || second > 59) return undefined;
   const wall = ms + hour * 3_600_000 + minute * 60_000 + second * 1000;
   const z = s.charCodeAt(19);
   if (n === 20) return z === 0x5a /* Z */ ? new SitemapDate(wall, 0) : undefined;
   if ((z !== 0x2b && z !== 0x2d) || s.charCodeAt(22) !== 0x3a) return undefined;
-  const oh = digits(s, 20, 2);
-  const om = digits(s, 23, 2);
+  const oh = twoDigits(s, 20);
+  const om = twoDigits(s, 23);
   if (oh < 0 || om < 0 || om > 59) return undefined;
   let offset = oh * 60 + om;
   if (offset > MAX_OFFSET_MINUTES) return undefined;
@@ -295,6 +302,15 @@ function commonW3cDate(s: string): SitemapDate | undefined {
   return new SitemapDate(wall - offset * 60_000, offset);
 }
 
+/** The value of the two ASCII digits at `i`, or -1. */
+function twoDigits(s: string, i: number): number {
+  const a = s.charCodeAt(i) - 48;
+  const b = s.charCodeAt(i + 1) - 48;
+  // Unsigned: a non-digit below '0' wraps to a huge value, so one compare checks both bounds.
+  return a >>> 0 > 9 || b >>> 0 > 9 ? -1 : a * 10 + b;
+}
+
+/** The value of `n` ASCII digits at `i`, or -1. */
 function digits(s: string, i: number, n: number): number {
   let v = 0;
   for (let k = 0; k < n; k++) {

@@ -7,11 +7,11 @@ export class SitemapDate {
   /**
    * With a zone: the instant in ms since the epoch. Without: the wall-clock time read as if it were UTC.
    */
-  readonly epochMs: number;
+  declare readonly epochMs: number;
   /** Offset east of UTC in minutes as written by the source; `null` when the source gave no zone. */
-  readonly offsetMinutes: number | null;
+  declare readonly offsetMinutes: number | null;
   /** Sub-millisecond digits (0-999 microseconds) kept so `.123456` round-trips. */
-  readonly microseconds: number;
+  declare readonly microseconds: number;
 
   constructor(epochMs: number, offsetMinutes: number | null, microseconds = 0) {
     this.epochMs = epochMs;

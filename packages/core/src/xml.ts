@@ -107,6 +107,10 @@ const STOP = Symbol('stop-parsing');
 
 // Writing sax bounded pieces lets us inspect (and bound) its buffers between pieces.
 const WRITE_SLICE = 64 * 1024;
+// The first piece of a document longer than PRIME_MIN is split after the first tag end past
+// PRIME_AT (see `write`).
+const PRIME_MIN = 1024;
+const PRIME_AT = 256;
 // sax holds text until the next tag; past this we move it into our capped accumulator.
 const FLUSH_TEXT = 64 * 1024;
 // Malformed-XML warnings kept per document; the count of the rest is reported at the end.
@@ -160,6 +164,8 @@ class Engine implements XmlEngine {
   // Character data since the last tag.
   #text = '';
   #textCapped = false;
+  /** Whether the first piece was split (see `write`). */
+  #primed = false;
 
   #errors = 0;
   /** Set once the root element has closed: the document proper is over. */
@@ -200,6 +206,21 @@ class Engine implements XmlEngine {
   write(text: string): void {
     if (this.#stopped) return;
     try {
+      if (!this.#primed) {
+        this.#primed = true;
+        // sax's `write` is one large function that V8 compiles while it runs the first piece
+        // (on-stack replacement); the code after its loop, and a piece that ends inside text,
+        // have then never run, and the first time they do the compiled code is thrown away and
+        // rebuilt, once per path. A short first piece ending just past a tag runs those paths
+        // before the compiler looks: a large document's first parse costs about a tenth less.
+        const cut = text.length > PRIME_MIN ? text.indexOf('>', PRIME_AT) + 2 : 0;
+        if (cut > 1) {
+          this.#p.write(text.slice(0, cut));
+          this.#inspect();
+          if (this.#stopped) return;
+          text = text.slice(cut);
+        }
+      }
       if (text.length <= WRITE_SLICE) {
         this.#p.write(text);
         this.#inspect();

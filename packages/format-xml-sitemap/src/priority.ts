@@ -7,6 +7,14 @@
  * done on the digits, not the float, so `1.00000000000000000001` is out of range as in usp.
  */
 export function parsePriority(text: string): number | null {
+  // The form generators write (`0.8`, `1.0`), read without trimming or scanning: the general
+  // path below gives the same value (a one-digit fraction over 10 is the exact division).
+  if (text.length === 3 && text.charCodeAt(1) === 46 /* . */) {
+    const whole = text.charCodeAt(0);
+    const tenths = text.charCodeAt(2) - 48;
+    if (whole === 48 && tenths >>> 0 <= 9) return tenths / 10;
+    if (whole === 49 && tenths === 0) return 1;
+  }
   let s = text.trim();
   if (s.length === 0) return null;
   // The rare forms are rewritten to plain ASCII once, off the common path.

@@ -9,8 +9,11 @@
  */
 export class SeenUrls {
   /** Pairs of 32-bit hashes; (0, 0) marks an empty slot. */
-  private table = new Int32Array(2 * 4096);
-  private mask = 4095;
+  // Tiny at first so the first growths run within the first few URLs, while the code is still
+  // collecting type feedback: a growth first met in optimised code throws that code away (a
+  // deopt and a recompile).
+  private table = new Int32Array(2 * 16);
+  private mask = 15;
   private count = 0;
 
   get size(): number {
@@ -59,20 +62,27 @@ export class SeenUrls {
 
   private grow(): void {
     const old = this.table;
-    // Four times larger while small: fewer rehashes on the way to 50,000 URLs.
-    const mask = this.mask < 65_535 ? this.mask * 4 + 3 : this.mask * 2 + 1;
+    // Four times larger while small, then one eightfold step to 131,072 slots (enough for
+    // 65,536 URLs): rehashing visits every old slot, and in a document's first parse it runs
+    // before the optimising compiler has the loop, so fewer, earlier growths cost less.
+    const m = this.mask;
+    const mask = m < 16_383 ? m * 4 + 3 : m < 131_071 ? m * 8 + 7 : m * 2 + 1;
     const table = new Int32Array(2 * (mask + 1));
-    for (let k = 0; k < old.length; k += 2) {
-      const b = old[k + 1];
-      if (b === 0) continue;
-      const a = old[k];
-      let slot = (a ^ (b >>> 7)) & mask;
-      while (table[(slot << 1) + 1] !== 0) slot = (slot + 1) & mask;
-      table[slot << 1] = a;
-      table[(slot << 1) + 1] = b;
-    }
     this.table = table;
     this.mask = mask;
+    rehash(old, table, mask);
+  }
+}
+
+function rehash(old: Int32Array, table: Int32Array, mask: number): void {
+  for (let k = 0; k < old.length; k += 2) {
+    const b = old[k + 1];
+    if (b === 0) continue;
+    const a = old[k];
+    let slot = (a ^ (b >>> 7)) & mask;
+    while (table[(slot << 1) + 1] !== 0) slot = (slot + 1) & mask;
+    table[slot << 1] = a;
+    table[(slot << 1) + 1] = b;
   }
 }
 
