@@ -234,8 +234,6 @@ export interface BodyOptions {
   readonly maxDecodedBytes: number;
   readonly zlibChunkBytes: number;
   readonly budget: TimeBudget;
-  /** Longest wait for the next chunk while a read is pending. */
-  readonly idleTimeoutMs: number;
   /** Aborts the underlying request (and with it the socket). */
   readonly abortRequest: (reason: unknown) => void;
   /** Called exactly once, when the body is finished for whatever reason. */
@@ -261,7 +259,6 @@ export class ResponseBody implements AsyncIterable<Uint8Array> {
   private failure: Error | null = null;
   private pending: Pending | null = null;
   private delivered = 0;
-  private idle: ReturnType<typeof setTimeout> | undefined;
 
   constructor(opts: BodyOptions) {
     this.opts = opts;
@@ -348,23 +345,8 @@ export class ResponseBody implements AsyncIterable<Uint8Array> {
         ),
       ),
     );
-    clearTimeout(this.idle);
-    const idle = setTimeout(
-      () =>
-        this.fail(
-          new WebBodyError(
-            'timeout',
-            this.opts.url,
-            `Body timeout: no data for bodyIdleTimeoutMs (${this.opts.idleTimeoutMs} ms)`,
-            this.delivered,
-          ),
-        ),
-      this.opts.idleTimeoutMs,
-    );
-    this.idle = idle;
     this.inner.next().then(
       (r) => {
-        clearTimeout(idle);
         this.opts.budget.pause();
         if (this.pending !== mine) return;
         this.pending = null;
@@ -377,7 +359,6 @@ export class ResponseBody implements AsyncIterable<Uint8Array> {
         }
       },
       (e: unknown) => {
-        clearTimeout(idle);
         this.opts.budget.pause();
         if (this.pending !== mine) return;
         this.pending = null;
@@ -424,7 +405,6 @@ export class ResponseBody implements AsyncIterable<Uint8Array> {
   private settle(): void {
     if (this.finished) return;
     this.finished = true;
-    clearTimeout(this.idle);
     this.opts.budget.pause();
     this.opts.raw.destroy();
     // Runs the generators' cleanup (decoders destroyed) once the read in flight, if any, settles.

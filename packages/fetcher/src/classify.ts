@@ -36,8 +36,6 @@ export function classifyNetworkError(err: unknown): ClassifiedError {
     case 'UND_ERR_CONNECT_TIMEOUT':
     case 'UND_ERR_HEADERS_TIMEOUT':
     case 'UND_ERR_BODY_TIMEOUT':
-    case 'USP_CONNECT_TIMEOUT':
-    case 'USP_HEADERS_TIMEOUT':
     case 'ETIMEDOUT':
       return { code: 'timeout', retryable: true, message };
     case 'ENOTFOUND':

@@ -8,14 +8,14 @@ import {
   type WebResponse,
   type WebSuccessResponse,
 } from '@usp-ts/core';
-import { assertPublicHost, assertPublicLiteral } from './address-guard.js';
+import { Agent, buildConnector, type Dispatcher, ProxyAgent } from 'undici';
+import { assertPublicHost, assertPublicLiteral, guardedLookup } from './address-guard.js';
 import { parseContentEncoding, ResponseBody, TimeBudget } from './body.js';
 import { classifyNetworkError } from './classify.js';
 import { BlockedAddressError, WebAbortError, WebBodyError, type WebErrorCode } from './errors.js';
 import { HostSpacing, KeyedSemaphore, type Release, Semaphore, sleep } from './limiter.js';
 import { normalizeHost, type ResolvedOptions, resolveOptions, type WebClientOptions } from './options.js';
 import { backoffDelay, parseRetryAfter, RETRYABLE_STATUSES } from './retry.js';
-import { LazyTransport, NodeTransport, type Transport, type TransportResponse } from './transport.js';
 import { DEFAULT_USER_AGENT } from './version.js';
 
 /** An error response with what the fetcher knows beyond core's interface. */
@@ -42,11 +42,16 @@ export interface FetcherWebClient extends WebClient {
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** Headers that must not follow a redirect to another origin. */
 const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
+/** A drained error or redirect body up to this size keeps its connection for reuse. */
+const DRAIN_LIMIT_BYTES = 64 * 1024;
+const DRAIN_TIMEOUT_MS = 5_000;
 /** zlib output chunk: Node's 16 KiB default is two to three times slower on sitemap-sized bodies. */
 const ZLIB_CHUNK_BYTES = 128 * 1024;
-/** Creates a web client on one shared connection pool. Call `close()` when done with it. */
+const noop = () => {};
+
+/** Creates a web client on one shared undici dispatcher. Call `close()` when done with it. */
 export function createWebClient(options: WebClientOptions = {}): FetcherWebClient {
-  return new NodeWebClient(resolveOptions(options, DEFAULT_USER_AGENT));
+  return new UndiciWebClient(resolveOptions(options, DEFAULT_USER_AGENT));
 }
 
 /** Thrown inside a `get` when its life signal fired; `get` turns it into the right outcome. */
@@ -99,9 +104,15 @@ function firstHeader(v: string | string[] | undefined): string | null {
   return Array.isArray(v) ? (v[0] ?? null) : v;
 }
 
-class NodeWebClient implements FetcherWebClient {
+/** Lets go of a body we do not want, keeping the connection when it is small enough to drain. */
+function discard(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', noop);
+  body.dump({ limit: DRAIN_LIMIT_BYTES, signal: AbortSignal.timeout(DRAIN_TIMEOUT_MS) }).catch(noop);
+}
+
+class UndiciWebClient implements FetcherWebClient {
   readonly options: ResolvedOptions;
-  private readonly transport: Transport;
+  private readonly dispatcher: Dispatcher;
   private readonly global: Semaphore;
   private readonly perHost: KeyedSemaphore;
   private readonly spacing: HostSpacing;
@@ -114,13 +125,47 @@ class NodeWebClient implements FetcherWebClient {
     this.global = new Semaphore(options.maxConcurrentRequests);
     this.perHost = new KeyedSemaphore(options.maxConnectionsPerHost);
     this.spacing = new HostSpacing(options.perHostDelayMs);
-    this.transport = this.createTransport();
+    this.dispatcher = this.createDispatcher();
   }
 
-  private createTransport(): Transport {
-    if (this.options.proxy === undefined) return new NodeTransport(this.options);
-    const options = this.options;
-    return new LazyTransport(async () => new (await import('./transport-proxy.js')).ProxyTransport(options));
+  private createDispatcher(): Dispatcher {
+    const o = this.options;
+    const common = {
+      connections: o.maxConnectionsPerHost,
+      headersTimeout: o.headersTimeoutMs,
+      bodyTimeout: o.bodyIdleTimeoutMs,
+    };
+    if (o.proxy !== undefined) {
+      // Through a proxy the proxy resolves and connects, so the guard checks names before sending.
+      return new ProxyAgent({
+        ...common,
+        uri: o.proxy,
+        proxyTls: { timeout: o.connectTimeoutMs },
+        requestTls: { rejectUnauthorized: o.tlsVerify, timeout: o.connectTimeoutMs },
+      });
+    }
+    const open = buildConnector({ timeout: o.connectTimeoutMs, rejectUnauthorized: o.tlsVerify });
+    if (o.allowPrivateNetworks) return new Agent({ ...common, connect: open });
+    const guarded = buildConnector({
+      timeout: o.connectTimeoutMs,
+      rejectUnauthorized: o.tlsVerify,
+      lookup: guardedLookup,
+    });
+    const connect: buildConnector.connector = (opts, callback) => {
+      if (o.allowPrivateHosts.has(normalizeHost(opts.hostname))) {
+        open(opts, callback);
+        return;
+      }
+      // IP literals skip the lookup, so they are checked here; names are checked as they resolve.
+      try {
+        assertPublicLiteral(opts.hostname);
+      } catch (e) {
+        callback(e as Error, null);
+        return;
+      }
+      guarded(opts, callback);
+    };
+    return new Agent({ ...common, connect });
   }
 
   async get(url: string, request: WebRequestOptions = {}): Promise<WebResponse> {
@@ -261,8 +306,7 @@ class NodeWebClient implements FetcherWebClient {
     attempt: number,
   ): Promise<HopResult> {
     const o = this.options;
-    const guarded = !o.allowPrivateNetworks && !o.allowPrivateHosts.has(normalizeHost(current.hostname));
-    if (guarded) {
+    if (!o.allowPrivateNetworks && !o.allowPrivateHosts.has(normalizeHost(current.hostname))) {
       try {
         if (o.proxy !== undefined) await assertPublicHost(current.hostname);
         else assertPublicLiteral(current.hostname);
@@ -283,14 +327,14 @@ class NodeWebClient implements FetcherWebClient {
       timedOut = true;
       requestCtl.abort(new Error('requestTimeoutMs passed'));
     });
-    let data: TransportResponse;
+    let data: Dispatcher.ResponseData;
     try {
-      // Names are checked as they resolve; IP literals were checked above.
-      data = await this.transport.request({
-        url: current,
+      data = await this.dispatcher.request({
+        origin: current.origin,
+        path: `${current.pathname}${current.search}`,
+        method: 'GET',
         headers: this.requestHeaders(current, start, request),
         signal: requestCtl.signal,
-        guarded: guarded && o.proxy === undefined,
       });
     } catch (e) {
       budget.pause();
@@ -321,7 +365,7 @@ class NodeWebClient implements FetcherWebClient {
         response: this.success(data, current, redirects, statusText, request, requestCtl, budget, release),
       };
     }
-    this.transport.discard(data.body);
+    discard(data.body);
     release();
     const location = firstHeader(headers.location);
     if (REDIRECT_STATUSES.has(status) && location !== null) {
@@ -357,7 +401,7 @@ class NodeWebClient implements FetcherWebClient {
   }
 
   private success(
-    data: TransportResponse,
+    data: Dispatcher.ResponseData,
     current: URL,
     redirects: readonly string[],
     statusText: string,
@@ -381,7 +425,6 @@ class NodeWebClient implements FetcherWebClient {
       maxDecodedBytes: this.options.maxDecodedBytes,
       zlibChunkBytes: ZLIB_CHUNK_BYTES,
       budget,
-      idleTimeoutMs: this.options.bodyIdleTimeoutMs,
       abortRequest: (reason) => requestCtl.abort(reason),
       onSettle: () => {
         release();
@@ -412,7 +455,7 @@ class NodeWebClient implements FetcherWebClient {
     this.closed = true;
     for (const c of [...this.closers]) c();
     this.closers.clear();
-    await this.transport.close();
+    await this.dispatcher.destroy();
   }
 }
 
