@@ -1,15 +1,6 @@
 #!/usr/bin/env node
 import { createRequire } from 'node:module';
-import { setFlagsFromString } from 'node:v8';
 import { UsageError } from './cli-args.js';
-
-// The CLI owns its process, so it may tune V8 for it. undici's HTTP parser is WebAssembly; V8's
-// dynamic tiering re-compiles its one large state-machine function with the optimising compiler
-// after a few hundred bytes of headers, which costs 0.2-0.35 s of CPU on a background thread and
-// about 35 MiB of peak memory, however few requests follow. The baseline code is fast enough for
-// headers (bodies are passed through in spans), so the budget before tiering up is raised to
-// where a run of a few thousand requests never reaches it. Set before undici is loaded.
-setFlagsFromString('--wasm-tiering-budget=1000000000');
 
 const version: string = createRequire(import.meta.url)('../package.json').version;
 
