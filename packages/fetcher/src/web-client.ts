@@ -15,6 +15,7 @@ import { classifyNetworkError } from './classify.js';
 import { BlockedAddressError, WebAbortError, WebBodyError, type WebErrorCode } from './errors.js';
 import { HostSpacing, KeyedSemaphore, type Release, Semaphore, sleep } from './limiter.js';
 import { normalizeHost, type ResolvedOptions, resolveOptions, type WebClientOptions } from './options.js';
+import { withParserTiering } from './parser-tiering.js';
 import { backoffDelay, parseRetryAfter, RETRYABLE_STATUSES } from './retry.js';
 import { DEFAULT_USER_AGENT } from './version.js';
 
@@ -145,7 +146,7 @@ class UndiciWebClient implements FetcherWebClient {
       });
     }
     const open = buildConnector({ timeout: o.connectTimeoutMs, rejectUnauthorized: o.tlsVerify });
-    if (o.allowPrivateNetworks) return new Agent({ ...common, connect: open });
+    if (o.allowPrivateNetworks) return new Agent({ ...common, connect: withParserTiering(open) });
     const guarded = buildConnector({
       timeout: o.connectTimeoutMs,
       rejectUnauthorized: o.tlsVerify,
@@ -165,7 +166,7 @@ class UndiciWebClient implements FetcherWebClient {
       }
       guarded(opts, callback);
     };
-    return new Agent({ ...common, connect });
+    return new Agent({ ...common, connect: withParserTiering(connect) });
   }
 
   async get(url: string, request: WebRequestOptions = {}): Promise<WebResponse> {
