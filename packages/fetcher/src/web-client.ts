@@ -8,7 +8,7 @@ import {
   type WebResponse,
   type WebSuccessResponse,
 } from '@usp-ts/core';
-import { Agent, buildConnector, type Dispatcher, ProxyAgent } from 'undici';
+import type { buildConnector, Dispatcher } from 'undici';
 import { assertPublicHost, assertPublicLiteral, guardedLookup } from './address-guard.js';
 import { parseContentEncoding, ResponseBody, TimeBudget } from './body.js';
 import { classifyNetworkError } from './classify.js';
@@ -17,6 +17,7 @@ import { HostSpacing, KeyedSemaphore, type Release, Semaphore, sleep } from './l
 import { normalizeHost, type ResolvedOptions, resolveOptions, type WebClientOptions } from './options.js';
 import { withParserTiering } from './parser-tiering.js';
 import { backoffDelay, parseRetryAfter, RETRYABLE_STATUSES } from './retry.js';
+import { undiciCore, undiciEntry } from './undici.js';
 import { DEFAULT_USER_AGENT } from './version.js';
 
 /** An error response with what the fetcher knows beyond core's interface. */
@@ -49,6 +50,8 @@ const DRAIN_TIMEOUT_MS = 5_000;
 /** zlib output chunk: Node's 16 KiB default is two to three times slower on sitemap-sized bodies. */
 const ZLIB_CHUNK_BYTES = 128 * 1024;
 const noop = () => {};
+/** Loaded with this module, as a static import would be: a first request pays for no module loading. */
+const UNDICI = undiciCore();
 
 /** Creates a web client on one shared undici dispatcher. Call `close()` when done with it. */
 export function createWebClient(options: WebClientOptions = {}): FetcherWebClient {
@@ -114,6 +117,7 @@ function discard(body: Dispatcher.ResponseData['body']): void {
 class UndiciWebClient implements FetcherWebClient {
   readonly options: ResolvedOptions;
   private readonly dispatcher: Dispatcher;
+  private readonly request = UNDICI.request;
   private readonly global: Semaphore;
   private readonly perHost: KeyedSemaphore;
   private readonly spacing: HostSpacing;
@@ -138,13 +142,14 @@ class UndiciWebClient implements FetcherWebClient {
     };
     if (o.proxy !== undefined) {
       // Through a proxy the proxy resolves and connects, so the guard checks names before sending.
-      return new ProxyAgent({
+      return new (undiciEntry().ProxyAgent)({
         ...common,
         uri: o.proxy,
         proxyTls: { timeout: o.connectTimeoutMs },
         requestTls: { rejectUnauthorized: o.tlsVerify, timeout: o.connectTimeoutMs },
       });
     }
+    const { Agent, buildConnector } = UNDICI;
     const open = buildConnector({ timeout: o.connectTimeoutMs, rejectUnauthorized: o.tlsVerify });
     if (o.allowPrivateNetworks) return new Agent({ ...common, connect: withParserTiering(open) });
     const guarded = buildConnector({
@@ -330,7 +335,7 @@ class UndiciWebClient implements FetcherWebClient {
     });
     let data: Dispatcher.ResponseData;
     try {
-      data = await this.dispatcher.request({
+      data = await this.request.call(this.dispatcher, {
         origin: current.origin,
         path: `${current.pathname}${current.search}`,
         method: 'GET',

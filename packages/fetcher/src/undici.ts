@@ -1,0 +1,55 @@
+import { createRequire } from 'node:module';
+import type * as Undici from 'undici';
+
+const require = createRequire(import.meta.url);
+
+type RequestFn = (
+  this: Undici.Dispatcher,
+  options: Undici.Dispatcher.RequestOptions,
+) => Promise<Undici.Dispatcher.ResponseData>;
+
+export interface UndiciParts {
+  readonly Agent: typeof Undici.Agent;
+  readonly buildConnector: typeof Undici.buildConnector;
+  /** undici's `Dispatcher#request`, called on an Agent. */
+  readonly request: RequestFn;
+}
+
+let parts: UndiciParts | null = null;
+
+/**
+ * The pieces of undici a direct connection needs, loaded from their own modules: undici's entry
+ * loads every feature it has (fetch, WebSocket, caches, mocks, proxies, interceptors), which
+ * costs ~9 MiB and 0.15-0.3 s at import. Should a future undici move these files, the entry is
+ * used instead.
+ */
+export function undiciCore(): UndiciParts {
+  if (parts !== null) return parts;
+  try {
+    const Agent = require('undici/lib/dispatcher/agent.js') as typeof Undici.Agent;
+    const buildConnector = require('undici/lib/core/connect.js') as typeof Undici.buildConnector;
+    const request = require('undici/lib/api/api-request.js') as RequestFn;
+    if (
+      typeof Agent === 'function' &&
+      typeof buildConnector === 'function' &&
+      typeof request === 'function'
+    ) {
+      parts = { Agent, buildConnector, request };
+      return parts;
+    }
+  } catch {
+    // Fall through to the entry.
+  }
+  const u = undiciEntry();
+  parts = {
+    Agent: u.Agent,
+    buildConnector: u.buildConnector,
+    request: u.Dispatcher.prototype.request as RequestFn,
+  };
+  return parts;
+}
+
+/** All of undici, for the proxy path (ProxyAgent relies on methods the entry installs). */
+export function undiciEntry(): typeof Undici {
+  return require('undici') as typeof Undici;
+}
