@@ -86,6 +86,12 @@ export interface XmlName {
   readonly local: string;
 }
 
+/**
+ * An element as the engine reports it. The object is only lent: it is valid from `open()` until
+ * the `close()` of that element returns, and the engine then reuses it for a later element at
+ * the same depth. Copy the fields (or `attrs`, which is never reused) to keep them longer. The
+ * root element handed to `createHandler` is the exception: it is never reused.
+ */
 export interface XmlElement extends XmlName {
   /** Attributes by their name as written (`hreflang`, `xml:lang`); values entity-decoded. */
   readonly attrs: Readonly<Record<string, string>>;

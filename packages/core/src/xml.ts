@@ -69,6 +69,8 @@ export interface XmlEngine {
   readonly type: DocumentSitemapType | null;
 }
 
+type MutableElement = { -readonly [K in keyof XmlElement]: XmlElement[K] };
+
 /** sax's parser fields we read to bound its buffers (not in its type declarations). */
 interface SaxInternals {
   state: number;
@@ -147,7 +149,7 @@ class Engine implements XmlEngine {
 
   // Element stack: `#depth` open elements, `#stack[d]` the element at depth d.
   #depth = 0;
-  #stack: XmlElement[] = [];
+  #stack: MutableElement[] = [];
   #elements = 0;
 
   // Namespace scopes: the current default namespace and prefix bindings, plus an undo log
@@ -340,8 +342,18 @@ class Engine implements XmlEngine {
         local = name.slice(colon + 1);
       }
     }
-    const el: XmlElement = { ns, local, attrs, depth: d };
-    this.#stack[d] = el;
+    // One object per depth, refilled for each element: a large document has hundreds of
+    // thousands of elements, and handlers read an element only while it is open (plugin.ts).
+    // The root's object is never refilled: handlers are created with it.
+    let el = this.#stack[d] as MutableElement | undefined;
+    if (el === undefined || d === 0) {
+      el = { ns, local, attrs, depth: d };
+      this.#stack[d] = el;
+    } else {
+      el.ns = ns;
+      el.local = local;
+      el.attrs = attrs;
+    }
     this.#depth = d + 1;
     this.#elements++;
     this.#text = '';
