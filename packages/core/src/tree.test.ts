@@ -325,6 +325,15 @@ describe('discovery', () => {
       InvalidOptionError,
     );
     expect(() => walkPages(H, opts(client, { maxDepth: -1 }))).toThrow(InvalidOptionError);
+    // A misspelt option is refused, naming the one it was probably meant to be; bufferPages is
+    // a walk's option, not a tree's.
+    expect(() => walkPages(H, opts(client, { maxPage: 10 } as never))).toThrow(
+      'Option maxPage: unknown option (did you mean maxPages?)',
+    );
+    expect(() => walkPages(H, opts(client, { bufferPages: 5 }))).not.toThrow();
+    await expect(sitemapTreeForHomepage(H, opts(client, { bufferPages: 5 } as never))).rejects.toThrow(
+      'Option bufferPages: unknown option',
+    );
     expect(client.requests).toEqual([]);
   });
 });

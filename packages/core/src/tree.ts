@@ -7,6 +7,7 @@ import {
 } from './document.js';
 import { InvalidOptionError, InvalidUrlError } from './errors.js';
 import type { Page } from './model.js';
+import { rejectUnknownOptions } from './options.js';
 import { countingPageStore, memoryPageStore, type PageStore } from './page-store.js';
 import type { HeaderLookup } from './plugin.js';
 import type { Registry } from './registry.js';
@@ -212,14 +213,14 @@ export async function sitemapTreeForUrl(sitemapUrl: string, options: TreeOptions
  */
 export function walkPages(homepageUrl: string, options: WalkPagesOptions): PageWalk {
   const home = homepageOf(homepageUrl, options);
-  const config = resolveConfig(options, home.url, options.pageStore ?? countingPageStore());
+  const config = resolveConfig(options, home.url, options.pageStore ?? countingPageStore(), WALK_OPTIONS);
   return new PageStream(config, bufferOf(options), (walk) => runHomepage(walk, home));
 }
 
 /** `walkPages` for one sitemap URL and its children. */
 export function walkSitemapPages(sitemapUrl: string, options: WalkPagesOptions): PageWalk {
   checkUrl(sitemapUrl);
-  const config = resolveConfig(options, sitemapUrl, options.pageStore ?? countingPageStore());
+  const config = resolveConfig(options, sitemapUrl, options.pageStore ?? countingPageStore(), WALK_OPTIONS);
   return new PageStream(config, bufferOf(options), (walk) => runSingle(walk, sitemapUrl));
 }
 
@@ -273,10 +274,49 @@ function bufferOf(options: WalkPagesOptions): number {
   return n;
 }
 
-function resolveConfig(options: TreeOptions, homepageUrl: string, pageStore: PageStore): WalkConfig {
+// Every key of the options types, so the lists cannot fall behind them.
+const TREE_OPTIONS = Object.keys({
+  webClient: true,
+  registry: true,
+  useRobots: true,
+  useKnownPaths: true,
+  extraKnownPaths: true,
+  includeWordPressSitemap: true,
+  includeSitemapTxt: true,
+  normalizeHomepage: true,
+  recurseCallback: true,
+  recurseListCallback: true,
+  maxDepth: true,
+  concurrency: true,
+  maxSitemaps: true,
+  maxPages: true,
+  deadlineMs: true,
+  maxChildrenPerIndex: true,
+  documentLimits: true,
+  signal: true,
+  onWarning: true,
+  onProgress: true,
+  pageStore: true,
+  hostPolicy: true,
+  dropSoft404: true,
+  headers: true,
+  conditionalRequest: true,
+  onResponse: true,
+  parse: true,
+  gunzip: true,
+} satisfies Record<keyof TreeOptions, true>);
+const WALK_OPTIONS: readonly string[] = [...TREE_OPTIONS, 'bufferPages' satisfies keyof WalkPagesOptions];
+
+function resolveConfig(
+  options: TreeOptions,
+  homepageUrl: string,
+  pageStore: PageStore,
+  known: readonly string[] = TREE_OPTIONS,
+): WalkConfig {
   if (options === null || typeof options !== 'object') {
     throw new InvalidOptionError('options', 'must be an object with at least webClient and registry');
   }
+  rejectUnknownOptions(options, known);
   if (typeof options.webClient?.get !== 'function') {
     throw new InvalidOptionError('webClient', 'is required (an object with get(url, options))');
   }

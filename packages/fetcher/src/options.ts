@@ -1,4 +1,4 @@
-import { InvalidOptionError } from '@usp-ts/core';
+import { InvalidOptionError, rejectUnknownOptions } from '@usp-ts/core';
 
 const MiB = 1024 * 1024;
 
@@ -124,8 +124,33 @@ function bool(name: string, value: unknown, fallback: boolean): boolean {
 }
 
 /** Checks every option before anything is built, so a typo fails at construction, not mid-walk. */
+// Every key of WebClientOptions, so the list cannot fall behind it.
+const OPTION_KEYS = Object.keys({
+  userAgent: true,
+  headers: true,
+  proxy: true,
+  tlsVerify: true,
+  allowPrivateNetworks: true,
+  allowPrivateHosts: true,
+  maxRedirects: true,
+  retries: true,
+  baseDelayMs: true,
+  maxDelayMs: true,
+  maxRetryAfterMs: true,
+  connectTimeoutMs: true,
+  headersTimeoutMs: true,
+  bodyIdleTimeoutMs: true,
+  requestTimeoutMs: true,
+  maxBodyBytes: true,
+  maxDecodedBytes: true,
+  maxConnectionsPerHost: true,
+  maxConcurrentRequests: true,
+  perHostDelayMs: true,
+} satisfies Record<keyof WebClientOptions, true>);
+
 export function resolveOptions(o: WebClientOptions, defaultUserAgent: string): ResolvedOptions {
   if (o === null || typeof o !== 'object') throw new InvalidOptionError('options', 'expected an object');
+  rejectUnknownOptions(o, OPTION_KEYS);
   if (o.userAgent !== undefined && (typeof o.userAgent !== 'string' || /[\r\n]/.test(o.userAgent))) {
     throw new InvalidOptionError('userAgent', 'expected a single-line string');
   }

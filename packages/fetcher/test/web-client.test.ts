@@ -130,6 +130,10 @@ describe('basic requests', () => {
     expect(() => createWebClient({ headers: { 'bad header': 'x' } })).toThrow(InvalidOptionError);
     expect(() => createWebClient({ tlsVerify: 'no' as unknown as boolean })).toThrow(InvalidOptionError);
     expect(() => createWebClient({ allowPrivateHosts: [''] })).toThrow(InvalidOptionError);
+    expect(() => createWebClient({ maxRedirect: 3 } as never)).toThrow(
+      'Option maxRedirect: unknown option (did you mean maxRedirects?)',
+    );
+    expect(() => createWebClient({ timeoutMs: 5000 } as never)).toThrow('Option timeoutMs: unknown option');
   });
 
   it('fills in documented defaults', () => {
