@@ -64,6 +64,7 @@ const LS_OPTIONS = {
   deadline: { type: 'string' },
   'max-sitemaps': { type: 'string' },
   'max-pages': { type: 'string' },
+  'parse-workers': { type: 'string' },
   'no-progress': { type: 'boolean' },
   ...NETWORK_OPTIONS,
 } satisfies OptionSpec;
@@ -100,6 +101,8 @@ limits:
                             (default: none)
   --max-sitemaps N          fetch at most N sitemaps (default ${DEFAULT_MAX_SITEMAPS.toLocaleString('en-US')})
   --max-pages N             stop after N pages (default: none)
+  --parse-workers N         worker threads parsing large sitemaps while another is parsed on the
+                            main thread (default 1 on two or more cores, else 0; 0: main thread only)
 
 ${NETWORK_HELP}
 
@@ -235,6 +238,7 @@ export async function runLs(args: string[], signal: AbortSignal): Promise<number
     maxDepth: integer(p, 'max-depth', LS_USAGE),
     maxSitemaps: integer(p, 'max-sitemaps', LS_USAGE, 1),
     maxPages: integer(p, 'max-pages', LS_USAGE, 1),
+    parseWorkers: integer(p, 'parse-workers', LS_USAGE),
     deadlineMs: duration(p, 'deadline', LS_USAGE),
     webClientOptions: webClientOptionsFrom(p, LS_USAGE),
     signal,

@@ -334,6 +334,16 @@ describe('usp ls', () => {
     expect(r.stdout).toBe(`${o}/a1\n`);
   });
 
+  it('lists the same tree with --parse-workers 0 and 2, and refuses a bad count', async () => {
+    const none = await runCli(['ls', ...NET, '-k', '--parse-workers', '0', `${o}/`]);
+    const two = await runCli(['ls', ...NET, '-k', '--parse-workers', '2', `${o}/`]);
+    expect(none.code).toBe(0);
+    expect(two.stdout).toBe(none.stdout);
+    const bad = await runCli(['ls', ...NET, '--parse-workers', '-1', `${o}/`]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--parse-workers');
+  });
+
   it('writes logs to --log-file instead of stderr', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'usp-cli-'));
     try {
