@@ -3,6 +3,7 @@ import { firstNonWhitespace, unwrapGzip } from './detect.js';
 import { InvalidOptionError } from './errors.js';
 import { gunzip as defaultGunzip, GunzipError, isTooLargeError } from './gunzip.js';
 import type { ChildRef, Page } from './model.js';
+import { rejectUnknownOptions } from './options.js';
 import { memoryPageStore, type PageWriter } from './page-store.js';
 import type {
   DocumentInfo,
@@ -110,14 +111,35 @@ const NO_PARSER = 'No parsers support sitemap from';
  * `InvalidOptionError` for bad options and rethrows what `onPages` throws.
  */
 export async function parseDocument(options: ParseDocumentOptions): Promise<ParsedDocument> {
-  const limits = checkOptions(options);
+  const limits = checkParseDocumentOptions(options);
   const run = new DocumentRun(options, limits);
   return run.run();
 }
 
-function checkOptions(options: ParseDocumentOptions): DocumentLimits {
+// Every key of ParseDocumentOptions, so the list cannot fall behind it.
+const PARSE_DOCUMENT_OPTIONS = Object.keys({
+  url: true,
+  body: true,
+  registry: true,
+  headers: true,
+  onWarning: true,
+  onPages: true,
+  pageWriter: true,
+  limits: true,
+  gunzip: true,
+  signal: true,
+  lastModified: true,
+} satisfies Record<keyof ParseDocumentOptions, true>);
+
+/**
+ * The checks `parseDocument` makes before reading anything, with the limits they resolve to: for
+ * a parser of your own (a worker pool, say) that must refuse bad options exactly as
+ * `parseDocument` does before handing a document elsewhere. Throws `InvalidOptionError`.
+ */
+export function checkParseDocumentOptions(options: ParseDocumentOptions): DocumentLimits {
   if (options === null || typeof options !== 'object')
     throw new InvalidOptionError('options', 'must be an object');
+  rejectUnknownOptions(options, PARSE_DOCUMENT_OPTIONS);
   if (typeof options.url !== 'string' || options.url === '') {
     throw new InvalidOptionError('url', 'must be a non-empty string');
   }

@@ -550,6 +550,9 @@ describe('parseDocument: limits', () => {
     for (const options of bad) {
       await expect(parseDocument(options as ParseDocumentOptions)).rejects.toBeInstanceOf(InvalidOptionError);
     }
+    await expect(
+      parseDocument({ url: URL_XML, body: '', registry, onWarnings: () => {} } as ParseDocumentOptions),
+    ).rejects.toThrow('Option onWarnings: unknown option (did you mean onWarning?)');
   });
 });
 

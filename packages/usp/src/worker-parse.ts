@@ -6,8 +6,8 @@ import {
   type ChangeFrequency,
   type ChildRef,
   capGunzipOutput,
+  checkParseDocumentOptions,
   createPagesSitemap,
-  DEFAULT_DOCUMENT_LIMITS,
   IndexRobotsTxtSitemap,
   IndexXMLSitemap,
   InvalidOptionError,
@@ -277,37 +277,6 @@ const FORWARDED_HEADERS = [
 
 // ---------------------------------------------------------------------------------------------
 // The pool
-
-/**
- * The checks core's parseDocument makes, made here before anything crosses to a worker, so a bad
- * option fails the same way (`InvalidOptionError`) whichever thread would have parsed.
- */
-function checkOptions(o: ParseDocumentOptions): void {
-  const body = o.body as unknown;
-  if (
-    typeof body !== 'string' &&
-    !(body instanceof Uint8Array) &&
-    (body === null ||
-      typeof body !== 'object' ||
-      typeof (body as AsyncIterable<unknown>)[Symbol.asyncIterator] !== 'function')
-  ) {
-    throw new InvalidOptionError('body', 'must be a string, a Uint8Array or an AsyncIterable<Uint8Array>');
-  }
-  if (o.registry === null || typeof o.registry?.xmlFormatFor !== 'function') {
-    throw new InvalidOptionError('registry', 'must be a Registry (createRegistry)');
-  }
-  for (const name of ['onWarning', 'onPages', 'gunzip'] as const) {
-    if (o[name] !== undefined && typeof o[name] !== 'function')
-      throw new InvalidOptionError(name, 'must be a function');
-  }
-  for (const [key, value] of Object.entries(o.limits ?? {})) {
-    if (value === undefined) continue;
-    if (!(key in DEFAULT_DOCUMENT_LIMITS)) throw new InvalidOptionError(`limits.${key}`, 'unknown limit');
-    if (typeof value !== 'number' || Number.isNaN(value) || value < 1) {
-      throw new InvalidOptionError(`limits.${key}`, 'must be a number >= 1');
-    }
-  }
-}
 
 export interface WorkerParserOptions {
   /** Worker threads (default: `min(2, os.availableParallelism())`). */
@@ -626,7 +595,8 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
     if (closed) return Promise.reject(new Error('The worker parser is closed'));
     if (opts.signal?.aborted || inline(opts)) return parseDocument(opts);
     try {
-      checkOptions(opts);
+      // Refused exactly as in-thread, before anything crosses to a worker.
+      checkParseDocumentOptions(opts);
     } catch (error) {
       return Promise.reject(error);
     }
