@@ -1,5 +1,10 @@
 // Turns the measured runs into results.md and the target checks of issue 7.
 
+/** The least of a field over an implementation's successful runs. */
+function fastest(result, field) {
+  return Math.min(...(result?.runs ?? []).filter((r) => r.ok).map((r) => r[field]));
+}
+
 /** Figures quoted from issue 7 (Python usp cannot be installed here: no PyPI). Not measured by us. */
 export const QUOTED = {
   source:
@@ -70,7 +75,9 @@ export function computeTargets(results) {
     add(
       `one document (${what}): ≥ 0.7 of sax's throughput`,
       o.throughputVsFloor >= 0.7,
-      `${mbs(o.mbPerS)} MB/s vs sax ${mbs(c.results.sax.mbPerS)} MB/s = ${o.throughputVsFloor.toFixed(2)} (by CPU time: ${(floor.cpuMs / o.median.cpuMs).toFixed(2)})`,
+      `${mbs(o.mbPerS)} MB/s vs sax ${mbs(c.results.sax.mbPerS)} MB/s = ${o.throughputVsFloor.toFixed(2)} (by CPU time: ${(floor.cpuMs / o.median.cpuMs).toFixed(2)}` +
+        // One-document times come in two modes on this machine; the fastest runs compare like with like.
+        `; fastest runs: ${(fastest(c.results.sax, 'wallMs') / fastest(o, 'wallMs')).toFixed(2)}, by CPU ${(fastest(c.results.sax, 'cpuMs') / fastest(o, 'cpuMs')).toFixed(2)})`,
     );
   }
 
