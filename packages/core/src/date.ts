@@ -13,7 +13,7 @@ export function parseIsoDate(text: string): SitemapDate | null {
   // The common shapes first, without the general parser's frame around them.
   const common = commonW3cDate(text);
   if (common !== undefined) return common;
-  const fast = parseW3cDate(text);
+  const fast = generalW3cDate(text);
   if (fast !== NOT_W3C) return fast;
   return parseLooseDate(text);
 }
@@ -46,8 +46,11 @@ const MAX_OFFSET_MINUTES = 23 * 60 + 59;
  * Returns `NOT_W3C` for anything else, `null` for an impossible value (`2023-02-29`, `24:00`).
  */
 export function parseW3cDate(s: string): SitemapDate | null | typeof NOT_W3C {
-  const common = commonW3cDate(s);
-  if (common !== undefined) return common;
+  return commonW3cDate(s) ?? generalW3cDate(s);
+}
+
+/** {@link parseW3cDate} for text that `commonW3cDate` has already turned down. */
+function generalW3cDate(s: string): SitemapDate | null | typeof NOT_W3C {
   let end = s.length;
   let i = 0;
   while (i < end && s.charCodeAt(i) <= 32) i++;
