@@ -116,8 +116,8 @@ export async function parseDocument(options: ParseDocumentOptions): Promise<Pars
   return run.run();
 }
 
-// Every key of ParseDocumentOptions, so the list cannot fall behind it.
-const PARSE_DOCUMENT_OPTIONS = Object.keys({
+// Every key of ParseDocumentOptions, so the table cannot fall behind it.
+const PARSE_DOCUMENT_OPTIONS = {
   url: true,
   body: true,
   registry: true,
@@ -129,7 +129,7 @@ const PARSE_DOCUMENT_OPTIONS = Object.keys({
   gunzip: true,
   signal: true,
   lastModified: true,
-} satisfies Record<keyof ParseDocumentOptions, true>);
+} satisfies Record<keyof ParseDocumentOptions, true>;
 
 /**
  * The checks `parseDocument` makes before reading anything, with the limits they resolve to: for

@@ -1,21 +1,22 @@
 import { InvalidOptionError } from './errors.js';
 
 /**
- * Throws `InvalidOptionError` for the first key of `options` that is not in `known`, naming the
- * closest known key when there is one. TypeScript catches a misspelt option at compile time;
+ * Throws `InvalidOptionError` for the first key of `options` that `known` does not have, naming
+ * the closest known key when there is one. TypeScript catches a misspelt option at compile time;
  * this catches it in plain JavaScript too, where `maxPage: 10` would otherwise be ignored.
+ *
+ * `known` is a table of every accepted key; write it as
+ * `{ a: true, b: true } satisfies Record<keyof Options, true>` so it cannot fall behind the type.
  */
 export function rejectUnknownOptions(
   options: object | undefined | null,
-  known: Iterable<string>,
+  known: Readonly<Record<string, unknown>>,
   path = '',
 ): void {
   if (options === null || options === undefined || typeof options !== 'object') return;
-  let names: Set<string> | null = null;
   for (const key of Object.keys(options)) {
-    names ??= known instanceof Set ? (known as Set<string>) : new Set(known);
-    if (names.has(key)) continue;
-    const near = closest(key, names);
+    if (Object.hasOwn(known, key)) continue;
+    const near = closest(key, Object.keys(known));
     throw new InvalidOptionError(
       `${path}${key}`,
       `unknown option${near === null ? '' : ` (did you mean ${near}?)`}`,
@@ -24,7 +25,7 @@ export function rejectUnknownOptions(
 }
 
 /** The known name within a small edit distance of `key` (typos, case), if any. */
-function closest(key: string, names: Set<string>): string | null {
+function closest(key: string, names: readonly string[]): string | null {
   let best: string | null = null;
   let bestDistance = Math.max(2, Math.floor(key.length / 4)) + 1;
   const lower = key.toLowerCase();

@@ -274,8 +274,8 @@ function bufferOf(options: WalkPagesOptions): number {
   return n;
 }
 
-// Every key of the options types, so the lists cannot fall behind them.
-const TREE_OPTIONS = Object.keys({
+// Every key of the options types, so the tables cannot fall behind them.
+const TREE_OPTIONS = {
   webClient: true,
   registry: true,
   useRobots: true,
@@ -304,14 +304,14 @@ const TREE_OPTIONS = Object.keys({
   onResponse: true,
   parse: true,
   gunzip: true,
-} satisfies Record<keyof TreeOptions, true>);
-const WALK_OPTIONS: readonly string[] = [...TREE_OPTIONS, 'bufferPages' satisfies keyof WalkPagesOptions];
+} satisfies Record<keyof TreeOptions, true>;
+const WALK_OPTIONS = { ...TREE_OPTIONS, bufferPages: true } satisfies Record<keyof WalkPagesOptions, true>;
 
 function resolveConfig(
   options: TreeOptions,
   homepageUrl: string,
   pageStore: PageStore,
-  known: readonly string[] = TREE_OPTIONS,
+  known: Readonly<Record<string, true>> = TREE_OPTIONS,
 ): WalkConfig {
   if (options === null || typeof options !== 'object') {
     throw new InvalidOptionError('options', 'must be an object with at least webClient and registry');

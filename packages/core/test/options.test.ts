@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidOptionError } from '../src/errors.js';
 import { rejectUnknownOptions } from '../src/options.js';
 
-const KNOWN = ['maxPages', 'maxDepth', 'concurrency', 'onWarning', 'signal'];
+const KNOWN = { maxPages: true, maxDepth: true, concurrency: true, onWarning: true, signal: true };
 
 function rejection(options: object, path?: string): InvalidOptionError | null {
   try {

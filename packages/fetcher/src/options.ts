@@ -123,9 +123,8 @@ function bool(name: string, value: unknown, fallback: boolean): boolean {
   return value;
 }
 
-/** Checks every option before anything is built, so a typo fails at construction, not mid-walk. */
-// Every key of WebClientOptions, so the list cannot fall behind it.
-const OPTION_KEYS = Object.keys({
+// Every key of WebClientOptions, so the table cannot fall behind it.
+const OPTION_KEYS = {
   userAgent: true,
   headers: true,
   proxy: true,
@@ -146,8 +145,9 @@ const OPTION_KEYS = Object.keys({
   maxConnectionsPerHost: true,
   maxConcurrentRequests: true,
   perHostDelayMs: true,
-} satisfies Record<keyof WebClientOptions, true>);
+} satisfies Record<keyof WebClientOptions, true>;
 
+/** Checks every option before anything is built, so a typo fails at construction, not mid-walk. */
 export function resolveOptions(o: WebClientOptions, defaultUserAgent: string): ResolvedOptions {
   if (o === null || typeof o !== 'object') throw new InvalidOptionError('options', 'expected an object');
   rejectUnknownOptions(o, OPTION_KEYS);

@@ -47,8 +47,8 @@ export interface ParseSitemapOptions {
   signal?: AbortSignal;
 }
 
-// Every key of the options type, so the list cannot fall behind it.
-const PARSE_SITEMAP_OPTIONS = Object.keys({
+// Every key of the options type, so the table cannot fall behind it.
+const PARSE_SITEMAP_OPTIONS = {
   url: true,
   headers: true,
   registry: true,
@@ -58,7 +58,7 @@ const PARSE_SITEMAP_OPTIONS = Object.keys({
   onPages: true,
   gunzip: true,
   signal: true,
-} satisfies Record<keyof ParseSitemapOptions, true>);
+} satisfies Record<keyof ParseSitemapOptions, true>;
 
 /**
  * Parses one document (bytes, text or a byte stream; gzip detected by its magic bytes) without

@@ -352,8 +352,8 @@ interface Slot {
   jobs: Map<number, Job>;
 }
 
-// Every key of the options type, so the list cannot fall behind it.
-const WORKER_PARSER_OPTIONS = Object.keys({
+// Every key of the options type, so the table cannot fall behind it.
+const WORKER_PARSER_OPTIONS = {
   workers: true,
   inlineBelowBytes: true,
   registryModule: true,
@@ -361,7 +361,7 @@ const WORKER_PARSER_OPTIONS = Object.keys({
   maxBytesInFlight: true,
   resourceLimits: true,
   callerThreadDocuments: true,
-} satisfies Record<keyof WorkerParserOptions, true>);
+} satisfies Record<keyof WorkerParserOptions, true>;
 
 export function createWorkerParser(options: WorkerParserOptions = {}): WorkerParser {
   rejectUnknownOptions(options, WORKER_PARSER_OPTIONS);
