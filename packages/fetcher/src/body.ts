@@ -2,6 +2,7 @@ import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 import { classifyNetworkError } from './classify.js';
 import { WebBodyError, type WebClientError } from './errors.js';
+import { GLOBAL_TIMERS, type Timers } from './keep-alive.js';
 
 const noop = () => {};
 
@@ -13,16 +14,19 @@ const noop = () => {};
 export class TimeBudget {
   private remaining: number;
   private startedAt = 0;
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  private timer: unknown;
 
-  constructor(readonly totalMs: number) {
+  constructor(
+    readonly totalMs: number,
+    private readonly timers: Timers = GLOBAL_TIMERS,
+  ) {
     this.remaining = totalMs;
   }
 
   run(onExpire: () => void): void {
     if (this.timer !== undefined) return;
     this.startedAt = performance.now();
-    this.timer = setTimeout(
+    this.timer = this.timers.setTimeout(
       () => {
         this.timer = undefined;
         this.remaining = 0;
@@ -34,7 +38,7 @@ export class TimeBudget {
 
   pause(): void {
     if (this.timer === undefined) return;
-    clearTimeout(this.timer);
+    this.timers.clearTimeout(this.timer);
     this.timer = undefined;
     this.remaining -= performance.now() - this.startedAt;
   }

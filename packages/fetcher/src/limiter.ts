@@ -1,3 +1,5 @@
+import { GLOBAL_TIMERS, type Timers } from './keep-alive.js';
+
 /** Called once to give a slot back; further calls do nothing. */
 export type Release = () => void;
 
@@ -80,7 +82,10 @@ export class KeyedSemaphore {
 export class HostSpacing {
   private readonly nextStart = new Map<string, number>();
 
-  constructor(private readonly delayMs: number) {}
+  constructor(
+    private readonly delayMs: number,
+    private readonly timers: Timers = GLOBAL_TIMERS,
+  ) {}
 
   /** Reserves the next start slot for `host` and waits for it. */
   async wait(host: string, signal?: AbortSignal): Promise<void> {
@@ -89,19 +94,19 @@ export class HostSpacing {
     for (const [k, t] of this.nextStart) if (t + this.delayMs < now) this.nextStart.delete(k);
     const start = Math.max(now, this.nextStart.get(host) ?? 0);
     this.nextStart.set(host, start + this.delayMs);
-    if (start > now) await sleep(start - now, signal);
+    if (start > now) await sleep(start - now, signal, this.timers);
   }
 }
 
 /** A timer that rejects with the signal's reason when it aborts and keeps no timer alive after. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal?: AbortSignal, timers: Timers = GLOBAL_TIMERS): Promise<void> {
   if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise<void>((resolve, reject) => {
     const onAbort = () => {
-      clearTimeout(timer);
+      timers.clearTimeout(timer);
       reject(signal?.reason);
     };
-    const timer = setTimeout(() => {
+    const timer = timers.setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);

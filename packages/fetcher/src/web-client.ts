@@ -1,4 +1,5 @@
 import { STATUS_CODES } from 'node:http';
+import { Socket } from 'node:net';
 import {
   headerLookup,
   type WebClient,
@@ -13,6 +14,7 @@ import { assertPublicHost, assertPublicLiteral, guardedLookup } from './address-
 import { parseContentEncoding, ResponseBody, TimeBudget } from './body.js';
 import { classifyNetworkError } from './classify.js';
 import { BlockedAddressError, WebAbortError, WebBodyError, type WebErrorCode } from './errors.js';
+import { KeepAlive } from './keep-alive.js';
 import { HostSpacing, KeyedSemaphore, type Release, Semaphore, sleep } from './limiter.js';
 import { normalizeHost, type ResolvedOptions, resolveOptions, type WebClientOptions } from './options.js';
 import { withParserTiering } from './parser-tiering.js';
@@ -39,6 +41,19 @@ export interface FetcherWebClient extends WebClient {
   close(): Promise<void>;
   /** The options in force, defaults filled in. */
   readonly options: ResolvedOptions;
+  /**
+   * Lets the client's sockets and timers keep the process alive again (the default): a socket
+   * holds the event loop while it has requests, as in plain undici; an idle one does not.
+   */
+  ref(): void;
+  /**
+   * From now on no socket or timer of this client keeps the process alive, in flight or not (a
+   * response body left half-read included): the process exits when nothing else holds it.
+   * Requests go on as long as something else does. For a caller that waits on the client only
+   * at times (a walk between two `next()` calls). A DNS lookup under way still holds the
+   * process until it answers. Not applied through a `proxy`: there undici's own ref'ing stays.
+   */
+  unref(): void;
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -121,6 +136,7 @@ class UndiciWebClient implements FetcherWebClient {
   private readonly global: Semaphore;
   private readonly perHost: KeyedSemaphore;
   private readonly spacing: HostSpacing;
+  private readonly keepAlive = new KeepAlive();
   /** Everything that must stop when the client closes. */
   private readonly closers = new Set<() => void>();
   private closed = false;
@@ -129,7 +145,7 @@ class UndiciWebClient implements FetcherWebClient {
     this.options = options;
     this.global = new Semaphore(options.maxConcurrentRequests);
     this.perHost = new KeyedSemaphore(options.maxConnectionsPerHost);
-    this.spacing = new HostSpacing(options.perHostDelayMs);
+    this.spacing = new HostSpacing(options.perHostDelayMs, this.keepAlive);
     this.dispatcher = this.createDispatcher();
   }
 
@@ -150,13 +166,17 @@ class UndiciWebClient implements FetcherWebClient {
       });
     }
     const { Agent, buildConnector } = UNDICI;
-    const open = buildConnector({ timeout: o.connectTimeoutMs, rejectUnauthorized: o.tlsVerify });
+    const open = this.adopting(
+      buildConnector({ timeout: o.connectTimeoutMs, rejectUnauthorized: o.tlsVerify }),
+    );
     if (o.allowPrivateNetworks) return new Agent({ ...common, connect: withParserTiering(open) });
-    const guarded = buildConnector({
-      timeout: o.connectTimeoutMs,
-      rejectUnauthorized: o.tlsVerify,
-      lookup: guardedLookup,
-    });
+    const guarded = this.adopting(
+      buildConnector({
+        timeout: o.connectTimeoutMs,
+        rejectUnauthorized: o.tlsVerify,
+        lookup: guardedLookup,
+      }),
+    );
     const connect: buildConnector.connector = (opts, callback) => {
       if (o.allowPrivateHosts.has(normalizeHost(opts.hostname))) {
         open(opts, callback);
@@ -172,6 +192,22 @@ class UndiciWebClient implements FetcherWebClient {
       guarded(opts, callback);
     };
     return new Agent({ ...common, connect: withParserTiering(connect) });
+  }
+
+  /** undici's connector returns the socket it creates: it is taken over there, before connecting. */
+  private adopting(connect: buildConnector.connector): buildConnector.connector {
+    return (opts, callback) => {
+      const socket: unknown = connect(opts, callback);
+      if (socket instanceof Socket) this.keepAlive.adopt(socket);
+    };
+  }
+
+  ref(): void {
+    this.keepAlive.ref();
+  }
+
+  unref(): void {
+    this.keepAlive.unref();
   }
 
   async get(url: string, request: WebRequestOptions = {}): Promise<WebResponse> {
@@ -203,7 +239,7 @@ class UndiciWebClient implements FetcherWebClient {
         } else {
           delay = backoffDelay(attempt, this.options.baseDelayMs, this.options.maxDelayMs);
         }
-        await sleep(delay, life.signal);
+        await sleep(delay, life.signal, this.keepAlive);
       }
     } catch (e) {
       if (signal?.aborted) throw new WebAbortError(url, signal.reason);
@@ -223,7 +259,7 @@ class UndiciWebClient implements FetcherWebClient {
     life: AbortSignal,
     attempt: number,
   ): Promise<WebResponse> {
-    const budget = new TimeBudget(this.options.requestTimeoutMs);
+    const budget = new TimeBudget(this.options.requestTimeoutMs, this.keepAlive);
     const redirects: string[] = [];
     const seen = new Set<string>([start.href]);
     let current = start;

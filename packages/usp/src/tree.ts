@@ -49,6 +49,10 @@ export type WalkPagesOptions = SitemapTreeOptions & Pick<CoreWalkPagesOptions, '
 interface Prepared {
   options: TreeOptions;
   close(): Promise<void>;
+  /** Lets the walk's own workers and client keep the process alive (the default). */
+  ref(): void;
+  /** None of the walk's own workers, sockets or timers keeps the process alive. */
+  unref(): void;
 }
 
 /**
@@ -111,6 +115,15 @@ async function prepare(target: string, options: SitemapTreeOptions, withStore: b
       await pool?.close();
       if (owned !== null) await owned.close();
     },
+    // A client the caller passed is theirs to ref or not.
+    ref: () => {
+      pool?.ref();
+      owned?.ref();
+    },
+    unref: () => {
+      pool?.unref();
+      owned?.unref();
+    },
   };
 }
 
@@ -154,13 +167,22 @@ const NOT_STARTED: WalkStats = {
   stoppedBy: null,
 };
 
-/** Core's page walk with the Node defaults, opened on the first `next()` and closed at the end. */
+/**
+ * Core's page walk with the Node defaults, opened on the first `next()` and closed at the end.
+ * Its workers and its own client keep the process alive only while a `next()` or `return()` is
+ * awaited: between two calls (the consumer busy with a page, or gone for good) the walk goes on
+ * prefetching while the process lives, and an abandoned walk never keeps it from exiting.
+ */
 class NodePageWalk implements PageWalk {
   readonly #start: (options: CoreWalkPagesOptions) => PageWalk;
   readonly #target: string;
   readonly #options: WalkPagesOptions;
   #walk: PageWalk | null = null;
+  #opening: Promise<PageWalk> | null = null;
+  #prepared: Prepared | null = null;
   #close: (() => Promise<void>) | null = null;
+  /** `next()` and `return()` calls not settled yet. */
+  #waiting = 0;
 
   constructor(target: string, options: WalkPagesOptions, start: (options: CoreWalkPagesOptions) => PageWalk) {
     this.#target = target;
@@ -180,34 +202,59 @@ class NodePageWalk implements PageWalk {
     return this;
   }
 
+  #hold(): void {
+    if (this.#waiting++ === 0) this.#prepared?.ref();
+  }
+
+  #release(): void {
+    if (--this.#waiting === 0) this.#prepared?.unref();
+  }
+
   async #finish(): Promise<void> {
     const close = this.#close;
     this.#close = null;
     await close?.();
   }
 
-  async next(): Promise<IteratorResult<WalkedPage>> {
-    if (this.#walk === null) {
+  #open(): Promise<PageWalk> {
+    this.#opening ??= (async () => {
       const { bufferPages, ...rest } = this.#options;
       const p = await prepare(this.#target, rest, false);
+      this.#prepared = p;
+      // Created ref'd, which is right: every caller of #open holds the walk until it is open.
       this.#close = p.close;
       this.#walk = this.#start({ ...p.options, bufferPages });
-    }
+      return this.#walk;
+    })();
+    return this.#opening;
+  }
+
+  async next(): Promise<IteratorResult<WalkedPage>> {
+    this.#hold();
     try {
-      const r = await this.#walk.next();
-      if (r.done === true) await this.#finish();
-      return r;
-    } catch (err) {
-      await this.#finish();
-      throw err;
+      const walk = this.#walk ?? (await this.#open());
+      try {
+        const r = await walk.next();
+        if (r.done === true) await this.#finish();
+        return r;
+      } catch (err) {
+        await this.#finish();
+        throw err;
+      }
+    } finally {
+      this.#release();
     }
   }
 
   async return(): Promise<IteratorResult<WalkedPage>> {
+    this.#hold();
     try {
+      // A walk still opening is closed once open, not left running behind the caller's back.
+      if (this.#walk === null && this.#opening !== null) await this.#opening.catch(() => null);
       await this.#walk?.return?.();
     } finally {
       await this.#finish();
+      this.#release();
     }
     return { done: true, value: undefined };
   }

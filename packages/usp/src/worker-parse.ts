@@ -321,6 +321,18 @@ export interface WorkerParser {
   parse(options: ParseDocumentOptions): Promise<ParsedDocument>;
   /** Ends the worker threads; parses still running fail. The pool is unusable afterwards. */
   close(): Promise<void>;
+  /**
+   * The default: a worker keeps the process alive while it has a document to parse (so an awaited
+   * `parse` always settles), and an idle one never does.
+   */
+  ref(): void;
+  /**
+   * From now on no worker keeps the process alive, busy or not; workers started later neither.
+   * Parses go on while something else holds the process (a socket, a timer, a `ref()` again),
+   * and stop with it when nothing does. For a caller that awaits the pool only at times, such as
+   * a walk between two `next()` calls; call `ref()` before awaiting a parse again.
+   */
+  unref(): void;
   readonly size: number;
 }
 
@@ -393,6 +405,12 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
   const slots: Slot[] = Array.from({ length: size }, () => ({ worker: null, jobs: new Map() }));
   let nextId = 1;
   let closed = false;
+  let refd = true;
+  /** A worker holds the process only while it has documents, and only while the pool is ref'd. */
+  const applyRef = (slot: Slot) => {
+    if (refd && slot.jobs.size > 0) slot.worker?.ref();
+    else slot.worker?.unref();
+  };
 
   const failSlot = (slot: Slot, error: unknown) => {
     const jobs = [...slot.jobs.values()];
@@ -429,7 +447,7 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
     job.creditWaiter?.();
     job.slot.jobs.delete(job.id);
     // An idle worker must not keep the process alive.
-    if (job.slot.jobs.size === 0) job.slot.worker?.unref();
+    applyRef(job.slot);
     wakeWaiting();
   };
 
@@ -656,7 +674,7 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
         reject,
       };
       slot.jobs.set(id, job);
-      worker.ref();
+      applyRef(slot);
       worker.postMessage({ t: 'start', id, url: opts.url, headers, limits: opts.limits } satisfies ToWorker);
       const signal = opts.signal;
       if (signal !== undefined) {
@@ -677,6 +695,14 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
       return parse(opts);
     },
     size,
+    ref: () => {
+      refd = true;
+      for (const slot of slots) applyRef(slot);
+    },
+    unref: () => {
+      refd = false;
+      for (const slot of slots) applyRef(slot);
+    },
     close: async () => {
       closed = true;
       for (const w of waiting.splice(0)) w.reject(new Error('The worker parser was closed'));
