@@ -168,6 +168,15 @@ const NOT_STARTED: WalkStats = {
 };
 
 /**
+ * Walks dropped unfinished (no `break`, no `return()`) and collected: their workers and client are
+ * closed, so a long-lived process does not keep a worker thread and open connections per walk
+ * it gave up on. Only what the walk created is closed.
+ */
+const abandoned = new FinalizationRegistry<Prepared>((p) => {
+  p.close().catch(() => {});
+});
+
+/**
  * Core's page walk with the Node defaults, opened on the first `next()` and closed at the end.
  * Its workers and its own client keep the process alive only while a `next()` or `return()` is
  * awaited: between two calls (the consumer busy with a page, or gone for good) the walk goes on
@@ -213,6 +222,7 @@ class NodePageWalk implements PageWalk {
   async #finish(): Promise<void> {
     const close = this.#close;
     this.#close = null;
+    abandoned.unregister(this);
     await close?.();
   }
 
@@ -223,6 +233,7 @@ class NodePageWalk implements PageWalk {
       this.#prepared = p;
       // Created ref'd, which is right: every caller of #open holds the walk until it is open.
       this.#close = p.close;
+      abandoned.register(this, p, this);
       this.#walk = this.#start({ ...p.options, bufferPages });
       return this.#walk;
     })();

@@ -36,6 +36,23 @@ if (mode === 'abandon') {
     n++;
   }
   out({ pulled: n, stats: it.stats });
+} else if (mode === 'collect') {
+  // Abandoned, then garbage-collected: what the walk opened is closed (seen here by its sockets:
+  // the client is closed after the workers are).
+  const sockets = new Set();
+  (await import('node:diagnostics_channel')).subscribe('net.client.socket', (m) => sockets.add(m.socket));
+  const open = () => [...sockets].filter((s) => !s.destroyed).length;
+  let walk = usp.walkSitemapPages(url, { parseWorkers: 1 });
+  for (let n = 0; n < 500; n++) await walk.next();
+  const inFlight = walk.stats.sitemapsInFlight;
+  walk = null;
+  const before = open();
+  // Forced collections until the finaliser has run: over as soon as it has, bounded if it never does.
+  for (let i = 0; i < 200 && open() > 0; i++) {
+    globalThis.gc();
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  out({ inFlight, before, after: open() });
 } else if (mode === 'all') {
   // Nothing but the walk holds the process while next() is awaited.
   let n = 0;
@@ -83,7 +100,9 @@ let site: TestServer;
 
 function runChild(mode: string, url = '', extra = '', workers = '1'): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, mode, pathToFileURL(DIST).href, url, extra, workers], {
+    const args = [script, mode, pathToFileURL(DIST).href, url, extra, workers];
+    if (mode === 'collect') args.unshift('--expose-gc');
+    const child = spawn(process.execPath, args, {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -191,6 +210,19 @@ describe('a walk keeps the process alive only while it is awaited', () => {
     expect(r.hung).toBe(false);
     expect(r.code).toBe(0);
     expect(r.out).toEqual({ count: TOTAL });
+  });
+});
+
+describe('a walk dropped unfinished and garbage-collected', () => {
+  it('is closed: its workers and its own client', async () => {
+    const r = await runChild('collect', `${site.origin}/index.xml`);
+    expect(r.stderr).toBe('');
+    expect(r.hung).toBe(false);
+    expect(r.code).toBe(0);
+    const out = r.out as { inFlight: number; before: number; after: number };
+    expect(out.inFlight).toBeGreaterThan(0);
+    expect(out.before).toBeGreaterThan(0);
+    expect(out.after).toBe(0);
   });
 });
 
