@@ -9,7 +9,7 @@ import {
   type WebResponse,
   type WebSuccessResponse,
 } from '@usp-ts/core';
-import type { buildConnector, Dispatcher } from 'undici';
+import type { buildConnector, Dispatcher, Pool } from 'undici';
 import { assertPublicHost, assertPublicLiteral, guardedLookup } from './address-guard.js';
 import { parseContentEncoding, ResponseBody, TimeBudget } from './body.js';
 import { classifyNetworkError } from './classify.js';
@@ -51,7 +51,7 @@ export interface FetcherWebClient extends WebClient {
    * response body left half-read included): the process exits when nothing else holds it.
    * Requests go on as long as something else does. For a caller that waits on the client only
    * at times (a walk between two `next()` calls). A DNS lookup under way still holds the
-   * process until it answers. Not applied through a `proxy`: there undici's own ref'ing stays.
+   * process until it answers, and so does a `proxy`'s CONNECT exchange.
    */
   unref(): void;
 }
@@ -158,11 +158,21 @@ class UndiciWebClient implements FetcherWebClient {
     };
     if (o.proxy !== undefined) {
       // Through a proxy the proxy resolves and connects, so the guard checks names before sending.
-      return new (undiciEntry().ProxyAgent)({
+      const { ProxyAgent, Pool, Client } = undiciEntry();
+      return new ProxyAgent({
         ...common,
         uri: o.proxy,
         proxyTls: { timeout: o.connectTimeoutMs },
         requestTls: { rejectUnauthorized: o.tlsVerify, timeout: o.connectTimeoutMs },
+        // undici's own choice of dispatcher per origin, with the tunnelled sockets taken over as
+        // they are handed to it (the proxy's CONNECT exchange itself stays undici's).
+        factory: (origin, options) => {
+          const opts = options as Pool.Options;
+          const tunnel = opts.connect;
+          const withTunnel =
+            typeof tunnel === 'function' ? { ...opts, connect: this.adoptingOnConnect(tunnel) } : opts;
+          return opts.connections === 1 ? new Client(origin, withTunnel) : new Pool(origin, withTunnel);
+        },
       });
     }
     const { Agent, buildConnector } = UNDICI;
@@ -200,6 +210,15 @@ class UndiciWebClient implements FetcherWebClient {
       const socket: unknown = connect(opts, callback);
       if (socket instanceof Socket) this.keepAlive.adopt(socket);
     };
+  }
+
+  /** A connector that hands its socket over only once connected (a proxy tunnel). */
+  private adoptingOnConnect(connect: buildConnector.connector): buildConnector.connector {
+    return (opts, callback) =>
+      connect(opts, (...args) => {
+        if (args[1] instanceof Socket) this.keepAlive.adopt(args[1]);
+        callback(...args);
+      });
   }
 
   ref(): void {

@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { type AddressInfo, connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -22,12 +24,13 @@ const HANG_GUARD_MS = 30_000;
 const LET_GO = 13;
 
 const CHILD = `
-const [mode, dist, origin] = process.argv.slice(2);
+const [mode, dist, origin, proxy] = process.argv.slice(2);
 const { createWebClient } = await import(dist);
 const out = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
 // Long timeouts: only ref()/unref() may decide when this process ends.
 const client = createWebClient({
   allowPrivateNetworks: true,
+  ...(proxy ? { proxy } : {}),
   requestTimeoutMs: 120_000,
   bodyIdleTimeoutMs: 120_000,
   headersTimeoutMs: 120_000,
@@ -97,12 +100,16 @@ interface ChildResult {
 let dir = '';
 let script = '';
 let server: TestServer;
+/** An HTTP CONNECT proxy to the loopback test server. */
+let proxyServer: Server;
+let proxyUrl = '';
+const proxySockets = new Set<Socket>();
 /** Responses held open by `/never`, ended when the tests are done. */
 const held: ServerResponse[] = [];
 
-function runChild(mode: string): Promise<ChildResult> {
+function runChild(mode: string, proxy = ''): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, mode, pathToFileURL(DIST).href, server.origin], {
+    const child = spawn(process.execPath, [script, mode, pathToFileURL(DIST).href, server.origin, proxy], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -152,10 +159,31 @@ beforeAll(async () => {
       res.end();
     },
   });
+  proxyServer = createServer();
+  proxyServer.on('connect', (req: IncomingMessage, downstream: Socket, head: Buffer) => {
+    const [host, port] = (req.url ?? '').split(':');
+    const upstream = connect(Number(port), host, () => {
+      downstream.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(downstream);
+      downstream.pipe(upstream);
+    });
+    for (const s of [upstream, downstream]) {
+      proxySockets.add(s);
+      s.on('close', () => proxySockets.delete(s));
+    }
+    upstream.on('error', () => downstream.destroy());
+    downstream.on('error', () => upstream.destroy());
+  });
+  proxyServer.listen(0, '127.0.0.1');
+  await once(proxyServer, 'listening');
+  proxyUrl = `http://127.0.0.1:${(proxyServer.address() as AddressInfo).port}`;
 });
 
 afterAll(async () => {
   for (const res of held) res.destroy();
+  for (const s of proxySockets) s.destroy();
+  if (proxyServer) await new Promise((r) => proxyServer.close(r));
   await server?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
@@ -209,6 +237,38 @@ describe('FetcherWebClient ref()/unref()', () => {
     expect(r.hung).toBe(false);
     expect(r.code).toBe(LET_GO);
     expect(r.out).toBeNull();
+  });
+
+  describe('through a proxy', () => {
+    it('unref(): a tunnelled body left half-read, still arriving, does not keep the process alive', async () => {
+      const r = await runChild('abandon-body', proxyUrl);
+      expect(r.stderr).toBe('');
+      expect(r.hung).toBe(false);
+      expect(r.code).toBe(0);
+      expect(r.out).toMatchObject({ status: 200 });
+    });
+
+    it('unref(): a tunnelled request waiting for its response does not keep the process alive', async () => {
+      const r = await runChild('pending-unref', proxyUrl);
+      expect(r.hung).toBe(false);
+      expect(r.code).toBe(LET_GO);
+      expect(r.out).toBeNull();
+    });
+
+    it('ref() again: a tunnelled response arrives with nothing else alive', async () => {
+      const r = await runChild('ref-again', proxyUrl);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.out).toEqual({ kind: 'ok', bytes: 200 });
+    });
+
+    it('default: an idle tunnelled keep-alive socket does not hold the process', async () => {
+      const r = await runChild('idle-default', proxyUrl);
+      expect(r.stderr).toBe('');
+      expect(r.hung).toBe(false);
+      expect(r.code).toBe(0);
+      expect(r.out).toEqual({ kind: 'ok', bytes: 5 });
+    });
   });
 
   it('default: an idle keep-alive socket does not hold the process, without close()', async () => {
