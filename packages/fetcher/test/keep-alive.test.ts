@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -6,7 +5,7 @@ import { type AddressInfo, connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { startTestServer, type TestServer } from '@usp-ts/test-server';
+import { runNode, startTestServer, type TestServer } from '@usp-ts/test-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // ref()/unref() decide whether the client's sockets and timers keep the process alive, so every
@@ -107,31 +106,12 @@ const proxySockets = new Set<Socket>();
 /** Responses held open by `/never`, ended when the tests are done. */
 const held: ServerResponse[] = [];
 
-function runChild(mode: string, proxy = ''): Promise<ChildResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, mode, pathToFileURL(DIST).href, server.origin, proxy], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
-    });
-    let hung = false;
-    const guard = setTimeout(() => {
-      hung = true;
-      child.kill('SIGKILL');
-    }, HANG_GUARD_MS);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(guard);
-      const line = stdout.trim().split('\n').pop() ?? '';
-      resolve({ code, hung, out: line ? JSON.parse(line) : null, stderr });
-    });
+async function runChild(mode: string, proxy = ''): Promise<ChildResult> {
+  const r = await runNode([script, mode, pathToFileURL(DIST).href, server.origin, proxy], {
+    guardMs: HANG_GUARD_MS,
   });
+  const line = r.stdout.trim().split('\n').pop() ?? '';
+  return { code: r.code, hung: r.hung, out: line ? JSON.parse(line) : null, stderr: r.stderr };
 }
 
 beforeAll(async () => {

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { runNode } from '@usp-ts/test-server';
 
 /** The built bin: tests run what users run. `pnpm test` builds first. */
 export const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
@@ -14,29 +15,12 @@ export interface CliResult {
 }
 
 /** Runs `node dist/cli.js ...args` to completion; never rejects for a non-zero exit. */
-export function runCli(
+export async function runCli(
   args: string[],
   options: { input?: string | Uint8Array; cwd?: string } = {},
 ): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: options.cwd,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, NO_COLOR: '1' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    if (options.input !== undefined) child.stdin.end(options.input);
-    else child.stdin.end();
-  });
+  const r = await runNode([CLI, ...args], { ...options, env: { ...process.env, NO_COLOR: '1' } });
+  return { code: r.code, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** Starts the bin and hands back the process, to read its output while it runs. */

@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { startTestServer, type TestServer } from '@usp-ts/test-server';
+import { runNode, startTestServer, type TestServer } from '@usp-ts/test-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // A walk's workers, sockets and timers may keep the process alive only while its consumer awaits
@@ -98,33 +97,12 @@ let dir = '';
 let script = '';
 let site: TestServer;
 
-function runChild(mode: string, url = '', extra = '', workers = '1'): Promise<ChildResult> {
-  return new Promise((resolve, reject) => {
-    const args = [script, mode, pathToFileURL(DIST).href, url, extra, workers];
-    if (mode === 'collect') args.unshift('--expose-gc');
-    const child = spawn(process.execPath, args, {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
-    });
-    let hung = false;
-    const guard = setTimeout(() => {
-      hung = true;
-      child.kill('SIGKILL');
-    }, HANG_GUARD_MS);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(guard);
-      const line = stdout.trim().split('\n').pop() ?? '';
-      resolve({ code, hung, out: line ? JSON.parse(line) : null, stderr });
-    });
-  });
+async function runChild(mode: string, url = '', extra = '', workers = '1'): Promise<ChildResult> {
+  const args = [script, mode, pathToFileURL(DIST).href, url, extra, workers];
+  if (mode === 'collect') args.unshift('--expose-gc');
+  const r = await runNode(args, { guardMs: HANG_GUARD_MS });
+  const line = r.stdout.trim().split('\n').pop() ?? '';
+  return { code: r.code, hung: r.hung, out: line ? JSON.parse(line) : null, stderr: r.stderr };
 }
 
 function urlset(set: number): string {
