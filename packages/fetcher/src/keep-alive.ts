@@ -29,10 +29,6 @@ export class KeepAlive implements Timers {
   readonly #sockets = new Map<Socket, Adopted>();
   readonly #timers = new Set<ReturnType<typeof setTimeout>>();
 
-  get refd(): boolean {
-    return this.#refd;
-  }
-
   ref(): void {
     if (this.#refd) return;
     this.#refd = true;
