@@ -5,7 +5,7 @@ import { type AddressInfo, connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { runNode, startTestServer, type TestServer } from '@usp-ts/test-server';
+import { lastJsonLine, type NodeRun, runNode, startTestServer, type TestServer } from '@usp-ts/test-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // ref()/unref() decide whether the client's sockets and timers keep the process alive, so every
@@ -89,13 +89,6 @@ if (mode === 'abandon-body') {
 }
 `;
 
-interface ChildResult {
-  code: number | null;
-  hung: boolean;
-  out: Record<string, unknown> | null;
-  stderr: string;
-}
-
 let dir = '';
 let script = '';
 let server: TestServer;
@@ -106,12 +99,14 @@ const proxySockets = new Set<Socket>();
 /** Responses held open by `/never`, ended when the tests are done. */
 const held: ServerResponse[] = [];
 
-async function runChild(mode: string, proxy = ''): Promise<ChildResult> {
+async function runChild(
+  mode: string,
+  proxy = '',
+): Promise<NodeRun & { out: Record<string, unknown> | null }> {
   const r = await runNode([script, mode, pathToFileURL(DIST).href, server.origin, proxy], {
     guardMs: HANG_GUARD_MS,
   });
-  const line = r.stdout.trim().split('\n').pop() ?? '';
-  return { code: r.code, hung: r.hung, out: line ? JSON.parse(line) : null, stderr: r.stderr };
+  return { ...r, out: lastJsonLine(r) };
 }
 
 beforeAll(async () => {

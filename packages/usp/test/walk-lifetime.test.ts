@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { runNode, startTestServer, type TestServer } from '@usp-ts/test-server';
+import { lastJsonLine, type NodeRun, runNode, startTestServer, type TestServer } from '@usp-ts/test-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // A walk's workers, sockets and timers may keep the process alive only while its consumer awaits
@@ -85,24 +85,20 @@ if (mode === 'abandon') {
 }
 `;
 
-interface ChildResult {
-  code: number | null;
-  /** The guard had to kill it: it would have hung. */
-  hung: boolean;
-  out: Record<string, unknown> | null;
-  stderr: string;
-}
-
 let dir = '';
 let script = '';
 let site: TestServer;
 
-async function runChild(mode: string, url = '', extra = '', workers = '1'): Promise<ChildResult> {
+async function runChild(
+  mode: string,
+  url = '',
+  extra = '',
+  workers = '1',
+): Promise<NodeRun & { out: Record<string, unknown> | null }> {
   const args = [script, mode, pathToFileURL(DIST).href, url, extra, workers];
   if (mode === 'collect') args.unshift('--expose-gc');
   const r = await runNode(args, { guardMs: HANG_GUARD_MS });
-  const line = r.stdout.trim().split('\n').pop() ?? '';
-  return { code: r.code, hung: r.hung, out: line ? JSON.parse(line) : null, stderr: r.stderr };
+  return { ...r, out: lastJsonLine(r) };
 }
 
 function urlset(set: number): string {

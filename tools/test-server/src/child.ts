@@ -55,3 +55,12 @@ export function runNode(args: readonly string[], options: NodeRunOptions = {}): 
     else child.stdin.end();
   });
 }
+
+/**
+ * The last line the child wrote to stdout, parsed as JSON (how a test's child script reports);
+ * `null` when it wrote none.
+ */
+export function lastJsonLine(run: NodeRun): Record<string, unknown> | null {
+  const line = run.stdout.trim().split('\n').pop() ?? '';
+  return line === '' ? null : (JSON.parse(line) as Record<string, unknown>);
+}

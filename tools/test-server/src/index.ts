@@ -116,4 +116,4 @@ export class OpenedResources {
     await Promise.all(this.servers.splice(0).map((s) => s.close()));
   }
 }
-export { type NodeRun, type NodeRunOptions, runNode } from './child.js';
+export { lastJsonLine, type NodeRun, type NodeRunOptions, runNode } from './child.js';
