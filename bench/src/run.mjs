@@ -70,7 +70,13 @@ export const IMPLS = {
   'ours-w2': { label: 'usp-ts, 2 worker threads', kind: 'ours', module: 'ours', workers: 2 },
   crawlee: { label: `crawlee parseSitemap ${pkgVersion('@crawlee/utils')}`, kind: 'peer', module: 'crawlee' },
   sitemapper: { label: `sitemapper ${pkgVersion('sitemapper')}`, kind: 'peer', module: 'sitemapper' },
-  sax: { label: `floor: sax ${pkgVersion('sax')} tokenising`, kind: 'floor', module: 'sax' },
+  sax: { label: `floor: sax ${pkgVersion('sax')}, empty handlers`, kind: 'floor', module: 'sax' },
+  'sax-bare': {
+    label: `sax ${pkgVersion('sax')}, no handlers (info)`,
+    kind: 'info',
+    module: 'sax',
+    handlers: 'none',
+  },
   gunzip: { label: 'gunzip only (info)', kind: 'info', module: 'gunzip' },
 };
 
@@ -86,7 +92,7 @@ function buildCases(m, o) {
       title: `${fmtN(s.urlset.urls)}-URL urlset, one document, bytes in memory`,
       mode: 'file',
       file: s.urlset.file,
-      impls: ['ours', 'sax'],
+      impls: ['ours', 'sax', 'sax-bare'],
     },
     {
       id: 'urlset-gz-doc',
@@ -94,7 +100,7 @@ function buildCases(m, o) {
       mode: 'file',
       file: s.urlsetGz.file,
       input: s.urlsetGz,
-      impls: ['ours', 'sax', 'gunzip'],
+      impls: ['ours', 'sax', 'sax-bare', 'gunzip'],
     },
     {
       id: 'image-doc',
@@ -102,7 +108,7 @@ function buildCases(m, o) {
       mode: 'file',
       file: s.image.file,
       input: s.image,
-      impls: ['ours', 'sax'],
+      impls: ['ours', 'sax', 'sax-bare'],
     },
     {
       id: 'urlset-http',
@@ -321,6 +327,7 @@ async function main() {
           origin: server?.origin,
           documents: c.mode === 'site' ? manifest.sites[c.site].documents : undefined,
           workers: impl.workers,
+          handlers: impl.handlers,
           timeoutMs: o.timeoutS * 1000,
         };
         const res = await runOnce(task, o.timeoutS * 1000);
