@@ -4,6 +4,7 @@ export * from './detect.js';
 export * from './document.js';
 export * from './errors.js';
 export * from './extension.js';
+export * from './feed-entry.js';
 export * from './feed-url.js';
 export * from './gunzip.js';
 export * from './json.js';

@@ -2,6 +2,9 @@ import {
   createExtensionRouter,
   type ExtensionRouter,
   type FeedLink,
+  FeedPageEmitter,
+  feedNewsStory,
+  feedText,
   newPageDraft,
   type PageDraft,
   type ParseContext,
@@ -50,13 +53,14 @@ export class AtomHandler implements XmlHandler {
   /** Whether the entry child being read has child elements (an XHTML title: not plain text). */
   private fieldHasMarkup = false;
   private stopped = false;
-  private readonly seen = new Set<string>();
+  private readonly pages: FeedPageEmitter;
 
   constructor(ctx: ParseContext, root: XmlElement, extensions: readonly XmlExtension[]) {
     this.ctx = ctx;
     this.ns = root.ns;
     this.router = extensions.length > 0 ? createExtensionRouter(extensions, ctx) : null;
     this.bases = [withBase(ctx.url, root)];
+    this.pages = new FeedPageEmitter(ctx, 'Atom <entry>');
   }
 
   open(el: XmlElement): void {
@@ -91,11 +95,11 @@ export class AtomHandler implements XmlHandler {
     if (el.depth !== this.entryDepth + 1 || el.ns !== this.ns) return;
     switch (el.local) {
       case 'title':
-        if (!this.fieldHasMarkup) fields.title ??= nonEmpty(text);
+        if (!this.fieldHasMarkup) fields.title ??= feedText(text);
         break;
       case 'summary':
       case 'tagline':
-        if (!this.fieldHasMarkup) fields.summary ??= nonEmpty(text);
+        if (!this.fieldHasMarkup) fields.summary ??= feedText(text);
         break;
       case 'published':
       case 'issued':
@@ -152,18 +156,7 @@ export class AtomHandler implements XmlHandler {
     this.entryDepth = -1;
     const link = fields.alternate ?? fields.first;
     const title = fields.title ?? fields.summary;
-    if (title !== null) {
-      draft.newsStory = {
-        title,
-        publishDate: fields.published ?? fields.updated,
-        publicationName: null,
-        publicationLanguage: null,
-        access: null,
-        genres: [],
-        keywords: [],
-        stockTickers: [],
-      };
-    }
+    if (title !== null) draft.newsStory = feedNewsStory(title, fields.published ?? fields.updated);
     draft.url = link?.url ?? '';
     this.router?.endEntry(draft);
 
@@ -178,22 +171,9 @@ export class AtomHandler implements XmlHandler {
       }
       return;
     }
-    if (link.url.length > this.ctx.limits.maxUrlLength) {
-      this.ctx.warn(
-        'invalid-url',
-        `Atom <entry> link longer than ${this.ctx.limits.maxUrlLength} characters skipped: ${link.url.slice(0, 100)}…`,
-      );
-      return;
-    }
-    if (link.relative) this.ctx.warn('relative-url', `Relative Atom <entry> link resolved to ${link.url}`);
     if (title === null)
       this.ctx.warn('missing-field', `Atom <entry> without <title> or <summary>: ${link.url}`);
-    if (this.seen.has(link.url)) {
-      this.ctx.warn('duplicate-url', `Duplicate Atom <entry> link skipped: ${link.url}`);
-      return;
-    }
-    this.seen.add(link.url);
-    if (!this.ctx.page(draft)) this.stopped = true;
+    if (!this.pages.emit(draft, link)) this.stopped = true;
   }
 
   private readDate(name: string, text: string): SitemapDate | null {
@@ -209,9 +189,4 @@ function withBase(parent: string, el: XmlElement): string {
   const base = el.attrs['xml:base'];
   if (base === undefined) return parent;
   return resolveFeedLink(base, parent)?.url ?? parent;
-}
-
-function nonEmpty(text: string): string | null {
-  const s = text.trim();
-  return s === '' ? null : s;
 }

@@ -1,6 +1,9 @@
 import {
   createExtensionRouter,
   type ExtensionRouter,
+  FeedPageEmitter,
+  feedNewsStory,
+  feedText,
   newPageDraft,
   type PageDraft,
   type ParseContext,
@@ -38,12 +41,13 @@ export class RssHandler implements XmlHandler {
   private fields: ItemFields | null = null;
   private itemDepth = -1;
   private stopped = false;
-  private readonly seen = new Set<string>();
+  private readonly pages: FeedPageEmitter;
 
   constructor(ctx: ParseContext, root: XmlElement, extensions: readonly XmlExtension[]) {
     this.ctx = ctx;
     this.ns = root.ns;
     this.router = extensions.length > 0 ? createExtensionRouter(extensions, ctx) : null;
+    this.pages = new FeedPageEmitter(ctx, 'RSS <item>');
   }
 
   open(el: XmlElement): void {
@@ -70,13 +74,13 @@ export class RssHandler implements XmlHandler {
     if (el.depth !== this.itemDepth + 1 || el.ns !== this.ns) return;
     switch (el.local) {
       case 'link':
-        fields.link ??= nonEmpty(text);
+        fields.link ??= feedText(text);
         break;
       case 'title':
-        fields.title ??= nonEmpty(text);
+        fields.title ??= feedText(text);
         break;
       case 'description':
-        fields.description ??= nonEmpty(text);
+        fields.description ??= feedText(text);
         break;
       case 'pubDate':
         fields.pubDate ??= this.readDate(text);
@@ -104,18 +108,7 @@ export class RssHandler implements XmlHandler {
     this.fields = null;
     this.itemDepth = -1;
     const title = fields.title ?? fields.description;
-    if (title !== null) {
-      draft.newsStory = {
-        title,
-        publishDate: fields.pubDate,
-        publicationName: null,
-        publicationLanguage: null,
-        access: null,
-        genres: [],
-        keywords: [],
-        stockTickers: [],
-      };
-    }
+    if (title !== null) draft.newsStory = feedNewsStory(title, fields.pubDate);
     const link = fields.link === null ? null : resolveFeedLink(fields.link, this.ctx.url);
     draft.url = link?.url ?? '';
     this.router?.endEntry(draft);
@@ -131,25 +124,11 @@ export class RssHandler implements XmlHandler {
       this.ctx.warn('invalid-url', `RSS <item> link is not an http(s) URL, skipped: ${fields.link}`);
       return;
     }
-    if (link.url.length > this.ctx.limits.maxUrlLength) {
-      this.ctx.warn(
-        'invalid-url',
-        `RSS <item> link longer than ${this.ctx.limits.maxUrlLength} characters skipped: ${link.url.slice(0, 100)}…`,
-      );
-      return;
-    }
     if (title === null) {
       this.ctx.warn('missing-field', `RSS <item> without <title> or <description> skipped: ${link.url}`);
       return;
     }
-    if (link.relative)
-      this.ctx.warn('relative-url', `Relative RSS <item> link ${fields.link} resolved to ${link.url}`);
-    if (this.seen.has(link.url)) {
-      this.ctx.warn('duplicate-url', `Duplicate RSS <item> link skipped: ${link.url}`);
-      return;
-    }
-    this.seen.add(link.url);
-    if (!this.ctx.page(draft)) this.stopped = true;
+    if (!this.pages.emit(draft, link, fields.link)) this.stopped = true;
   }
 
   private readDate(text: string): SitemapDate | null {
@@ -159,9 +138,4 @@ export class RssHandler implements XmlHandler {
     if (date === null) this.ctx.warn('invalid-date', `Invalid RSS <pubDate> ignored: ${s}`);
     return date;
   }
-}
-
-function nonEmpty(text: string): string | null {
-  const s = text.trim();
-  return s === '' ? null : s;
 }
