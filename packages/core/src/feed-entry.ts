@@ -45,9 +45,9 @@ export class FeedPageEmitter {
   }
 
   /**
-   * Emits `draft` (its `url` already set to `link.url`) unless a check skips it. `written` is the
-   * link as the feed wrote it, for the warning on a relative one. `false` when the page budget is
-   * spent and the parse should stop; a skipped page is `true`.
+   * Emits `draft` (its `url` already set to `link.url`) unless a check skips it. `written` is
+   * the (stripped) link as the feed wrote it, for the warning on a relative one. `false` when the
+   * page budget is spent and the parse should stop; a skipped page is `true`.
    */
   emit(draft: PageDraft, link: FeedLink, written?: string): boolean {
     const ctx = this.#ctx;
@@ -60,7 +60,7 @@ export class FeedPageEmitter {
       return true;
     }
     if (link.relative) {
-      const as = written === undefined ? '' : ` ${written.trim()}`;
+      const as = written === undefined ? '' : ` ${written}`;
       ctx.warn('relative-url', `Relative ${this.#what} link${as} resolved to ${link.url}`);
     }
     if (this.#seen.has(link.url)) {

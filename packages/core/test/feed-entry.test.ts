@@ -76,7 +76,7 @@ describe('FeedPageEmitter', () => {
   it('notes a relative link with what the feed wrote and emits the resolved URL', () => {
     const { ctx, pages, warnings } = context();
     const emitter = new FeedPageEmitter(ctx, 'RSS <item>');
-    expect(emitLink(emitter, ' /post/1 ')).toBe(true);
+    expect(emitLink(emitter, '/post/1')).toBe(true);
     expect(pages.map((p) => p.url)).toEqual(['https://example.com/post/1']);
     expect(warnings).toEqual([
       ['relative-url', 'Relative RSS <item> link /post/1 resolved to https://example.com/post/1'],
