@@ -19,6 +19,10 @@ export async function prepare(task) {
     };
   }
 
+  // The HTTP stack is loaded with the first web client, not with the package; the peers load
+  // theirs at import. Like every library here, ours is loaded before the clock starts.
+  await usp.createWebClient(webClientOptions).close();
+
   let pool = null;
   const options = { webClientOptions };
   if (task.workers === 0) {

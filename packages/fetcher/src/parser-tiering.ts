@@ -1,4 +1,4 @@
-import { setFlagsFromString } from 'node:v8';
+import { createRequire } from 'node:module';
 import type { buildConnector } from 'undici';
 
 /** V8's default `--wasm-tiering-budget` in the V8 versions this is enabled for. */
@@ -9,6 +9,12 @@ const PARSER_BUDGET = 1_000_000_000;
 const KNOWN_V8 = /^1[12]\./;
 
 let parserSeen = false;
+
+// Loaded at the first connection rather than with the module: a parse-only program never needs it.
+const require = createRequire(import.meta.url);
+function setFlagsFromString(flags: string): void {
+  (require('node:v8') as typeof import('node:v8')).setFlagsFromString(flags);
+}
 
 function userTunedWasm(): boolean {
   const flags = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`;

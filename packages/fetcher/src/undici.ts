@@ -53,3 +53,11 @@ export function undiciCore(): UndiciParts {
 export function undiciEntry(): typeof Undici {
   return require('undici') as typeof Undici;
 }
+
+/**
+ * `node:http`'s reason phrases, for a response that gives none. Loaded on first use: undici has
+ * loaded `node:http` by the time a response exists, so this costs a parse-only program nothing.
+ */
+export function nodeStatusCodes(): Readonly<Record<number, string | undefined>> {
+  return (require('node:http') as typeof import('node:http')).STATUS_CODES;
+}

@@ -1,4 +1,3 @@
-import { STATUS_CODES } from 'node:http';
 import { Socket } from 'node:net';
 import {
   headerLookup,
@@ -19,7 +18,7 @@ import { HostSpacing, KeyedSemaphore, type Release, Semaphore, sleep } from './l
 import { normalizeHost, type ResolvedOptions, resolveOptions, type WebClientOptions } from './options.js';
 import { withParserTiering } from './parser-tiering.js';
 import { backoffDelay, parseRetryAfter, RETRYABLE_STATUSES } from './retry.js';
-import { undiciCore, undiciEntry } from './undici.js';
+import { nodeStatusCodes, undiciCore, undiciEntry } from './undici.js';
 import { DEFAULT_USER_AGENT } from './version.js';
 
 /** An error response with what the fetcher knows beyond core's interface. */
@@ -65,8 +64,6 @@ const DRAIN_TIMEOUT_MS = 5_000;
 /** zlib output chunk: Node's 16 KiB default is two to three times slower on sitemap-sized bodies. */
 const ZLIB_CHUNK_BYTES = 128 * 1024;
 const noop = () => {};
-/** Loaded with this module, as a static import would be: a first request pays for no module loading. */
-const UNDICI = undiciCore();
 
 /** Creates a web client on one shared undici dispatcher. Call `close()` when done with it. */
 export function createWebClient(options: WebClientOptions = {}): FetcherWebClient {
@@ -87,7 +84,7 @@ type HopResult =
 
 function reasonPhrase(status: number, fromServer: string | undefined): string {
   const server = fromServer?.trim();
-  return server ? server : (STATUS_CODES[status] ?? '');
+  return server ? server : (nodeStatusCodes()[status] ?? '');
 }
 
 const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
@@ -132,7 +129,9 @@ function discard(body: Dispatcher.ResponseData['body']): void {
 class UndiciWebClient implements FetcherWebClient {
   readonly options: ResolvedOptions;
   private readonly dispatcher: Dispatcher;
-  private readonly request = UNDICI.request;
+  // undici is loaded with the first client, not with this module: a program that only parses
+  // documents (or imports the meta-package for its types) never pays for the HTTP stack.
+  private readonly request = undiciCore().request;
   private readonly global: Semaphore;
   private readonly perHost: KeyedSemaphore;
   private readonly spacing: HostSpacing;
@@ -175,7 +174,7 @@ class UndiciWebClient implements FetcherWebClient {
         },
       });
     }
-    const { Agent, buildConnector } = UNDICI;
+    const { Agent, buildConnector } = undiciCore();
     const open = this.adopting(
       buildConnector({ timeout: o.connectTimeoutMs, rejectUnauthorized: o.tlsVerify }),
     );

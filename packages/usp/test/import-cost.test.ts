@@ -1,0 +1,55 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { lastJsonLine, runNode } from '@usp-ts/test-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// What importing the package loads is about a fresh process, so it is looked at in a child.
+
+/** Tests run what users run: the built package. `pnpm test` (turbo) builds it first. */
+const DIST = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+if (!existsSync(DIST)) throw new Error(`${DIST} is missing: run \`pnpm --filter usp build\` first`);
+
+const CHILD = `
+import { createRequire } from 'node:module';
+const cache = createRequire(import.meta.url).cache;
+const undiciLoaded = () => Object.keys(cache).some((f) => /[\\\\/]undici[\\\\/]/.test(f));
+const usp = await import(process.argv[2]);
+const afterImport = undiciLoaded();
+const parsed = await usp.parseSitemapDocument(
+  '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://a.example/</loc></url></urlset>',
+);
+const afterParse = undiciLoaded();
+const client = usp.createWebClient();
+const afterClient = undiciLoaded();
+await client.close();
+process.stdout.write(JSON.stringify({ afterImport, afterParse, afterClient, pages: parsed.sitemap.pages.length }) + '\\n');
+`;
+
+let dir = '';
+let script = '';
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'usp-import-'));
+  script = join(dir, 'child.mjs');
+  writeFileSync(script, CHILD);
+});
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('importing usp', () => {
+  it('loads no HTTP client until one is created: parsing a document never loads undici', async () => {
+    const run = await runNode([script, pathToFileURL(DIST).href], { guardMs: 30_000 });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(lastJsonLine(run)).toEqual({
+      afterImport: false,
+      afterParse: false,
+      afterClient: true,
+      pages: 1,
+    });
+  });
+});
