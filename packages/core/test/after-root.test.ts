@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseDocument } from '../src/document.js';
-import { createRegistry } from '../src/registry.js';
-import { isPagesSitemap } from '../src/sitemap.js';
+import { createRegistry } from '../src/contract/registry.js';
+import { isPagesSitemap } from '../src/contract/sitemap.js';
+import { parseDocument } from '../src/engine/document.js';
 import { SITEMAP_NS, tinyUrlset } from './tiny-formats.js';
 
 // Pages after the root element closes are not read (the document is over), but they are never

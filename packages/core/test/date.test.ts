@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { Settings } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { parseIsoDate, parseRfc2822Date, parseW3cDate } from '../src/date.js';
-import { SitemapDate } from '../src/sitemap-date.js';
+import { SitemapDate } from '../src/contract/sitemap-date.js';
+import { parseIsoDate, parseRfc2822Date, parseW3cDate } from '../src/engine/date.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const sharedDir = process.env.USP_SHARED_DIR ?? join(repoRoot, '..', 'shared');

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createDocumentDecoder, declaredEncoding, detectEncoding } from '../src/decode.js';
+import { createDocumentDecoder, declaredEncoding, detectEncoding } from '../src/engine/decode.js';
 
 /** Property runs: `USP_FUZZ_RUNS` for the long `pnpm fuzz` run, else the given default. */
 const runs = (fallback: number): number => Number(process.env.USP_FUZZ_RUNS) || fallback;

@@ -7,8 +7,8 @@ import {
   peekBytes,
   sniffMarkup,
   unwrapGzip,
-} from '../src/detect.js';
-import { GunzipError, gunzip, isTooLargeError } from '../src/gunzip.js';
+} from '../src/engine/detect.js';
+import { GunzipError, gunzip, isTooLargeError } from '../src/engine/gunzip.js';
 
 const enc = new TextEncoder();
 

@@ -3,15 +3,20 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_DOCUMENT_LIMITS, type ParseDocumentOptions, parseDocument } from '../src/document.js';
-import { InvalidOptionError } from '../src/errors.js';
-import type { Page } from '../src/model.js';
-import { countingPageStore } from '../src/page-store.js';
-import type { XmlFormat } from '../src/plugin.js';
-import { createRegistry } from '../src/registry.js';
-import { InvalidSitemap, isPagesSitemap, type PagesSitemap, type PagesSitemapType } from '../src/sitemap.js';
-import { SitemapDate } from '../src/sitemap-date.js';
-import type { Warning } from '../src/warning.js';
+import { InvalidOptionError } from '../src/contract/errors.js';
+import type { Page } from '../src/contract/model.js';
+import { countingPageStore } from '../src/contract/page-store.js';
+import type { XmlFormat } from '../src/contract/plugin.js';
+import { createRegistry } from '../src/contract/registry.js';
+import {
+  InvalidSitemap,
+  isPagesSitemap,
+  type PagesSitemap,
+  type PagesSitemapType,
+} from '../src/contract/sitemap.js';
+import { SitemapDate } from '../src/contract/sitemap-date.js';
+import type { Warning } from '../src/contract/warning.js';
+import { DEFAULT_DOCUMENT_LIMITS, type ParseDocumentOptions, parseDocument } from '../src/engine/document.js';
 import {
   pageUrls,
   SITEMAP_NS,

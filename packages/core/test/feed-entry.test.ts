@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { FeedPageEmitter, feedNewsStory, feedText } from '../src/feed-entry.js';
-import { resolveFeedLink } from '../src/feed-url.js';
-import { newPageDraft, type Page } from '../src/model.js';
-import type { ParseContext } from '../src/plugin.js';
-import { SitemapDate } from '../src/sitemap-date.js';
+import { newPageDraft, type Page } from '../src/contract/model.js';
+import type { ParseContext } from '../src/contract/plugin.js';
+import { SitemapDate } from '../src/contract/sitemap-date.js';
+import { FeedPageEmitter, feedNewsStory, feedText } from '../src/engine/feed-entry.js';
+import { resolveFeedLink } from '../src/engine/feed-url.js';
 
 function context(budget = Number.POSITIVE_INFINITY) {
   const pages: Page[] = [];

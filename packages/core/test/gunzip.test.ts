@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { capGunzipOutput, GunzipError } from '../src/gunzip.js';
+import { capGunzipOutput, GunzipError } from '../src/engine/gunzip.js';
 
 // A decompressor's output as capGunzipOutput reads it: the given chunks, then an end or a failure.
 function output(chunks: Uint8Array[], failure?: Error) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidOptionError } from '../src/errors.js';
-import { rejectUnknownOptions } from '../src/options.js';
+import { InvalidOptionError } from '../src/contract/errors.js';
+import { rejectUnknownOptions } from '../src/engine/options.js';
 
 const KNOWN = { maxPages: true, maxDepth: true, concurrency: true, onWarning: true, signal: true };
 

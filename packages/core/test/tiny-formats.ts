@@ -2,7 +2,7 @@
  * Minimal formats for core's own tests: core must not depend on the format packages. They
  * follow the plugin contracts (complete entries only, `end(truncated)`), nothing more.
  */
-import { newPageDraft } from '../src/model.js';
+import { newPageDraft } from '../src/contract/model.js';
 import type {
   ParseContext,
   ParseOutcome,
@@ -11,7 +11,7 @@ import type {
   XmlElement,
   XmlFormat,
   XmlHandler,
-} from '../src/plugin.js';
+} from '../src/contract/plugin.js';
 
 export const SITEMAP_NS = 'http://www.sitemaps.org/schemas/sitemap/0.9';
 

@@ -3,8 +3,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { InvalidUrlError } from '../src/errors.js';
-import { isHttpUrl, normalisePercentEncoding, resolveUrl, stripUrlToHomepage, urlKey } from '../src/url.js';
+import { InvalidUrlError } from '../src/contract/errors.js';
+import {
+  isHttpUrl,
+  normalisePercentEncoding,
+  resolveUrl,
+  stripUrlToHomepage,
+  urlKey,
+} from '../src/engine/url.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const helpersDir = join(

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ChildRef, Page } from '../src/model.js';
-import type { ParseContext, XmlElement, XmlFormat } from '../src/plugin.js';
-import { createRegistry } from '../src/registry.js';
-import type { Warning } from '../src/warning.js';
-import { createXmlEngine, type XmlEngineLimits } from '../src/xml.js';
+import type { ChildRef, Page } from '../src/contract/model.js';
+import type { ParseContext, XmlElement, XmlFormat } from '../src/contract/plugin.js';
+import { createRegistry } from '../src/contract/registry.js';
+import type { Warning } from '../src/contract/warning.js';
+import { createXmlEngine, type XmlEngineLimits } from '../src/engine/xml.js';
 
 /** Property runs: `USP_FUZZ_RUNS` for the long `pnpm fuzz` run, else the given default. */
 const runs = (fallback: number): number => Number(process.env.USP_FUZZ_RUNS) || fallback;

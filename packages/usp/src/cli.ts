@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { createRequire } from 'node:module';
-import { UsageError } from './cli-args.js';
+import { UsageError } from './cli/args.js';
 
 const version: string = createRequire(import.meta.url)('../package.json').version;
 
@@ -28,19 +28,19 @@ type Command = (args: string[], signal: AbortSignal) => Promise<number>;
 // Loaded on demand: `--version` and `--help` should not pay for the parsers and the HTTP client.
 const COMMANDS: Record<string, () => Promise<{ run: Command; help: string }>> = {
   ls: async () => {
-    const m = await import('./cli-ls.js');
+    const m = await import('./cli/ls.js');
     return { run: m.runLs, help: m.LS_HELP };
   },
   parse: async () => {
-    const m = await import('./cli-parse.js');
+    const m = await import('./cli/parse.js');
     return { run: m.runParse, help: m.PARSE_HELP };
   },
   validate: async () => {
-    const m = await import('./cli-validate.js');
+    const m = await import('./cli/validate.js');
     return { run: m.runValidate, help: m.VALIDATE_HELP };
   },
   demo: async () => {
-    const m = await import('./cli-demo.js');
+    const m = await import('./cli/demo.js');
     return { run: m.runDemo, help: m.DEMO_HELP };
   },
 };

@@ -10,7 +10,7 @@ import {
   sitemapToJSON,
 } from '@usp-ts/core';
 import { describe, expect, it } from 'vitest';
-import { CSV_HEADER, csvLine, Output, stripUrl, writeJsonTree, writeTree } from '../src/cli-output.js';
+import { CSV_HEADER, csvLine, Output, stripUrl, writeJsonTree, writeTree } from '../src/cli/output.js';
 
 function capture(tty = false): { out: Output; text: () => string } {
   const stream = new PassThrough();

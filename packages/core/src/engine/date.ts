@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
+import { SitemapDate } from '../contract/sitemap-date.js';
 import { isPythonSpace } from './lines.js';
-import { SitemapDate } from './sitemap-date.js';
 
 /**
  * `<lastmod>`, `<news:publication_date>`, Atom dates: W3C/ISO 8601 on a hand-written fast

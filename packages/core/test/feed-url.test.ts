@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveFeedLink } from './feed-url.js';
+import { resolveFeedLink } from '../src/engine/feed-url.js';
 
 describe('resolveFeedLink', () => {
   const base = 'https://example.com/feeds/main.xml';

@@ -8,6 +8,7 @@ import {
   type WebClient,
 } from '@usp-ts/core';
 import { createWebClient, type WebClientOptions } from '@usp-ts/fetcher';
+import { clientOptionsFor, type SitemapTreeOptions, sitemapTreeForHomepage, walkPages } from '../tree.js';
 import {
   choice,
   count,
@@ -21,10 +22,9 @@ import {
   parse,
   str,
   UsageError,
-} from './cli-args.js';
-import { Log, Progress, type ProgressCounts } from './cli-log.js';
-import { CSV_HEADER, csvLine, FORMATS, type Format, ndjsonLine, Output, writeTree } from './cli-output.js';
-import { clientOptionsFor, type SitemapTreeOptions, sitemapTreeForHomepage, walkPages } from './tree.js';
+} from './args.js';
+import { Log, Progress, type ProgressCounts } from './log.js';
+import { CSV_HEADER, csvLine, FORMATS, type Format, ndjsonLine, Output, writeTree } from './output.js';
 
 export const LS_USAGE =
   'usage: usp ls [-h] [-f FORMAT] [-r] [-k] [-u] [-v] [-l LOG_FILE] [--extra-known-path PATH] [options] url';

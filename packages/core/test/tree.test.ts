@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ParseDocumentOptions, ParsedDocument } from './document.js';
-import { InvalidOptionError, InvalidUrlError } from './errors.js';
-import { sitemapToJSON } from './json.js';
-import { type ChildRef, newPageDraft, type Page } from './model.js';
-import { memoryPageStore } from './page-store.js';
-import { createRegistry } from './registry.js';
+import { InvalidOptionError, InvalidUrlError } from '../src/contract/errors.js';
+import { sitemapToJSON } from '../src/contract/json.js';
+import { type ChildRef, newPageDraft, type Page } from '../src/contract/model.js';
+import { memoryPageStore } from '../src/contract/page-store.js';
+import { createRegistry } from '../src/contract/registry.js';
 import {
   createPagesSitemap,
   IndexRobotsTxtSitemap,
@@ -13,8 +12,11 @@ import {
   InvalidSitemap,
   type PagesSitemapType,
   type Sitemap,
-} from './sitemap.js';
-import { SitemapDate } from './sitemap-date.js';
+} from '../src/contract/sitemap.js';
+import { SitemapDate } from '../src/contract/sitemap-date.js';
+import type { Warning } from '../src/contract/warning.js';
+import { headerLookup, type WebClient, type WebResponse } from '../src/contract/web-client.js';
+import type { ParseDocumentOptions, ParsedDocument } from '../src/engine/document.js';
 import {
   KNOWN_SITEMAP_PATHS,
   knownPathUrls,
@@ -25,9 +27,7 @@ import {
   type WalkStats,
   walkPages,
   walkSitemapPages,
-} from './tree.js';
-import type { Warning } from './warning.js';
-import { headerLookup, type WebClient, type WebResponse } from './web-client.js';
+} from '../src/walk/tree.js';
 
 // The tree logic is tested here against an in-process client and a tiny stand-in parser, so
 // ordering, filters and budgets are checked without formats or sockets. HTTP behaviour is tested

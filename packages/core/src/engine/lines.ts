@@ -1,4 +1,4 @@
-import { InvalidOptionError } from './errors.js';
+import { InvalidOptionError } from '../contract/errors.js';
 
 /**
  * Splits streamed text into lines as Python's `str.splitlines()` does (usp's rule): on

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { InvalidOptionError } from './errors.js';
-import { createLineSplitter, isPythonSpace, pythonStrip } from './lines.js';
+import { InvalidOptionError } from '../src/contract/errors.js';
+import { createLineSplitter, isPythonSpace, pythonStrip } from '../src/engine/lines.js';
 
 function split(pieces: string[], maxLineLength?: number): { line: string; truncated: boolean }[] {
   const out: { line: string; truncated: boolean }[] = [];

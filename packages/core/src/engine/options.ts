@@ -1,4 +1,4 @@
-import { InvalidOptionError } from './errors.js';
+import { InvalidOptionError } from '../contract/errors.js';
 
 /**
  * Throws `InvalidOptionError` for the first key of `options` that `known` does not have, naming

@@ -1,4 +1,4 @@
-import { InvalidUrlError } from './errors.js';
+import { InvalidUrlError } from '../contract/errors.js';
 import { isPythonSpace } from './lines.js';
 
 /**

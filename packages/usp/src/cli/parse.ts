@@ -9,18 +9,10 @@ import {
   type ParsedDocument,
   stripUrlToHomepage,
 } from '@usp-ts/core';
-import {
-  choice,
-  count,
-  flag,
-  list,
-  type OptionSpec,
-  onePositional,
-  parse,
-  str,
-  UsageError,
-} from './cli-args.js';
-import { Log } from './cli-log.js';
+import { LOCAL_DUMMY_URL, parseSitemapDocument } from '../document.js';
+import { filePageStore } from '../page-store-file.js';
+import { choice, count, flag, list, type OptionSpec, onePositional, parse, str, UsageError } from './args.js';
+import { Log } from './log.js';
 import {
   CSV_HEADER,
   csvLine,
@@ -31,9 +23,7 @@ import {
   shown,
   stripUrl,
   writeTree,
-} from './cli-output.js';
-import { LOCAL_DUMMY_URL, parseSitemapDocument } from './document.js';
-import { filePageStore } from './page-store-file.js';
+} from './output.js';
 
 export const PARSE_USAGE =
   'usage: usp parse [-h] [--url URL] [-H HEADER] [-f FORMAT] [-u] [-v] [-l LOG_FILE] file';

@@ -1,4 +1,5 @@
 import { isHttpUrl } from '@usp-ts/core';
+import { type Finding, type ValidationReport, validateDocument, validateSitemap } from '../validate.js';
 import {
   choice,
   count,
@@ -9,12 +10,11 @@ import {
   parse,
   str,
   UsageError,
-} from './cli-args.js';
-import { Log, Progress } from './cli-log.js';
-import { NETWORK_HELP, NETWORK_OPTIONS, webClientOptionsFrom } from './cli-ls.js';
-import { Output } from './cli-output.js';
-import { openInput } from './cli-parse.js';
-import { type Finding, type ValidationReport, validateDocument, validateSitemap } from './validate.js';
+} from './args.js';
+import { Log, Progress } from './log.js';
+import { NETWORK_HELP, NETWORK_OPTIONS, webClientOptionsFrom } from './ls.js';
+import { Output } from './output.js';
+import { openInput } from './parse.js';
 
 export const VALIDATE_USAGE =
   'usage: usp validate [-h] [-f FORMAT] [--url URL] [--no-follow] [--max-sitemaps N] [options] url_or_file';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadPublicSuffixList, sameSite } from './walk.js';
+import { loadPublicSuffixList, sameSite } from '../src/walk/walk.js';
 
 beforeAll(loadPublicSuffixList);
 

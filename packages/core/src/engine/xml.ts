@@ -6,10 +6,10 @@
  * buffers and nesting are capped, and nothing keeps the document.
  */
 import sax from 'sax';
-import type { ParseContext, ParseOutcome, XmlElement, XmlHandler } from './plugin.js';
-import type { Registry } from './registry.js';
-import type { DocumentSitemapType } from './sitemap.js';
-import type { WarningCode } from './warning.js';
+import type { ParseContext, ParseOutcome, XmlElement, XmlHandler } from '../contract/plugin.js';
+import type { Registry } from '../contract/registry.js';
+import type { DocumentSitemapType } from '../contract/sitemap.js';
+import type { WarningCode } from '../contract/warning.js';
 
 export interface XmlEngineLimits {
   /** Deepest element nesting read (the root is depth 0); deeper stops the parse. Default 256. */

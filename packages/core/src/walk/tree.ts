@@ -1,19 +1,21 @@
+import { InvalidOptionError, InvalidUrlError } from '../contract/errors.js';
+import type { Page } from '../contract/model.js';
+import { countingPageStore, memoryPageStore, type PageStore } from '../contract/page-store.js';
+import type { HeaderLookup } from '../contract/plugin.js';
+import type { Registry } from '../contract/registry.js';
+import { IndexRobotsTxtSitemap, IndexWebsiteSitemap, type Sitemap } from '../contract/sitemap.js';
+import type { SitemapDate } from '../contract/sitemap-date.js';
+import type { Warning, WarningListener } from '../contract/warning.js';
+import type { WebClient } from '../contract/web-client.js';
 import {
   DEFAULT_DOCUMENT_LIMITS,
   type DocumentLimits,
   type Gunzip,
   type ParseDocumentOptions,
   type ParsedDocument,
-} from './document.js';
-import { InvalidOptionError, InvalidUrlError } from './errors.js';
-import type { Page } from './model.js';
-import { rejectUnknownOptions } from './options.js';
-import { countingPageStore, memoryPageStore, type PageStore } from './page-store.js';
-import type { HeaderLookup } from './plugin.js';
-import type { Registry } from './registry.js';
-import { IndexRobotsTxtSitemap, IndexWebsiteSitemap, type Sitemap } from './sitemap.js';
-import type { SitemapDate } from './sitemap-date.js';
-import { isHttpUrl, stripUrlToHomepage } from './url.js';
+} from '../engine/document.js';
+import { rejectUnknownOptions } from '../engine/options.js';
+import { isHttpUrl, stripUrlToHomepage } from '../engine/url.js';
 import {
   type Ancestry,
   type FetchResult,
@@ -25,8 +27,6 @@ import {
   type WalkedSitemapInfo,
   type WalkStats,
 } from './walk.js';
-import type { Warning, WarningListener } from './warning.js';
-import type { WebClient } from './web-client.js';
 
 /**
  * usp 1.8.1's 14 unpublished sitemap paths, probed relative to the homepage. usp iterates them as

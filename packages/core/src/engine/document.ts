@@ -1,10 +1,6 @@
-import { createDocumentDecoder, type DocumentDecoder } from './decode.js';
-import { firstNonWhitespace, unwrapGzip } from './detect.js';
-import { InvalidOptionError } from './errors.js';
-import { gunzip as defaultGunzip, GunzipError, isTooLargeError } from './gunzip.js';
-import type { ChildRef, Page } from './model.js';
-import { rejectUnknownOptions } from './options.js';
-import { memoryPageStore, type PageWriter } from './page-store.js';
+import { InvalidOptionError } from '../contract/errors.js';
+import type { ChildRef, Page } from '../contract/model.js';
+import { memoryPageStore, type PageWriter } from '../contract/page-store.js';
 import type {
   DocumentInfo,
   HeaderLookup,
@@ -13,8 +9,8 @@ import type {
   ParseOutcome,
   TextFormat,
   TextParser,
-} from './plugin.js';
-import type { Registry } from './registry.js';
+} from '../contract/plugin.js';
+import type { Registry } from '../contract/registry.js';
 import {
   createPagesSitemap,
   IndexRobotsTxtSitemap,
@@ -22,9 +18,13 @@ import {
   InvalidSitemap,
   type PagesSitemapType,
   type Sitemap,
-} from './sitemap.js';
-import type { SitemapDate } from './sitemap-date.js';
-import type { Warning, WarningCode, WarningListener } from './warning.js';
+} from '../contract/sitemap.js';
+import type { SitemapDate } from '../contract/sitemap-date.js';
+import type { Warning, WarningCode, WarningListener } from '../contract/warning.js';
+import { createDocumentDecoder, type DocumentDecoder } from './decode.js';
+import { firstNonWhitespace, unwrapGzip } from './detect.js';
+import { gunzip as defaultGunzip, GunzipError, isTooLargeError } from './gunzip.js';
+import { rejectUnknownOptions } from './options.js';
 import { createXmlEngine, type XmlEngine } from './xml.js';
 
 /** Decompresses a gzip stream with an output cap; iteration throws once the cap is passed. */

@@ -1,8 +1,8 @@
-import { choice, count, flag, type OptionSpec, parse } from './cli-args.js';
-import { Log, Progress } from './cli-log.js';
-import { runListing } from './cli-ls.js';
-import { FORMATS, Output } from './cli-output.js';
+import { choice, count, flag, type OptionSpec, parse } from './args.js';
 import { startDemoServer } from './demo-site.js';
+import { Log, Progress } from './log.js';
+import { runListing } from './ls.js';
+import { FORMATS, Output } from './output.js';
 
 export const DEMO_USAGE = 'usage: usp demo [-h] [-f FORMAT] [-u] [-v] [--serve]';
 

@@ -4,10 +4,11 @@
  * out. The two formats read different elements and are separate packages; these rules must not
  * drift apart between them.
  */
+
+import type { NewsStory, PageDraft } from '../contract/model.js';
+import type { ParseContext } from '../contract/plugin.js';
+import type { SitemapDate } from '../contract/sitemap-date.js';
 import type { FeedLink } from './feed-url.js';
-import type { NewsStory, PageDraft } from './model.js';
-import type { ParseContext } from './plugin.js';
-import type { SitemapDate } from './sitemap-date.js';
 
 /** A feed field's text, stripped; `null` when nothing is left (an empty element is absent). */
 export function feedText(text: string): string | null {

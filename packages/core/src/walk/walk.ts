@@ -1,6 +1,5 @@
-import { type ParseDocumentOptions, type ParsedDocument, parseDocument } from './document.js';
-import type { ChildRef, Page } from './model.js';
-import type { PageStore, StoredPages } from './page-store.js';
+import type { ChildRef, Page } from '../contract/model.js';
+import type { PageStore, StoredPages } from '../contract/page-store.js';
 import {
   AbstractIndexSitemap,
   createPagesSitemap,
@@ -10,12 +9,13 @@ import {
   isPagesSitemap,
   type PagesSitemapType,
   type Sitemap,
-} from './sitemap.js';
-import type { SitemapDate } from './sitemap-date.js';
+} from '../contract/sitemap.js';
+import type { SitemapDate } from '../contract/sitemap-date.js';
+import type { Warning, WarningCode } from '../contract/warning.js';
+import type { WebResponse } from '../contract/web-client.js';
+import { type ParseDocumentOptions, type ParsedDocument, parseDocument } from '../engine/document.js';
+import { isHttpUrl, urlKey } from '../engine/url.js';
 import type { TreeOptions } from './tree.js';
-import { isHttpUrl, urlKey } from './url.js';
-import type { Warning, WarningCode } from './warning.js';
-import type { WebResponse } from './web-client.js';
 
 /** Why a walk stopped before it had fetched everything it found. */
 export type StopReason = 'aborted' | 'deadline' | 'maxSitemaps' | 'maxPages';
