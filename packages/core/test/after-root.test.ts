@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRegistry } from '../src/contract/registry.js';
 import { isPagesSitemap } from '../src/contract/sitemap.js';
-import { parseDocument } from '../src/engine/document.js';
+import { parseSitemap } from '../src/engine/parse-sitemap.js';
 import { SITEMAP_NS, tinyUrlset } from './tiny-formats.js';
 
 // Pages after the root element closes are not read (the document is over), but they are never
@@ -11,7 +11,7 @@ const url = 'http://example.com/sitemap.xml';
 const page = (n: number) => `<url><loc>http://example.com/${n}</loc></url>`;
 
 async function parse(xml: string) {
-  const doc = await parseDocument({ url, body: xml, registry });
+  const doc = await parseSitemap({ url, body: xml, registry });
   if (!isPagesSitemap(doc.sitemap)) throw new Error(`expected pages, got ${doc.sitemap.type}`);
   return { urls: doc.sitemap.pages.map((p) => p.url), warnings: doc.warnings };
 }

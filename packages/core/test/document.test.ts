@@ -6,9 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { InvalidOptionError } from '../src/contract/errors.js';
 import type { Page } from '../src/contract/model.js';
 import { countingPageStore } from '../src/contract/page-store.js';
+import { sitemapFromDocument } from '../src/contract/parsed-document.js';
 import type { XmlFormat } from '../src/contract/plugin.js';
 import { createRegistry } from '../src/contract/registry.js';
 import {
+  IndexXMLSitemap,
   InvalidSitemap,
   isPagesSitemap,
   type PagesSitemap,
@@ -17,6 +19,7 @@ import {
 import { SitemapDate } from '../src/contract/sitemap-date.js';
 import type { Warning } from '../src/contract/warning.js';
 import { DEFAULT_DOCUMENT_LIMITS, type ParseDocumentOptions, parseDocument } from '../src/engine/document.js';
+import { type ParseSitemapNodeOptions, parseSitemap } from '../src/engine/parse-sitemap.js';
 import {
   pageUrls,
   SITEMAP_NS,
@@ -31,8 +34,8 @@ const registry = createRegistry([tinyUrlset(), tinyIndex(), tinyRobots(), tinyTe
 const URL_XML = 'http://example.com/sitemap.xml';
 const enc = new TextEncoder();
 
-function parse(body: ParseDocumentOptions['body'], extra: Partial<ParseDocumentOptions> = {}) {
-  return parseDocument({ url: URL_XML, body, registry, ...extra });
+function parse(body: ParseDocumentOptions['body'], extra: Partial<ParseSitemapNodeOptions> = {}) {
+  return parseSitemap({ url: URL_XML, body, registry, ...extra });
 }
 
 function urlsOf(sitemap: unknown): string[] {
@@ -103,7 +106,7 @@ describe('parseDocument: bodies', () => {
   });
 
   it('builds a robots.txt node with rules and entries', async () => {
-    const doc = await parseDocument({
+    const doc = await parseSitemap({
       url: 'http://example.com/robots.txt',
       body: 'User-agent: *\nSitemap: http://example.com/s.xml\n',
       registry,
@@ -132,7 +135,7 @@ describe('parseDocument: detection', () => {
   const xml = urlsetXml(pageUrls(2));
 
   it('finds gzip by its magic bytes, whatever the URL and headers say', async () => {
-    const doc = await parseDocument({
+    const doc = await parseSitemap({
       url: 'http://example.com/sitemap.xml',
       body: new Uint8Array(gzipSync(xml)),
       registry,
@@ -143,7 +146,7 @@ describe('parseDocument: detection', () => {
   });
 
   it('reads plain XML served under a .gz name with a gzip Content-Type', async () => {
-    const doc = await parseDocument({
+    const doc = await parseSitemap({
       url: 'http://example.com/sitemap.xml.gz',
       body: enc.encode(xml),
       registry,
@@ -182,7 +185,7 @@ describe('parseDocument: detection', () => {
   it("pins 'gzip-truncated-stream': a cut .gz is read as far as it decompresses", async () => {
     const input = corpusInput('gzip-truncated-stream', 'input.xml.gz');
     if (input === null) return;
-    const doc = await parseDocument({ url: 'http://example.com/sitemap.xml.gz', body: input, registry });
+    const doc = await parseSitemap({ url: 'http://example.com/sitemap.xml.gz', body: input, registry });
     // usp falls back to the compressed bytes as text (PagesTextSitemap, 0 pages). Only a cut XML
     // declaration decompresses here, so: no root element, and the gzip damage is reported.
     expect(doc.gzipLayers).toBe(1);
@@ -257,7 +260,7 @@ describe('parseDocument: detection', () => {
         return true;
       },
     };
-    const doc = await parseDocument({
+    const doc = await parseSitemap({
       url: URL_XML,
       body: 'http://example.com/a',
       registry: createRegistry([first, second, third]),
@@ -289,7 +292,7 @@ describe('parseDocument: detection', () => {
   });
 
   it('makes an InvalidSitemap when no text format claims the document', async () => {
-    const doc = await parseDocument({
+    const doc = await parseSitemap({
       url: URL_XML,
       body: 'hello',
       registry: createRegistry([tinyUrlset()]),
@@ -578,7 +581,7 @@ describe('parseDocument: formats that fail', () => {
         };
       },
     };
-    const doc = await parseDocument({
+    const doc = await parseSitemap({
       url: URL_XML,
       body: urlsetXml(pageUrls(5)),
       registry: createRegistry([flaky]),
@@ -600,24 +603,26 @@ describe('parseDocument: formats that fail', () => {
 });
 
 describe('parseDocument: pages storage', () => {
-  it('writes pages to the given pageWriter and releases them for non-pages nodes', async () => {
+  it('writes pages to the given page store and releases them for non-pages nodes', async () => {
     const appended: Page[] = [];
     let released = false;
-    const writer = {
-      append: (p: Page) => void appended.push(p),
-      close: () => ({
-        count: appended.length,
-        load: () => [...appended],
-        release: () => {
-          released = true;
-        },
+    const pageStore = {
+      open: () => ({
+        append: (p: Page) => void appended.push(p),
+        close: () => ({
+          count: appended.length,
+          load: () => [...appended],
+          release: () => {
+            released = true;
+          },
+        }),
       }),
     };
-    const doc = await parse(urlsetXml(pageUrls(2)), { pageWriter: writer });
+    const doc = await parse(urlsetXml(pageUrls(2)), { pageStore });
     expect(appended.map((p) => p.url)).toEqual(pageUrls(2));
     expect((doc.sitemap as PagesSitemap).pageCount).toBe(2);
     expect(released).toBe(false);
-    const html = await parse('<html/>', { pageWriter: writer });
+    const html = await parse('<html/>', { pageStore });
     expect(html.sitemap.type).toBe('InvalidSitemap');
     expect(released).toBe(true);
   });
@@ -672,10 +677,62 @@ describe('parseDocument: memory', () => {
     base = m.heapUsed + m.arrayBuffers;
     const doc = await parse(body(), {
       signal: new AbortController().signal,
-      pageWriter: countingPageStore().open(URL_XML),
+      pageStore: countingPageStore(),
     });
     expect((doc.sitemap as PagesSitemap).pageCount).toBe(300_000);
     // 12 MB flows through; a reader that kept its chunks would hold most of it.
     expect(peak).toBeLessThan(3_000_000);
+  });
+});
+
+describe('parseDocument: a plain description, one page sink, one node builder', () => {
+  it('returns plain data (no node) and hands pages to onPages only', async () => {
+    const seen: string[] = [];
+    const doc = await parseDocument({
+      url: URL_XML,
+      body: urlsetXml(pageUrls(3)),
+      registry,
+      onPages: (pages) => void seen.push(...pages.map((p) => p.url)),
+    });
+    expect('sitemap' in doc).toBe(false);
+    expect(doc).toMatchObject({ url: URL_XML, type: 'PagesXMLSitemap', pageCount: 3, children: [] });
+    expect(seen).toEqual(pageUrls(3));
+    // Plain data: it survives a structured clone (a worker's postMessage) unchanged.
+    expect(structuredClone(doc)).toEqual(doc);
+  });
+
+  it('builds index, invalid and pages nodes sharing the description lists', async () => {
+    const index = await parseDocument({
+      url: URL_XML,
+      body: `<sitemapindex xmlns="${SITEMAP_NS}"><sitemap><loc>http://example.com/a.xml</loc></sitemap></sitemapindex>`,
+      registry,
+    });
+    const lastModified = new SitemapDate(0, 0);
+    const node = sitemapFromDocument(index, { lastModified });
+    expect(node).toBeInstanceOf(IndexXMLSitemap);
+    expect((node as IndexXMLSitemap).entries).toBe(index.children);
+    expect(node.warnings).toBe(index.warnings);
+    expect(node.lastModified).toBe(lastModified);
+
+    let released = false;
+    const stored = {
+      count: 1,
+      load: () => [],
+      release: () => {
+        released = true;
+      },
+    };
+    const html = await parseDocument({ url: URL_XML, body: '<html/>', registry });
+    const invalid = sitemapFromDocument(html, { stored });
+    expect(invalid.type).toBe('InvalidSitemap');
+    expect((invalid as InvalidSitemap).reason).toBe(html.reason);
+    expect(released).toBe(true);
+
+    const pages = sitemapFromDocument(
+      { url: URL_XML, type: 'PagesRSSSitemap', children: [], warnings: [], bytes: 0, truncated: false },
+      { stored },
+    );
+    expect(pages.type).toBe('PagesRSSSitemap');
+    expect((pages as PagesSitemap).pageCount).toBe(1);
   });
 });

@@ -1,4 +1,4 @@
-import { createRegistry, isPagesSitemap, parseDocument } from '@usp-ts/core';
+import { createRegistry, isPagesSitemap, parseSitemap } from '@usp-ts/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ATOM_03_NAMESPACE, ATOM_10_NAMESPACE, atom } from '../src/index.js';
@@ -21,7 +21,7 @@ function build(slugs: string[], ns: string, prefix: string): { xml: string; ends
 }
 
 async function pageUrls(xml: string): Promise<string[]> {
-  const r = await parseDocument({ url: 'http://example.com/atom.xml', body: xml, registry });
+  const r = await parseSitemap({ url: 'http://example.com/atom.xml', body: xml, registry });
   return isPagesSitemap(r.sitemap) ? r.sitemap.pages.map((p) => p.url) : [];
 }
 

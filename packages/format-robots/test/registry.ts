@@ -1,4 +1,4 @@
-import type { ParsedDocument, RobotsRules, Warning } from '@usp-ts/core';
+import type { ParsedSitemap, RobotsRules, Warning } from '@usp-ts/core';
 import { type ParseWithOptions, parseWith } from '@usp-ts/format-testkit';
 import { type RobotsTxtOptions, robotsTxt } from '../src/index.js';
 
@@ -10,7 +10,7 @@ export interface ParseOptions extends Partial<ParseWithOptions> {
 export function parse(
   body: string | Uint8Array | AsyncIterable<Uint8Array>,
   options: ParseOptions = {},
-): Promise<ParsedDocument> {
+): Promise<ParsedSitemap> {
   const { url = 'https://example.com/robots.txt', headers, limits } = options;
   return parseWith([robotsTxt(options.robots)], body, { url, headers, limits });
 }

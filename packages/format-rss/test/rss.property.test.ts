@@ -1,4 +1,4 @@
-import { createRegistry, isPagesSitemap, parseDocument } from '@usp-ts/core';
+import { createRegistry, isPagesSitemap, parseSitemap } from '@usp-ts/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { rss } from '../src/index.js';
@@ -26,7 +26,7 @@ function build(items: { title: string; slug: string }[], prefix: string): { xml:
 }
 
 async function pageUrls(xml: string): Promise<string[]> {
-  const r = await parseDocument({ url: 'http://example.com/feed.rss', body: xml, registry });
+  const r = await parseSitemap({ url: 'http://example.com/feed.rss', body: xml, registry });
   return isPagesSitemap(r.sitemap) ? r.sitemap.pages.map((p) => p.url) : [];
 }
 

@@ -1,4 +1,4 @@
-import type { Page, ParsedDocument, Warning } from '@usp-ts/core';
+import type { Page, ParsedSitemap, Warning } from '@usp-ts/core';
 import { type ParseWithOptions, parseWith } from '@usp-ts/format-testkit';
 import { type PlainTextOptions, plainText } from '../src/index.js';
 
@@ -10,7 +10,7 @@ export interface ParseOptions extends Partial<ParseWithOptions> {
 export function parse(
   body: string | Uint8Array | AsyncIterable<Uint8Array>,
   options: ParseOptions = {},
-): Promise<ParsedDocument> {
+): Promise<ParsedSitemap> {
   const { url = 'https://example.com/sitemap.txt', headers, limits } = options;
   return parseWith([plainText(options.text)], body, { url, headers, limits });
 }

@@ -4,8 +4,8 @@ import {
   type DocumentLimits,
   headerLookup,
   type Page,
-  type ParsedDocument,
-  parseDocument,
+  type ParsedSitemap,
+  parseSitemap,
   type Registry,
   type Warning,
   type XmlFormat,
@@ -31,8 +31,8 @@ export interface ParseOptions {
 }
 
 /** Parses one document through core's driver and XML engine. */
-export function parse(body: string | Uint8Array, options: ParseOptions = {}): Promise<ParsedDocument> {
-  return parseDocument({
+export function parse(body: string | Uint8Array, options: ParseOptions = {}): Promise<ParsedSitemap> {
+  return parseSitemap({
     url: options.url ?? 'http://example.com/sitemap.xml',
     body,
     registry: options.registry ?? (options.format ? createRegistry([options.format]) : shared),

@@ -9,8 +9,8 @@ import {
   isIndexSitemap,
   type PageStore,
   type ParseDocumentOptions,
-  type ParsedDocument,
-  parseDocument,
+  type ParsedSitemap,
+  parseSitemap,
   type Registry,
   rejectUnknownOptions,
   type Sitemap,
@@ -68,19 +68,19 @@ const PARSE_SITEMAP_OPTIONS = {
 export async function parseSitemapDocument(
   body: Uint8Array | string | AsyncIterable<Uint8Array>,
   options: ParseSitemapOptions = {},
-): Promise<ParsedDocument> {
+): Promise<ParsedSitemap> {
   rejectUnknownOptions(options, PARSE_SITEMAP_OPTIONS);
   const url = options.url ?? LOCAL_DUMMY_URL;
   if (!isHttpUrl(url)) throw new InvalidUrlError(url);
   const headers = typeof options.headers === 'function' ? options.headers : headerLookup(options.headers);
-  const parsed = await parseDocument({
+  const parsed = await parseSitemap({
     url,
     body,
     headers,
     registry: options.registry ?? createDefaultRegistry(),
     onWarning: options.onWarning,
     limits: options.limits,
-    pageWriter: options.pageStore?.open(url),
+    pageStore: options.pageStore,
     onPages: options.onPages,
     gunzip: options.gunzip ?? nodeGunzip,
     signal: options.signal,

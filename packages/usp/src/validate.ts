@@ -1,7 +1,6 @@
 import { gunzipSync, constants as zlibConstants } from 'node:zlib';
 import {
   type ChildRef,
-  countingPageStore,
   createRegistry,
   type HeaderLookup,
   headerLookup,
@@ -448,13 +447,13 @@ async function checkDocument(
     headers: input.headers,
     registry,
     onWarning: (w) => check.driverWarning(w),
-    pageWriter: countingPageStore().open(input.url),
     gunzip: nodeGunzip,
     // Count past the protocol's limits instead of stopping at them.
     limits: { maxPagesPerDocument: 5_000_000, maxChildrenPerIndex: 5_000_000 },
     signal,
   });
-  const node = parsed.sitemap;
+  // The description is all a check needs: no node, no pages kept.
+  const node = parsed;
   const raw = captured.head();
   const html = HTML_START.test(headText(raw));
   if (html && (node.type === 'InvalidSitemap' || (check.pages === 0 && check.children === 0))) {
@@ -462,7 +461,7 @@ async function checkDocument(
     check.findings.length = 0;
     check.add('html', 'An HTML page was served instead of a sitemap');
   } else if (node.type === 'InvalidSitemap') {
-    check.add('invalid-sitemap', node.reason);
+    check.add('invalid-sitemap', node.reason ?? '');
   }
   if (
     node.type !== 'InvalidSitemap' &&

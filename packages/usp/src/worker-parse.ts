@@ -4,23 +4,15 @@ import { createGunzip } from 'node:zlib';
 import {
   CHANGE_FREQUENCIES,
   type ChangeFrequency,
-  type ChildRef,
   capGunzipOutput,
   checkParseDocumentOptions,
-  createPagesSitemap,
-  IndexRobotsTxtSitemap,
-  IndexXMLSitemap,
   InvalidOptionError,
-  InvalidSitemap,
-  memoryPageStore,
   type Page,
   type PagesSitemapType,
-  type PageWriter,
   type ParseDocumentOptions,
   type ParsedDocument,
   parseDocument,
   rejectUnknownOptions,
-  type Sitemap,
   SitemapDate,
   type Warning,
 } from '@usp-ts/core';
@@ -229,21 +221,6 @@ export function decodePages(b: PageBatch): Page[] {
 // ---------------------------------------------------------------------------------------------
 // Messages
 
-/** @internal */
-export interface WorkerDoneResult {
-  nodeType: Sitemap['type'];
-  url: string;
-  reason: string | null;
-  /** Tagged ChildRef[] of an index node's entries. */
-  entries: unknown;
-  children: unknown;
-  bytes: number;
-  truncated: boolean;
-  format: string | null;
-  encoding: string | null;
-  gzipLayers: number;
-}
-
 /** @internal main → worker */
 export type ToWorker =
   | {
@@ -263,7 +240,8 @@ export type ToWorker =
 export type FromWorker =
   | { t: 'credit'; id: number; bytes: number }
   | { t: 'pages'; id: number; type: PagesSitemapType; batch: PageBatch; warnings: Warning[] }
-  | { t: 'done'; id: number; result: WorkerDoneResult; warnings: Warning[] }
+  /** `result` is the ParsedDocument with its dates tagged, its warnings sent beside it. */
+  | { t: 'done'; id: number; result: unknown; warnings: Warning[] }
   | { t: 'fail'; id: number; message: string };
 
 /** Response headers a format may look at when deciding; the lookup function cannot cross threads. */
@@ -340,9 +318,7 @@ interface Job {
   id: number;
   opts: ParseDocumentOptions;
   slot: Slot;
-  writer: PageWriter;
   warnings: Warning[];
-  type: PagesSitemapType | null;
   inFlight: number;
   creditWaiter: (() => void) | null;
   finished: boolean;
@@ -483,10 +459,7 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
   const handle = async (job: Job, m: Exclude<FromWorker, { t: 'credit' }>): Promise<void> => {
     if (m.t === 'pages') {
       addWarnings(job, m.warnings);
-      job.type ??= m.type;
-      const pages = decodePages(m.batch);
-      for (const p of pages) job.writer.append(p);
-      if (job.opts.onPages !== undefined) await job.opts.onPages(pages, m.type);
+      if (job.opts.onPages !== undefined) await job.opts.onPages(decodePages(m.batch), m.type);
       job.slot.worker?.postMessage({ t: 'ack', id: job.id } satisfies ToWorker);
       return;
     }
@@ -496,37 +469,7 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
     }
     addWarnings(job, m.warnings);
     settle(job);
-    job.resolve(buildResult(job, m.result));
-  };
-
-  const buildResult = (job: Job, r: WorkerDoneResult): ParsedDocument => {
-    const base = {
-      url: r.url,
-      lastModified: job.opts.lastModified ?? null,
-      warnings: [...job.warnings],
-    };
-    const entries = (reviveDates(r.entries) as ChildRef[] | null) ?? [];
-    let sitemap: Sitemap;
-    if (r.nodeType === 'IndexXMLSitemap') sitemap = new IndexXMLSitemap({ ...base, entries });
-    // robots.txt rules do not cross threads; robots.txt is parsed in-thread unless it redirected.
-    else if (r.nodeType === 'IndexRobotsTxtSitemap')
-      sitemap = new IndexRobotsTxtSitemap({ ...base, entries, robots: null });
-    else if (r.nodeType === 'InvalidSitemap')
-      sitemap = new InvalidSitemap({ ...base, reason: r.reason ?? '' });
-    else if (r.nodeType === 'IndexWebsiteSitemap')
-      sitemap = new InvalidSitemap({ ...base, reason: 'Parser worker returned a website node' });
-    else sitemap = createPagesSitemap(r.nodeType, { ...base, stored: job.writer.close() });
-    if (!sitemap.type.startsWith('Pages')) job.writer.close().release?.();
-    return {
-      sitemap,
-      children: (reviveDates(r.children) as ChildRef[] | null) ?? [],
-      warnings: [...job.warnings],
-      bytes: r.bytes,
-      truncated: r.truncated,
-      format: r.format,
-      encoding: r.encoding,
-      gzipLayers: r.gzipLayers,
-    };
+    job.resolve({ ...(reviveDates(m.result) as ParsedDocument), warnings: job.warnings });
   };
 
   const pump = async (job: Job, worker: Worker, body: AsyncIterable<Uint8Array> | Uint8Array) => {
@@ -662,9 +605,7 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
         id,
         opts,
         slot,
-        writer: opts.pageWriter ?? memoryPageStore().open(opts.url),
         warnings: [],
-        type: null,
         inFlight: 0,
         creditWaiter: null,
         finished: false,

@@ -2,35 +2,15 @@
 // main thread and sends pages back in batches, one batch per chunk read, with a small window of
 // unacknowledged batches so a slow consumer on the main thread still pauses the parse.
 import { parentPort, workerData } from 'node:worker_threads';
-import {
-  isIndexSitemap,
-  type Page,
-  type PagesSitemapType,
-  type PageWriter,
-  parseDocument,
-  type Registry,
-  type Warning,
-} from '@usp-ts/core';
+import { type Page, type PagesSitemapType, parseDocument, type Registry, type Warning } from '@usp-ts/core';
 import { createDefaultRegistry } from './plugins.js';
-import {
-  encodePages,
-  type FromWorker,
-  nodeGunzip,
-  type ToWorker,
-  tagDates,
-  type WorkerDoneResult,
-} from './worker-parse.js';
+import { encodePages, type FromWorker, nodeGunzip, type ToWorker, tagDates } from './worker-parse.js';
 
 /** Page batches sent ahead of the main thread's acknowledgements. */
 const WINDOW = 2;
 
 const port = parentPort;
 if (port === null) throw new Error('worker.js runs as a worker thread of createWorkerParser');
-
-const DISCARD: PageWriter = {
-  append() {},
-  close: () => ({ count: 0, load: () => [] }),
-};
 
 async function loadRegistry(): Promise<Registry> {
   const mod = (workerData as { registryModule: string | null } | null)?.registryModule ?? null;
@@ -150,24 +130,12 @@ async function run(job: Job, m: Extract<ToWorker, { t: 'start' }>) {
       headers: (name) => headers[name.toLowerCase()] ?? null,
       onWarning: (w) => job.pendingWarnings.push(w),
       onPages: (pages, type) => job.sendPages(pages, type),
-      pageWriter: DISCARD,
       limits: m.limits,
       gunzip: nodeGunzip,
       signal: job.abort.signal,
     });
-    const node = parsed.sitemap;
-    const result: WorkerDoneResult = {
-      nodeType: node.type,
-      url: node.url,
-      reason: node.type === 'InvalidSitemap' ? node.reason : null,
-      entries: isIndexSitemap(node) && 'entries' in node ? tagDates(node.entries) : null,
-      children: tagDates(parsed.children),
-      bytes: parsed.bytes,
-      truncated: parsed.truncated,
-      format: parsed.format ?? null,
-      encoding: parsed.encoding ?? null,
-      gzipLayers: parsed.gzipLayers ?? 0,
-    };
+    // robots.txt rules are functions, which do not cross threads; the warnings travel on their own.
+    const result = tagDates({ ...parsed, robots: null, warnings: [] });
     port?.postMessage({ t: 'done', id: job.id, result, warnings: job.pendingWarnings } satisfies FromWorker);
   } catch (error) {
     if (!(error instanceof Cancelled)) {

@@ -81,7 +81,7 @@ if (mode === 'abandon') {
     body: new TextEncoder().encode(xml),
     registry: usp.createDefaultRegistry(),
   });
-  out({ type: doc.sitemap.type, pages: doc.sitemap.pageCount ?? null });
+  out({ type: doc.type, pages: doc.pageCount ?? null });
 }
 `;
 

@@ -1,7 +1,7 @@
 import {
   headerLookup,
-  type ParsedDocument,
-  parseDocument,
+  type ParsedSitemap,
+  parseSitemap,
   type Registry,
   type SitemapJSON,
 } from '@usp-ts/core';
@@ -54,9 +54,9 @@ export function parseCase(
   c: ConformanceCase,
   registry: Registry,
   body: string | Uint8Array = c.input ?? new Uint8Array(),
-): Promise<ParsedDocument> {
+): Promise<ParsedSitemap> {
   if (c.meta.url === undefined) throw new Error(`conformance case ${c.name} is not a document case`);
-  return parseDocument({ url: c.meta.url, body, registry, headers: headerLookup(c.meta.headers) });
+  return parseSitemap({ url: c.meta.url, body, registry, headers: headerLookup(c.meta.headers) });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { isIndexSitemap, type ParsedDocument, type SitemapJSON, sitemapToJSON } from '@usp-ts/core';
+import { isIndexSitemap, type ParsedSitemap, type SitemapJSON, sitemapToJSON } from '@usp-ts/core';
 
 /** usp's reason for a child sitemap it could not fetch because there was no web client. */
 export const UNFETCHED_CHILD_REASON = 'Un-fetched child sitemap';
@@ -9,7 +9,7 @@ export const UNFETCHED_CHILD_REASON = 'Un-fetched child sitemap';
  * index into `InvalidSitemap("Un-fetched child sitemap")`, except a child naming the document
  * itself, which its recursion check rejects first.
  */
-export function documentView(parsed: ParsedDocument): SitemapJSON {
+export function documentView(parsed: ParsedSitemap): SitemapJSON {
   const json = sitemapToJSON(parsed.sitemap);
   if (!isIndexSitemap(parsed.sitemap)) return json;
   const self = parsed.sitemap.url;

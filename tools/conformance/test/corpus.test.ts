@@ -5,7 +5,7 @@ import {
   IndexXMLSitemap,
   InvalidSitemap,
   newPageDraft,
-  type ParsedDocument,
+  type ParsedSitemap,
   type Sitemap,
 } from '@usp-ts/core';
 import { describe, expect, it } from 'vitest';
@@ -22,8 +22,10 @@ import {
 import type { CorpusNode } from '../src/corpus-form.js';
 import { documentView, UNFETCHED_CHILD_REASON } from '../src/document-view.js';
 
-const parsed = (sitemap: Sitemap, children: string[] = []): ParsedDocument => ({
+const parsed = (sitemap: Sitemap, children: string[] = []): ParsedSitemap => ({
   sitemap,
+  url: sitemap.url,
+  type: sitemap.type === 'IndexWebsiteSitemap' ? 'InvalidSitemap' : sitemap.type,
   children: children.map((url) => ({ url, lastModified: null })),
   warnings: [],
   bytes: 0,

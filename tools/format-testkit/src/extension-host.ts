@@ -5,8 +5,8 @@ import {
   newPageDraft,
   type Page,
   type PageDraft,
-  type ParsedDocument,
-  parseDocument,
+  type ParsedSitemap,
+  parseSitemap,
   type Warning,
   type XmlExtension,
   type XmlFormat,
@@ -87,7 +87,7 @@ export interface RunExtensionOptions {
 export interface RunExtensionResult {
   pages: Page[];
   warnings: Warning[];
-  document: ParsedDocument;
+  document: ParsedSitemap;
 }
 
 /**
@@ -101,7 +101,7 @@ export async function runExtension(
 ): Promise<RunExtensionResult> {
   const extensions = Array.isArray(extension) ? extension : [extension as XmlExtension];
   const whole = /^\s*(<\?xml[^>]*>\s*)?<entries[\s>]/.test(xml);
-  const document = await parseDocument({
+  const document = await parseSitemap({
     url: options.url ?? 'https://example.com/sitemap.xml',
     body: whole ? xml : wrapEntries(xml, options.namespaces),
     registry: createRegistry([extensionHost(extensions)]),

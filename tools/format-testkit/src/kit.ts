@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import type { DocumentLimits, ParsedDocument, Plugin, Registry } from '@usp-ts/core';
+import type { DocumentLimits, ParsedSitemap, Plugin, Registry } from '@usp-ts/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyEdits, editArbitrary } from './mutate.js';
@@ -325,7 +325,7 @@ function parseSample(
   sample: KitSample,
   chunks?: readonly Uint8Array[],
   breakWith?: Error,
-): Promise<ParsedDocument> {
+): Promise<ParsedSitemap> {
   return parseChunks(registry, chunks ?? [toBytes(sample.input)], {
     url: sample.url,
     ...(sample.headers !== undefined ? { headers: sample.headers } : {}),
@@ -334,7 +334,7 @@ function parseSample(
 }
 
 /** No plugin failed, and (when limits are given) no cap was passed. */
-export function expectSane(doc: ParsedDocument, limits: DocumentLimits | null): void {
+export function expectSane(doc: ParsedSitemap, limits: DocumentLimits | null): void {
   const failures = doc.warnings.filter((w) => w.code === 'plugin-error');
   expect(failures, 'a plugin threw').toEqual([]);
   if (limits === null) return;

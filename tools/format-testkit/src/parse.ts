@@ -2,9 +2,9 @@ import {
   createRegistry,
   type DocumentLimits,
   headerLookup,
-  type ParsedDocument,
+  type ParsedSitemap,
   type Plugin,
-  parseDocument,
+  parseSitemap,
 } from '@usp-ts/core';
 
 export interface ParseWithOptions {
@@ -18,8 +18,8 @@ export function parseWith(
   plugins: readonly Plugin[],
   body: string | Uint8Array | AsyncIterable<Uint8Array>,
   options: ParseWithOptions,
-): Promise<ParsedDocument> {
-  return parseDocument({
+): Promise<ParsedSitemap> {
+  return parseSitemap({
     url: options.url,
     body,
     registry: createRegistry(plugins),

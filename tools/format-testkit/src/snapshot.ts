@@ -2,9 +2,9 @@ import {
   createRegistry,
   type DocumentLimits,
   type PageJSON,
-  type ParsedDocument,
+  type ParsedSitemap,
   type Plugin,
-  parseDocument,
+  parseSitemap,
   type Registry,
   sitemapToJSON,
 } from '@usp-ts/core';
@@ -30,7 +30,7 @@ export interface KitSample {
   headers?: Readonly<Record<string, string>>;
 }
 
-export function snapshot(doc: ParsedDocument): DocumentSnapshot {
+export function snapshot(doc: ParsedSitemap): DocumentSnapshot {
   const json = sitemapToJSON(doc.sitemap);
   return {
     type: json.type,
@@ -65,18 +65,18 @@ export interface ParseBytesOptions {
   breakWith?: Error;
 }
 
-/** Parses chunks through `parseDocument` as a streamed body. */
+/** Parses chunks through `parseSitemap` as a streamed body. */
 export async function parseChunks(
   registry: Registry,
   chunks: readonly Uint8Array[],
   options: ParseBytesOptions,
-): Promise<ParsedDocument> {
+): Promise<ParsedSitemap> {
   async function* body(): AsyncGenerator<Uint8Array> {
     for (const chunk of chunks) yield chunk;
     if (options.breakWith !== undefined) throw options.breakWith;
   }
   const headers = options.headers ?? {};
-  return parseDocument({
+  return parseSitemap({
     url: options.url,
     body: body(),
     registry,

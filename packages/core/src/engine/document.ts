@@ -1,6 +1,6 @@
 import { InvalidOptionError } from '../contract/errors.js';
 import type { ChildRef, Page } from '../contract/model.js';
-import { memoryPageStore, type PageWriter } from '../contract/page-store.js';
+import { NO_PARSER_REASON, type ParsedDocument } from '../contract/parsed-document.js';
 import type {
   DocumentInfo,
   HeaderLookup,
@@ -11,15 +11,7 @@ import type {
   TextParser,
 } from '../contract/plugin.js';
 import type { Registry } from '../contract/registry.js';
-import {
-  createPagesSitemap,
-  IndexRobotsTxtSitemap,
-  IndexXMLSitemap,
-  InvalidSitemap,
-  type PagesSitemapType,
-  type Sitemap,
-} from '../contract/sitemap.js';
-import type { SitemapDate } from '../contract/sitemap-date.js';
+import type { DocumentSitemapType, PagesSitemapType } from '../contract/sitemap.js';
 import type { Warning, WarningCode, WarningListener } from '../contract/warning.js';
 import { createDocumentDecoder, type DocumentDecoder } from './decode.js';
 import { firstNonWhitespace, unwrapGzip } from './detect.js';
@@ -38,20 +30,16 @@ export interface ParseDocumentOptions {
   headers?: HeaderLookup;
   onWarning?: WarningListener;
   /**
-   * Receives pages in batches as they are parsed (after each chunk), with the type of the
-   * pages node they belong to. The driver awaits it before reading the next chunk: a slow
-   * consumer pauses the parse (backpressure).
+   * The one page sink: receives pages in batches as they are parsed (after each chunk), with the
+   * type of the pages node they belong to. The driver awaits it before reading the next chunk: a
+   * slow consumer pauses the parse (backpressure). Without it pages are counted, not kept.
    */
   onPages?: (pages: Page[], type: PagesSitemapType) => void | Promise<void>;
-  /** Where the pages node keeps its pages (default: in memory). */
-  pageWriter?: PageWriter;
   limits?: Partial<DocumentLimits>;
   /** Gzip decompressor (default: the platform's `DecompressionStream`). */
   gunzip?: Gunzip;
   /** Stops reading promptly; what was read is kept and the result is marked truncated. */
   signal?: AbortSignal;
-  /** The `<lastmod>` the parent index gave this sitemap; put on the node. */
-  lastModified?: SitemapDate | null;
 }
 
 export interface DocumentLimits extends ParseLimits {
@@ -74,25 +62,6 @@ export const DEFAULT_DOCUMENT_LIMITS: Readonly<DocumentLimits> = {
   maxTextLength: 1024 * 1024,
 };
 
-export interface ParsedDocument {
-  /** The parsed node: pages node with its pages stored, index node without children, or InvalidSitemap. */
-  sitemap: Sitemap;
-  /** For index nodes, the child sitemaps to fetch, in document order. */
-  children: ChildRef[];
-  warnings: Warning[];
-  /** Decoded bytes read (after gunzip). */
-  bytes: number;
-  /** Whether the document ended early (cut off, malformed, limit hit). */
-  truncated: boolean;
-  // Always set by parseDocument; optional so hand-built results (tests, parse hooks) stay valid.
-  /** Name of the format that read the document; `null` when none did. */
-  format?: string | null;
-  /** The text encoding used (WHATWG name); `null` for a string body. */
-  encoding?: string | null;
-  /** How many gzip layers were removed (by magic bytes). */
-  gzipLayers?: number;
-}
-
 /** sitemaps.org limits: past them a document is still read, with an `over-spec` warning. */
 const SPEC_MAX_URLS = 50_000;
 const SPEC_MAX_BYTES = 52_428_800;
@@ -102,12 +71,12 @@ const MAX_WARNINGS_PER_CODE = 100;
 const PIECE = 64 * 1024;
 /** Characters of a non-XML document given to text formats to decide. */
 const HEAD_CHARS = 1024;
-const NO_PARSER = 'No parsers support sitemap from';
 
 /**
  * Parses one sitemap document: gzip (by magic bytes) → text (BOM, declared encoding, UTF-16)
  * → XML or text → the format that claims it. Streams: memory does not grow with the document,
- * pages flow to `onPages` chunk by chunk. Never throws for bad content or a broken body; throws
+ * pages flow to `onPages` chunk by chunk; the result describes the document as plain data
+ * (`sitemapFromDocument` makes it a node). Never throws for bad content or a broken body; throws
  * `InvalidOptionError` for bad options and rethrows what `onPages` throws.
  */
 export async function parseDocument(options: ParseDocumentOptions): Promise<ParsedDocument> {
@@ -124,11 +93,9 @@ const PARSE_DOCUMENT_OPTIONS = {
   headers: true,
   onWarning: true,
   onPages: true,
-  pageWriter: true,
   limits: true,
   gunzip: true,
   signal: true,
-  lastModified: true,
 } satisfies Record<keyof ParseDocumentOptions, true>;
 
 /**
@@ -196,7 +163,6 @@ class DocumentRun implements ParseContext {
   readonly #warnings: Warning[] = [];
   readonly #warningCounts = new Map<string, number>();
 
-  readonly #writer: PageWriter;
   #batch: Page[] = [];
   #pageCount = 0;
   readonly #children: ChildRef[] = [];
@@ -218,7 +184,6 @@ class DocumentRun implements ParseContext {
     this.#options = options;
     this.url = options.url;
     this.limits = limits;
-    this.#writer = options.pageWriter ?? memoryPageStore().open(options.url);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -242,7 +207,6 @@ class DocumentRun implements ParseContext {
       this.warn('invalid-url', `Page URL longer than ${this.limits.maxUrlLength} characters skipped`);
       return true;
     }
-    this.#writer.append(page);
     if (this.#options.onPages !== undefined) this.#batch.push(page);
     this.#pageCount++;
     if (this.#pageCount === SPEC_MAX_URLS + 1) {
@@ -522,7 +486,7 @@ class DocumentRun implements ParseContext {
       return;
     }
     this.#mode = 'done';
-    this.#invalidReason = `${NO_PARSER} ${this.url}: not XML, and no text format claims it`;
+    this.#invalidReason = `${NO_PARSER_REASON} ${this.url}: not XML, and no text format claims it`;
   }
 
   #writeText(text: string): void {
@@ -539,7 +503,7 @@ class DocumentRun implements ParseContext {
     this.#truncated = true;
     this.#mode = 'done';
     this.#textParser = null;
-    this.#invalidReason = `${NO_PARSER} ${this.url}: format ${format.name} failed`;
+    this.#invalidReason = `${NO_PARSER_REASON} ${this.url}: format ${format.name} failed`;
   }
 
   #outcome: ParseOutcome | null = null;
@@ -564,7 +528,7 @@ class DocumentRun implements ParseContext {
     }
     this.#outcome ??= {
       type: 'InvalidSitemap',
-      reason: this.#invalidReason ?? `${NO_PARSER} ${this.url}`,
+      reason: this.#invalidReason ?? `${NO_PARSER_REASON} ${this.url}`,
     };
   }
 
@@ -579,39 +543,16 @@ class DocumentRun implements ParseContext {
       }
     }
     const outcome = this.#outcome as ParseOutcome;
-    const init = {
-      url: this.url,
-      lastModified: this.#options.lastModified ?? null,
-      warnings: this.#warnings,
-    };
-    let sitemap: Sitemap;
-    let children: ChildRef[] = [];
-    switch (outcome.type) {
-      case 'PagesXMLSitemap':
-      case 'PagesTextSitemap':
-      case 'PagesRSSSitemap':
-      case 'PagesAtomSitemap':
-        sitemap = createPagesSitemap(outcome.type, { ...init, stored: this.#writer.close() });
-        break;
-      case 'IndexXMLSitemap':
-        this.#discardPages();
-        children = this.#children;
-        sitemap = new IndexXMLSitemap({ ...init, entries: children });
-        break;
-      case 'IndexRobotsTxtSitemap':
-        this.#discardPages();
-        children = this.#children;
-        sitemap = new IndexRobotsTxtSitemap({ ...init, robots: outcome.robots ?? null, entries: children });
-        break;
-      default:
-        this.#discardPages();
-        sitemap = new InvalidSitemap({ ...init, reason: outcome.reason ?? `${NO_PARSER} ${this.url}` });
-        break;
-    }
+    const type = DOCUMENT_TYPES.has(outcome.type) ? outcome.type : 'InvalidSitemap';
+    const isIndex = type === 'IndexXMLSitemap' || type === 'IndexRobotsTxtSitemap';
     return {
-      sitemap,
-      children: [...children],
+      url: this.url,
+      type,
+      reason: type === 'InvalidSitemap' ? (outcome.reason ?? `${NO_PARSER_REASON} ${this.url}`) : null,
+      robots: type === 'IndexRobotsTxtSitemap' ? (outcome.robots ?? null) : null,
+      children: isIndex ? this.#children : [],
       warnings: this.#warnings,
+      pageCount: type.startsWith('Pages') ? this.#pageCount : 0,
       bytes: this.#bytes,
       truncated: this.#truncated,
       format:
@@ -620,11 +561,18 @@ class DocumentRun implements ParseContext {
       gzipLayers: this.#gzipLayers,
     };
   }
-
-  #discardPages(): void {
-    this.#writer.close().release?.();
-  }
 }
+
+/** The types a format may end a document with; anything else is read as `InvalidSitemap`. */
+const DOCUMENT_TYPES: ReadonlySet<string> = new Set<DocumentSitemapType>([
+  'PagesXMLSitemap',
+  'PagesTextSitemap',
+  'PagesRSSSitemap',
+  'PagesAtomSitemap',
+  'IndexXMLSitemap',
+  'IndexRobotsTxtSitemap',
+  'InvalidSitemap',
+]);
 
 function noHeaders(): string | null {
   return null;

@@ -1,6 +1,7 @@
 import { InvalidOptionError, InvalidUrlError } from '../contract/errors.js';
 import type { Page } from '../contract/model.js';
 import { countingPageStore, memoryPageStore, type PageStore } from '../contract/page-store.js';
+import type { ParsedDocument } from '../contract/parsed-document.js';
 import type { HeaderLookup } from '../contract/plugin.js';
 import type { Registry } from '../contract/registry.js';
 import { IndexRobotsTxtSitemap, IndexWebsiteSitemap, type Sitemap } from '../contract/sitemap.js';
@@ -12,7 +13,6 @@ import {
   type DocumentLimits,
   type Gunzip,
   type ParseDocumentOptions,
-  type ParsedDocument,
 } from '../engine/document.js';
 import { rejectUnknownOptions } from '../engine/options.js';
 import { isHttpUrl, stripUrlToHomepage } from '../engine/url.js';

@@ -1,19 +1,16 @@
 import type { ChildRef, Page } from '../contract/model.js';
-import type { PageStore, StoredPages } from '../contract/page-store.js';
+import type { PageStore } from '../contract/page-store.js';
+import { type ParsedDocument, sitemapFromDocument } from '../contract/parsed-document.js';
 import {
   AbstractIndexSitemap,
-  createPagesSitemap,
-  IndexRobotsTxtSitemap,
-  IndexXMLSitemap,
   InvalidSitemap,
-  isPagesSitemap,
   type PagesSitemapType,
   type Sitemap,
 } from '../contract/sitemap.js';
 import type { SitemapDate } from '../contract/sitemap-date.js';
 import type { Warning, WarningCode } from '../contract/warning.js';
 import type { WebResponse } from '../contract/web-client.js';
-import { type ParseDocumentOptions, type ParsedDocument, parseDocument } from '../engine/document.js';
+import { type ParseDocumentOptions, parseDocument } from '../engine/document.js';
 import { isHttpUrl, urlKey } from '../engine/url.js';
 import type { TreeOptions } from './tree.js';
 
@@ -427,9 +424,6 @@ export class Walk {
       registry: this.config.registry,
       headers: response.headers,
       onPages,
-      // Pages reach the store through onPages (where the budget is applied), not through the parser.
-      pageWriter: DISCARD_WRITER,
-      lastModified: task.lastModified,
       // Abort and deadline end the parse at once, keeping what was read (the body is cut too).
       signal: this.signal,
       ...(opts.onWarning !== undefined ? { onWarning: opts.onWarning } : {}),
@@ -446,12 +440,15 @@ export class Walk {
         // The parser gave up after pages flowed (aborted mid-body): keep them.
         const warnings: Warning[] = [];
         this.#warn(warnings, 'truncated', `Reading ${finalUrl} stopped: ${describe(error)}`, finalUrl);
-        const node = createPagesSitemap(pagesType, {
+        const doc: ParsedDocument = {
           url: finalUrl,
-          lastModified: task.lastModified,
+          type: pagesType,
+          children: [],
           warnings,
-          stored,
-        });
+          bytes: 0,
+          truncated: true,
+        };
+        const node = sitemapFromDocument(doc, { stored, lastModified: task.lastModified });
         return [this.#result(task, node, contentType), []];
       }
       stored.release?.();
@@ -465,7 +462,15 @@ export class Walk {
       response.cancel();
     }
     this.#bytes += parsed.bytes;
-    const node = this.#rebuild(parsed, task.lastModified, writer.close(), cut);
+    if (cut) {
+      this.#warn(
+        parsed.warnings,
+        'limit',
+        `Pages after the walk's limit of ${this.config.maxPages} were dropped`,
+        parsed.url,
+      );
+    }
+    const node = sitemapFromDocument(parsed, { stored: writer.close(), lastModified: task.lastModified });
     return [
       this.#result(task, node, contentType),
       node instanceof AbstractIndexSitemap ? parsed.children : [],
@@ -479,37 +484,6 @@ export class Walk {
       ...documentLimits,
       ...(maxChildrenPerIndex !== undefined ? { maxChildrenPerIndex } : {}),
     };
-  }
-
-  /**
-   * The parser builds its node without knowing the index entry's `<lastmod>` and with its own
-   * page storage; the tree's node carries both, so it is rebuilt here from the same parts.
-   */
-  #rebuild(
-    parsed: ParsedDocument,
-    lastModified: SitemapDate | null,
-    stored: StoredPages,
-    cut: boolean,
-  ): Sitemap {
-    const s = parsed.sitemap;
-    const warnings = s.warnings.length > 0 ? s.warnings : [...parsed.warnings];
-    if (cut)
-      this.#warn(
-        warnings,
-        'limit',
-        `Pages after the walk's limit of ${this.config.maxPages} were dropped`,
-        s.url,
-      );
-    const base = { url: s.url, lastModified, warnings };
-    if (isPagesSitemap(s)) return createPagesSitemap(s.type, { ...base, stored });
-    stored.release?.();
-    if (s instanceof IndexRobotsTxtSitemap) {
-      return new IndexRobotsTxtSitemap({ ...base, robots: s.robots, entries: s.entries });
-    }
-    if (s instanceof IndexXMLSitemap) return new IndexXMLSitemap({ ...base, entries: s.entries });
-    if (s instanceof InvalidSitemap) return new InvalidSitemap({ ...base, reason: s.reason });
-    // A parse hook returned some other node: keep it as it is.
-    return s;
   }
 
   #offSite(url: string): string | null {
@@ -589,11 +563,6 @@ export class Walk {
     }
   }
 }
-
-const DISCARD_WRITER = {
-  append() {},
-  close: (): StoredPages => ({ count: 0, load: () => [] }),
-};
 
 /** Runs a caller's hook; its exception is not the walk's (a hook must not break a crawl). */
 function hook<T>(fn: () => T): T | undefined {

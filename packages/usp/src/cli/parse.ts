@@ -6,7 +6,7 @@ import {
   isHttpUrl,
   isIndexSitemap,
   type Page,
-  type ParsedDocument,
+  type ParsedSitemap,
   stripUrlToHomepage,
 } from '@usp-ts/core';
 import { LOCAL_DUMMY_URL, parseSitemapDocument } from '../document.js';
@@ -112,7 +112,7 @@ function pageLine(
 }
 
 /** Why the document is not a sitemap, or `null` when it is one. */
-function notASitemap(parsed: ParsedDocument): string | null {
+function notASitemap(parsed: ParsedSitemap): string | null {
   const node = parsed.sitemap;
   if (node instanceof InvalidSitemap) return node.reason;
   // What the tree drops as a soft 404: plain text with no URL in it (any non-XML body is "text").
@@ -125,14 +125,14 @@ function notASitemap(parsed: ParsedDocument): string | null {
 }
 
 /** One stderr line (never the log file: it is the command's result) and exit 1, or exit 0. */
-function exitFor(url: string, parsed: ParsedDocument): number {
+function exitFor(url: string, parsed: ParsedSitemap): number {
   const reason = notASitemap(parsed);
   if (reason === null) return 0;
   process.stderr.write(`usp: ${url}: not a sitemap: ${reason}\n`);
   return 1;
 }
 
-function summary(log: Log, parsed: ParsedDocument): void {
+function summary(log: Log, parsed: ParsedSitemap): void {
   log.info(
     `${parsed.sitemap.type}: ${parsed.bytes} bytes${parsed.truncated ? ', ended early' : ''}, ${parsed.children.length} children`,
   );

@@ -13,9 +13,9 @@ import {
   InvalidSitemap,
   isPagesSitemap,
   type PagesSitemap,
-  type ParseDocumentOptions,
-  type ParsedDocument,
-  parseDocument,
+  type ParsedSitemap,
+  type ParseSitemapNodeOptions,
+  parseSitemap,
   type Registry,
   sitemapTreeForUrl,
 } from '@usp-ts/core';
@@ -53,18 +53,18 @@ const urlset = (body: string): string =>
   `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="${SITEMAP_NS}">\n${body}</urlset>\n`;
 const pageUrls = (n: number): string[] => Array.from({ length: n }, (_, i) => `https://example.com/p/${i}`);
 
-function pagesOf(doc: ParsedDocument): string[] {
+function pagesOf(doc: ParsedSitemap): string[] {
   return isPagesSitemap(doc.sitemap) ? doc.sitemap.pages.map((p) => p.url) : [];
 }
-function codes(doc: ParsedDocument): string[] {
+function codes(doc: ParsedSitemap): string[] {
   return doc.warnings.map((w) => w.code);
 }
 
 function parse(
-  body: ParseDocumentOptions['body'],
-  extra: Partial<ParseDocumentOptions> = {},
-): Promise<ParsedDocument> {
-  return parseDocument({ url: URL, body, registry, ...extra });
+  body: ParseSitemapNodeOptions['body'],
+  extra: Partial<ParseSitemapNodeOptions> = {},
+): Promise<ParsedSitemap> {
+  return parseSitemap({ url: URL, body, registry, ...extra });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -93,8 +93,8 @@ const MEMORY_BOUND = 2 * (CAPS.maxDecompressedBytes as number);
  */
 async function parseMeasured(
   pieces: () => Iterable<Uint8Array>,
-  extra: Partial<ParseDocumentOptions> = {},
-): Promise<{ doc: ParsedDocument; peak: number }> {
+  extra: Partial<ParseSitemapNodeOptions> = {},
+): Promise<{ doc: ParsedSitemap; peak: number }> {
   gc();
   const base = live();
   let peak = 0;
@@ -108,11 +108,11 @@ async function parseMeasured(
       yield piece;
     }
   }
-  const doc = await parseDocument({
+  const doc = await parseSitemap({
     url: URL,
     body: body(),
     registry,
-    pageWriter: countingPageStore().open(URL),
+    pageStore: countingPageStore(),
     limits: CAPS,
     ...extra,
   });
@@ -255,7 +255,7 @@ describe('hostile documents: size and shape', () => {
     const entries = 210_000;
     const line = urlset(urlEntries(0, entries).replaceAll('\n', '')).replaceAll('\n', '');
     expect(line.length).toBeGreaterThan(10_000_000);
-    const doc = await parse(enc.encode(line), { pageWriter: countingPageStore().open(URL) });
+    const doc = await parse(enc.encode(line), { pageStore: countingPageStore() });
     expect((doc.sitemap as PagesSitemap).pageCount).toBe(entries);
     expect(doc.truncated).toBe(false);
   });
@@ -299,7 +299,7 @@ describe('hostile documents: size and shape', () => {
   });
 
   it('reads a urlset of 60,000 entries, with an over-spec warning', async () => {
-    const doc = await parse(urlset(urlEntries(0, 60_000)), { pageWriter: countingPageStore().open(URL) });
+    const doc = await parse(urlset(urlEntries(0, 60_000)), { pageStore: countingPageStore() });
     expect((doc.sitemap as PagesSitemap).pageCount).toBe(60_000);
     expect(codes(doc)).toContain('over-spec');
     expect(doc.truncated).toBe(false);
