@@ -20,4 +20,5 @@ export * from './engine/lines.js';
 export * from './engine/options.js';
 export * from './engine/url.js';
 export * from './engine/xml.js';
+export * from './walk/revisit.js';
 export * from './walk/tree.js';
