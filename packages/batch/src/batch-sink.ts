@@ -1,5 +1,5 @@
+import type { RunMark } from '@usp-ts/core';
 import type { PageRow, SitemapRow, SiteResult } from './rows.js';
-import type { RunMark } from './state-store.js';
 
 /**
  * Where a batch's rows go. Each site's rows are held by its `SiteOutput` until the walk ends, and

@@ -1,10 +1,10 @@
+import type { StateStore } from '@usp-ts/core';
 import { InvalidOptionError, type Registry, rejectUnknownOptions, type WebClient } from '@usp-ts/core';
 import type { BatchSink } from './batch-sink.js';
 import { hostGate, type PolitenessGate } from './politeness-gate.js';
 import type { SiteResult } from './rows.js';
 import { type SiteJobContext, type SiteWalkOptions, walkSite } from './site-job.js';
 import { readSiteLines } from './site-list.js';
-import type { StateStore } from './state-store.js';
 
 /** Counters of a running batch, handed to `onProgress`. */
 export interface BatchProgress {

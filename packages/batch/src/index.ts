@@ -1,3 +1,4 @@
+export type { RunMark, SitemapState, SiteState, StateStore, StoredChild } from '@usp-ts/core';
 export { type BatchSink, type MemoryRows, memorySink, type SiteOutput } from './batch-sink.js';
 export { type BatchProgress, type BatchWalkOptions, batchWalk, DEFAULT_SITES } from './batch-walk.js';
 export { memoryStateStore } from './memory-state-store.js';
@@ -18,4 +19,3 @@ export {
   walkSite,
 } from './site-job.js';
 export { normalizeSite, readSiteLines, type SiteLine } from './site-list.js';
-export type { RunMark, SitemapState, SiteState, StateStore, StoredChild } from './state-store.js';

@@ -1,4 +1,4 @@
-import type { RunMark, SiteState, StateStore } from './state-store.js';
+import type { RunMark, SiteState, StateStore } from '@usp-ts/core';
 
 /**
  * The state in memory, for tests and one-off runs. Values are copied in and out (structured

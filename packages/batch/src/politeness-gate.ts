@@ -16,8 +16,11 @@ export interface PolitenessGate {
    * body is read or dropped. Rejects (with the signal's reason) when `signal` aborts first.
    */
   acquire(host: string, signal?: AbortSignal): Promise<GateRelease>;
-  /** robots.txt asked for this pause between requests to `host` (capped by the gate). */
-  setCrawlDelay(host: string, delayMs: number): void;
+  /**
+   * robots.txt asked for this pause between request starts to `host` (the in-process gate caps
+   * it at `maxCrawlDelayMs`); 0 removes it. A shared gate may answer asynchronously.
+   */
+  setCrawlDelay(host: string, delayMs: number): void | Promise<void>;
 }
 
 export interface HostGateOptions {

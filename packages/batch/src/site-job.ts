@@ -1,3 +1,4 @@
+import type { RunMark, SitemapState, SiteState, StateStore, StoredChild } from '@usp-ts/core';
 import {
   type ChildRef,
   IndexRobotsTxtSitemap,
@@ -17,7 +18,6 @@ import { PageTracker } from './page-changes.js';
 import type { PolitenessGate } from './politeness-gate.js';
 import { RecordingClient } from './recording-client.js';
 import type { SiteResult, SiteStatus } from './rows.js';
-import type { RunMark, SitemapState, SiteState, StateStore, StoredChild } from './state-store.js';
 
 /** The walk options a batch applies to every site (the job supplies the rest). */
 export type SiteWalkOptions = Omit<
@@ -204,7 +204,10 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
       let crawlDelayMs: number | null = null;
       if (node instanceof IndexRobotsTxtSitemap) {
         crawlDelayMs = doc.reused !== null ? (before?.crawlDelayMs ?? null) : crawlDelayOf(node);
-        if (crawlDelayMs !== null && crawlDelayMs > 0) ctx.gate.setCrawlDelay(hostOf(node.url), crawlDelayMs);
+        if (crawlDelayMs !== null && crawlDelayMs > 0) {
+          // A shared gate that cannot record the delay leaves the host at its per-host limit.
+          Promise.resolve(ctx.gate.setCrawlDelay(hostOf(node.url), crawlDelayMs)).catch(() => {});
+        }
       }
       if (state === null || invalid) return;
       if (doc.reused !== null && before !== null) {

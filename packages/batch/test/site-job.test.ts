@@ -1,3 +1,4 @@
+import type { StateStore } from '@usp-ts/core';
 import { createWebClient } from '@usp-ts/fetcher';
 import { OpenedResources } from '@usp-ts/test-server';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -5,7 +6,6 @@ import { memorySink } from '../src/batch-sink.js';
 import { memoryStateStore } from '../src/memory-state-store.js';
 import { hostGate } from '../src/politeness-gate.js';
 import { type SiteJobContext, walkSite } from '../src/site-job.js';
-import type { StateStore } from '../src/state-store.js';
 import { FixtureSite, sitemapIndex, testRegistry, urlset } from './fixture-sites.js';
 
 const opened = new OpenedResources();

@@ -7,6 +7,7 @@ export * from './contract/plugin.js';
 export * from './contract/registry.js';
 export * from './contract/sitemap.js';
 export * from './contract/sitemap-date.js';
+export * from './contract/state-store.js';
 export * from './contract/warning.js';
 export * from './contract/web-client.js';
 export * from './engine/date.js';

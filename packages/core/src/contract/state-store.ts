@@ -1,4 +1,4 @@
-import type { StoredDocumentType } from '@usp-ts/core';
+import type { StoredDocumentType } from '../walk/revisit.js';
 
 /** A child as robots.txt or an index listed it; `lastModified` is its `<lastmod>` as ISO text. */
 export interface StoredChild {
@@ -69,7 +69,8 @@ export interface RunMark {
  * The state a batch keeps between runs. Every method may be called concurrently for different
  * sites; `saveSite` is atomic (a crash leaves the old state or the new, never a mix) and stores
  * the mark in the same transaction, so that a resumed run can match the state to its output.
- * Implementations: `memoryStateStore()` here, `sqliteStateStore(path)` in `@usp-ts/state-sqlite`.
+ * Implementations: `memoryStateStore()` in `@usp-ts/batch`, `sqliteStateStore(path)` in
+ * `@usp-ts/state-sqlite`.
  * Every one passes `@usp-ts/state-store-testkit`.
  */
 export interface StateStore {
