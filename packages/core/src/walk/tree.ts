@@ -16,6 +16,7 @@ import {
 } from '../engine/document.js';
 import { rejectUnknownOptions } from '../engine/options.js';
 import { isHttpUrl, stripUrlToHomepage } from '../engine/url.js';
+import type { Revisit, WalkedDocument } from './revisit.js';
 import {
   type Ancestry,
   type FetchResult,
@@ -116,6 +117,14 @@ export interface TreeOptions {
   readonly includeSitemapTxt?: boolean;
   /** Strip the homepage URL to `scheme://host[:port]/` (default true, as usp). */
   readonly normalizeHomepage?: boolean;
+  /**
+   * Walk exactly these sitemap URLs (and what their indexes name) instead of discovering them:
+   * no robots.txt, no known paths. They become the homepage node's children in the order given,
+   * an unreachable one kept as an `InvalidSitemap` (it was asked for, not guessed). The homepage
+   * still names the root, the `same-site` policy's site and `--strip-url`'s prefix. Default: none
+   * (discover).
+   */
+  readonly sitemaps?: readonly string[];
   readonly recurseCallback?: RecurseCallback;
   readonly recurseListCallback?: RecurseListCallback;
   /** Deepest level fetched; robots.txt is 0 (default 11, as usp). */
@@ -151,8 +160,18 @@ export interface TreeOptions {
   readonly dropSoft404?: boolean;
   /** Extra request headers. */
   readonly headers?: Readonly<Record<string, string>>;
-  /** Validators from an earlier crawl; a 304 answer becomes an InvalidSitemap saying "Not modified". */
+  /**
+   * Validators from an earlier crawl; a 304 answer becomes an InvalidSitemap saying "Not modified".
+   * Superseded by `revisit` when both are given.
+   */
   readonly conditionalRequest?: (url: string) => ConditionalValidators | undefined;
+  /**
+   * An incremental walk: validators per document, documents not to request again, and stored
+   * children replayed on a 304 (see `Revisit`). Replayed pages sitemaps have no pages.
+   */
+  readonly revisit?: Revisit;
+  /** Sees each document once its node is built (fetched, replayed or failed), before its children. */
+  readonly onDocument?: (document: WalkedDocument) => void;
   /** Sees every successful response's headers (to record ETag / Last-Modified for the next crawl). */
   readonly onResponse?: (info: ResponseInfo) => void;
   /** Replaces core's `parseDocument` (for example to parse in a worker thread). */
@@ -284,6 +303,7 @@ const TREE_OPTIONS = {
   includeWordPressSitemap: true,
   includeSitemapTxt: true,
   normalizeHomepage: true,
+  sitemaps: true,
   recurseCallback: true,
   recurseListCallback: true,
   maxDepth: true,
@@ -301,6 +321,8 @@ const TREE_OPTIONS = {
   dropSoft404: true,
   headers: true,
   conditionalRequest: true,
+  revisit: true,
+  onDocument: true,
   onResponse: true,
   parse: true,
   gunzip: true,
@@ -351,6 +373,15 @@ function resolveConfig(
       throw new InvalidOptionError('extraKnownPaths', 'must be an array of strings');
     }
   }
+  if (options.sitemaps !== undefined) {
+    if (!Array.isArray(options.sitemaps))
+      throw new InvalidOptionError('sitemaps', 'must be an array of URLs');
+    for (const url of options.sitemaps) {
+      if (typeof url !== 'string' || !isHttpUrl(url)) {
+        throw new InvalidOptionError('sitemaps', `${JSON.stringify(url)} is not an absolute http(s) URL`);
+      }
+    }
+  }
   for (const [key, value] of Object.entries(options.documentLimits ?? {})) {
     if (!(key in DEFAULT_DOCUMENT_LIMITS))
       throw new InvalidOptionError(`documentLimits.${key}`, 'unknown limit');
@@ -365,6 +396,7 @@ function resolveConfig(
     'onProgress',
     'parse',
     'conditionalRequest',
+    'onDocument',
     'onResponse',
     'gunzip',
   ] as const;
@@ -372,6 +404,16 @@ function resolveConfig(
     if (options[name] !== undefined && typeof options[name] !== 'function') {
       throw new InvalidOptionError(name, 'must be a function');
     }
+  }
+  const revisit = options.revisit;
+  if (
+    revisit !== undefined &&
+    (typeof revisit?.plan !== 'function' || typeof revisit?.notModified !== 'function')
+  ) {
+    throw new InvalidOptionError(
+      'revisit',
+      'must be an object with plan(url, lastModified) and notModified(url)',
+    );
   }
   const concurrency = int('concurrency', options.concurrency, DEFAULT_CONCURRENCY, 1);
   if (concurrency === Number.POSITIVE_INFINITY) throw new InvalidOptionError('concurrency', 'must be finite');
@@ -397,6 +439,16 @@ async function runHomepage(walk: Walk, home: Homepage): Promise<IndexWebsiteSite
   const children: Sitemap[] = [];
   walk.start();
   try {
+    if (options.sitemaps !== undefined) {
+      // Fetched concurrently, kept in the order given; one named twice is fetched once.
+      const seen = new Set<string>();
+      const fetches = options.sitemaps
+        .filter((url) => !seen.has(safeKey(url)) && seen.add(safeKey(url)))
+        .map((url) => walk.fetch({ url, level: 0, ancestry: NO_ANCESTORS, lastModified: null }));
+      for (const fetched of fetches) children.push((await fetched).node);
+      throwIfFatal(walk);
+      return new IndexWebsiteSitemap({ url: home.url, subSitemaps: children, warnings: walk.walkWarnings });
+    }
     let ancestry: Ancestry = NO_ANCESTORS;
     if (options.useRobots ?? true) {
       const robots = await walk.fetch({
