@@ -19,3 +19,6 @@ export {
   walkSite,
 } from './site-job.js';
 export { normalizeSite, readSiteLines, type SiteLine } from './site-list.js';
+export { type NdjsonSink, type NdjsonSinkOptions, openNdjsonSink } from './ndjson-sink.js';
+export { OutputError } from './output-error.js';
+export { type JournalContents, type JournalEntry, type JournalHeader, readJournal } from './run-journal.js';

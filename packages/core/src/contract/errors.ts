@@ -7,7 +7,9 @@ export type UspErrorCode =
   | 'USP_INVALID_URL'
   | 'USP_INVALID_OPTION'
   | 'USP_ABORTED'
-  | 'USP_PLUGIN_CONFLICT';
+  | 'USP_PLUGIN_CONFLICT'
+  | 'USP_STATE'
+  | 'USP_OUTPUT';
 
 export class UspError extends Error {
   readonly code: UspErrorCode;
