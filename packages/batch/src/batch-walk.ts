@@ -1,5 +1,5 @@
-import type { StateStore } from '@usp-ts/core';
 import { setMaxListeners } from 'node:events';
+import type { StateStore } from '@usp-ts/core';
 import { InvalidOptionError, type Registry, rejectUnknownOptions, type WebClient } from '@usp-ts/core';
 import type { BatchSink } from './batch-sink.js';
 import { hostGate, type PolitenessGate } from './politeness-gate.js';

@@ -3,7 +3,6 @@ import {
   closeSync,
   existsSync,
   fdatasyncSync,
-  fstatSync,
   ftruncateSync,
   mkdirSync,
   openSync,
@@ -17,7 +16,7 @@ import { gzipSync } from 'node:zlib';
 import type { RunMark, StateStore } from '@usp-ts/core';
 import type { BatchSink, SiteOutput } from './batch-sink.js';
 import { OutputError } from './output-error.js';
-import type { PageRow, SiteResult, SitemapRow } from './rows.js';
+import type { PageRow, SitemapRow, SiteResult } from './rows.js';
 import { type JournalEntry, RunJournal, readJournal } from './run-journal.js';
 
 export interface NdjsonSinkOptions {
@@ -78,7 +77,10 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
   }
   const gzip = existing?.header.gzip ?? options.gzip ?? false;
   if (existing !== null && options.gzip !== undefined && options.gzip !== gzip) {
-    throw new OutputError(`the run in ${dir} was started ${gzip ? 'with' : 'without'} --gzip; resume it the same way`, dir);
+    throw new OutputError(
+      `the run in ${dir} was started ${gzip ? 'with' : 'without'} --gzip; resume it the same way`,
+      dir,
+    );
   }
   const runId = existing?.header.runId ?? randomUUID();
   const ext = gzip ? '.ndjson.gz' : '.ndjson';
@@ -159,7 +161,7 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
   return {
     runId,
     done,
-    begin(site: string): SiteOutput {
+    begin(): SiteOutput {
       let held: string[] = [];
       let spill: { path: string; fd: number } | null = null;
       const sitemaps: string[] = [];
@@ -204,7 +206,12 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
               throw new OutputError(`cannot write to ${dir}: ${describe(cause)}`, dir, { cause });
             }
             await saveState?.({ runId, site: result.site, offsets: { ...offsets } });
-            journal.append({ type: 'site', site: result.site, status: result.status, offsets: { ...offsets } });
+            journal.append({
+              type: 'site',
+              site: result.site,
+              status: result.status,
+              offsets: { ...offsets },
+            });
             done.add(result.site);
           };
           const next = chain.then(run);

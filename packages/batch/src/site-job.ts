@@ -96,7 +96,10 @@ function crawlDelayOf(node: IndexRobotsTxtSitemap): number | null {
 }
 
 /** Known-path options that probe only the top-level sitemaps the last walk found (not robots.txt's). */
-function probeOnly(prev: SiteState, extra: readonly string[]): Pick<TreeOptions, 'knownPaths' | 'extraKnownPaths'> {
+function probeOnly(
+  prev: SiteState,
+  extra: readonly string[],
+): Pick<TreeOptions, 'knownPaths' | 'extraKnownPaths'> {
   const listed = new Set<string>();
   for (const s of prev.sitemaps) for (const c of s.children) listed.add(c.url);
   const found = prev.sitemaps

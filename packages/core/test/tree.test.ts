@@ -290,7 +290,9 @@ describe('discovery', () => {
     const client = new FakeClient({});
     await sitemapTreeForHomepage(H, opts(client, { useRobots: false, knownPaths: ['only.xml'] }));
     expect(client.requests).toEqual([`${H}only.xml`]);
-    expect(() => walkPages(H, opts(client, { knownPaths: 'x' as unknown as string[] }))).toThrow(InvalidOptionError);
+    expect(() => walkPages(H, opts(client, { knownPaths: 'x' as unknown as string[] }))).toThrow(
+      InvalidOptionError,
+    );
   });
 
   it('normalises the homepage with a warning, or keeps its path when asked', async () => {

@@ -1,4 +1,10 @@
-import { type RunMark, type SitemapState, type SiteState, type StateStore, StateStoreError } from '@usp-ts/core';
+import {
+  type RunMark,
+  type SitemapState,
+  type SiteState,
+  type StateStore,
+  StateStoreError,
+} from '@usp-ts/core';
 import Database from 'better-sqlite3';
 
 export interface SqliteStateStoreOptions {
@@ -38,10 +44,14 @@ function problemOf(error: unknown, path: string): StateStoreError {
     });
   }
   if (CORRUPT.has(code)) {
-    return new StateStoreError('corrupt', `state file ${path} is not a usable SQLite database (${message}); it was left as it is`, {
-      cause: error,
-      path,
-    });
+    return new StateStoreError(
+      'corrupt',
+      `state file ${path} is not a usable SQLite database (${message}); it was left as it is`,
+      {
+        cause: error,
+        path,
+      },
+    );
   }
   return new StateStoreError('io', `state file ${path}: ${message}`, { cause: error, path });
 }
@@ -71,15 +81,25 @@ export function sqliteStateStore(path: string, options: SqliteStateStoreOptions 
         ? (db.prepare(`SELECT value FROM meta WHERE key = 'app'`).get() as { value: string } | undefined)
         : undefined;
       if (app?.value !== APP) {
-        throw new StateStoreError('corrupt', `${path} is an SQLite database, but not a usp batch state; it was left as it is`, {
-          path,
-        });
+        throw new StateStoreError(
+          'corrupt',
+          `${path} is an SQLite database, but not a usp batch state; it was left as it is`,
+          {
+            path,
+          },
+        );
       }
-      const version = db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get() as { value: string } | undefined;
+      const version = db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get() as
+        | { value: string }
+        | undefined;
       if (version?.value !== SCHEMA_VERSION) {
-        throw new StateStoreError('corrupt', `${path} has state schema ${version?.value ?? '?'}, this version reads ${SCHEMA_VERSION}`, {
-          path,
-        });
+        throw new StateStoreError(
+          'corrupt',
+          `${path} has state schema ${version?.value ?? '?'}, this version reads ${SCHEMA_VERSION}`,
+          {
+            path,
+          },
+        );
       }
     }
     db.pragma('journal_mode = WAL');
@@ -88,7 +108,10 @@ export function sqliteStateStore(path: string, options: SqliteStateStoreOptions 
     // A write at once takes the exclusive lock that the connection then keeps.
     db.transaction(() => {
       db.exec(SCHEMA);
-      db.prepare(`INSERT OR IGNORE INTO meta (key, value) VALUES ('app', ?), ('schema', ?)`).run(APP, SCHEMA_VERSION);
+      db.prepare(`INSERT OR IGNORE INTO meta (key, value) VALUES ('app', ?), ('schema', ?)`).run(
+        APP,
+        SCHEMA_VERSION,
+      );
     }).immediate();
   } catch (error) {
     db.close();
@@ -96,13 +119,17 @@ export function sqliteStateStore(path: string, options: SqliteStateStoreOptions 
     throw problemOf(error, path);
   }
 
-  const getSite = db.prepare(`SELECT walked_at, full_walk_at, probed_at, lastmod_trust FROM sites WHERE site = ?`);
+  const getSite = db.prepare(
+    `SELECT walked_at, full_walk_at, probed_at, lastmod_trust FROM sites WHERE site = ?`,
+  );
   const getSitemaps = db.prepare(`SELECT data, pages FROM sitemaps WHERE site = ?`);
   const putSite = db.prepare(
     `INSERT OR REPLACE INTO sites (site, walked_at, full_walk_at, probed_at, lastmod_trust) VALUES (?, ?, ?, ?, ?)`,
   );
   const dropSitemaps = db.prepare(`DELETE FROM sitemaps WHERE site = ?`);
-  const putSitemap = db.prepare(`INSERT OR REPLACE INTO sitemaps (site, url, data, pages) VALUES (?, ?, ?, ?)`);
+  const putSitemap = db.prepare(
+    `INSERT OR REPLACE INTO sitemaps (site, url, data, pages) VALUES (?, ?, ?, ?)`,
+  );
   const putMark = db.prepare(`INSERT OR REPLACE INTO run_marks (run_id, site, offsets) VALUES (?, ?, ?)`);
   const getMark = db.prepare(`SELECT site, offsets FROM run_marks WHERE run_id = ?`);
   const save = db.transaction((state: SiteState, mark: RunMark | undefined) => {

@@ -24,7 +24,14 @@ describe('sqliteStateStore on files it must not use', () => {
   it('refuses a file another connection holds, and leaves it working', async () => {
     const path = join(dir, 'held.sqlite');
     const first = sqliteStateStore(path);
-    await first.saveSite({ site: 'https://a.example/', walkedAt: 1, fullWalkAt: 1, probedAt: 1, lastmodTrust: 0, sitemaps: [] });
+    await first.saveSite({
+      site: 'https://a.example/',
+      walkedAt: 1,
+      fullWalkAt: 1,
+      probedAt: 1,
+      lastmodTrust: 0,
+      sitemaps: [],
+    });
     const attempt = (() => {
       try {
         sqliteStateStore(path, { busyTimeoutMs: 10 });
@@ -43,7 +50,9 @@ describe('sqliteStateStore on files it must not use', () => {
     const path = join(dir, 'garbage.sqlite');
     const bytes = 'this is not a database, but somebody cares about it\n'.repeat(200);
     writeFileSync(path, bytes);
-    expect(() => sqliteStateStore(path)).toThrow(expect.objectContaining({ code: 'USP_STATE', problem: 'corrupt' }));
+    expect(() => sqliteStateStore(path)).toThrow(
+      expect.objectContaining({ code: 'USP_STATE', problem: 'corrupt' }),
+    );
     expect(readFileSync(path, 'utf8')).toBe(bytes);
   });
 

@@ -96,14 +96,17 @@ function etagOf(body: string): string {
 }
 
 function urlsetXml(pages: Map<string, string>): string {
-  let s = '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n';
+  let s =
+    '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n';
   for (const [loc, lastmod] of pages) s += `<url><loc>${loc}</loc><lastmod>${lastmod}</lastmod></url>\n`;
   return `${s}</urlset>\n`;
 }
 
 function indexXml(home: string, children: Map<string, string>): string {
-  let s = '<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n';
-  for (const [path, lastmod] of children) s += `<sitemap><loc>${home}${path.slice(1)}</loc><lastmod>${lastmod}</lastmod></sitemap>\n`;
+  let s =
+    '<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n';
+  for (const [path, lastmod] of children)
+    s += `<sitemap><loc>${home}${path.slice(1)}</loc><lastmod>${lastmod}</lastmod></sitemap>\n`;
   return `${s}</sitemapindex>\n`;
 }
 
@@ -182,7 +185,11 @@ export async function startSiteFarm(options: FarmOptions = {}): Promise<SiteFarm
           return;
         }
         const headers: Record<string, string> = {
-          'content-type': path.endsWith('.txt') ? 'text/plain' : path.endsWith('.gz') ? 'application/gzip' : 'application/xml',
+          'content-type': path.endsWith('.txt')
+            ? 'text/plain'
+            : path.endsWith('.gz')
+              ? 'application/gzip'
+              : 'application/xml',
           etag: doc.etag,
         };
         if (req.headers['if-none-match'] === doc.etag) {

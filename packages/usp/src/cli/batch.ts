@@ -31,7 +31,8 @@ import {
 } from './args.js';
 import { NETWORK_HELP, NETWORK_OPTIONS, webClientOptionsFrom } from './network.js';
 
-export const BATCH_USAGE = 'usage: usp batch [-h] --out DIR [--state FILE] [--resume] [options] <sites-file|->';
+export const BATCH_USAGE =
+  'usage: usp batch [-h] --out DIR [--state FILE] [--resume] [options] <sites-file|->';
 
 const BATCH_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
@@ -140,7 +141,11 @@ async function openState(path: string): Promise<StateStore> {
 
 function formatEta(ms: number): string {
   const s = Math.round(ms / 1000);
-  return s >= 3600 ? `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m` : s >= 60 ? `${Math.floor(s / 60)}m${s % 60}s` : `${s}s`;
+  return s >= 3600
+    ? `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`
+    : s >= 60
+      ? `${Math.floor(s / 60)}m${s % 60}s`
+      : `${s}s`;
 }
 
 /** The terminal's progress line and the end-of-run summary. */
