@@ -106,12 +106,25 @@ describe('usp ls', () => {
     }
   });
 
-  it('prints the flat page list with -f pages, stripped with -u', async () => {
+  it('prints the flat page list with -f pages, stripped with -u: usp lines, each sitemap in document order', async () => {
+    // Printed as pages arrive: the lines usp prints after the tree, sitemaps fetched at once interleaved.
+    const inOrder = (lines: string[], a: string, b: string) => lines.indexOf(a) < lines.indexOf(b);
     const r = await runCli(['ls', ...NET, '-f', 'pages', `${o}/`]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`${o}/a1\n${o}/a2\n${o}/b1\nhttps://other.example/b,2\n`);
+    const lines = r.stdout.split('\n');
+    expect(lines.pop()).toBe('');
+    expect([...lines].sort()).toEqual([`${o}/a1`, `${o}/a2`, `${o}/b1`, 'https://other.example/b,2'].sort());
+    expect(
+      inOrder(lines, `${o}/a1`, `${o}/a2`) && inOrder(lines, `${o}/b1`, 'https://other.example/b,2'),
+    ).toBe(true);
     const stripped = await runCli(['ls', ...NET, '--format', 'pages', '-u', `${o}/`]);
-    expect(stripped.stdout).toBe('/a1\n/a2\n/b1\n/https://other.example/b,2\n');
+    expect(stripped.stdout.split('\n').sort()).toEqual([
+      '',
+      '/a1',
+      '/a2',
+      '/b1',
+      '/https://other.example/b,2',
+    ]);
   });
 
   it('prints the tree JSON form with -f json', async () => {

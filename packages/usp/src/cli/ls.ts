@@ -24,7 +24,24 @@ import {
 } from './args.js';
 import { Log, Progress, type ProgressCounts } from './log.js';
 import { NETWORK_HELP, NETWORK_OPTIONS, webClientOptionsFrom } from './network.js';
-import { CSV_HEADER, csvLine, FORMATS, type Format, ndjsonLine, Output, writeTree } from './output.js';
+import {
+  CSV_HEADER,
+  csvLine,
+  FORMATS,
+  type Format,
+  ndjsonLine,
+  Output,
+  shown,
+  stripUrl,
+  writeTree,
+} from './output.js';
+
+/**
+ * Formats printed as pages arrive. `pages` prints the same lines as usp (which prints them after
+ * the tree) in arrival order: each sitemap's pages in document order, the pages of sitemaps
+ * fetched at the same time interleaved. tabtree and json need the finished tree.
+ */
+export const STREAMED: ReadonlySet<Format> = new Set<Format>(['pages', 'ndjson', 'csv']);
 
 export const LS_USAGE =
   'usage: usp ls [-h] [-f FORMAT] [-r] [-k] [-u] [-v] [-l LOG_FILE] [--extra-known-path PATH] [options] url';
@@ -61,10 +78,13 @@ options:
   -h, --help                show this help message and exit
   -f, --format FORMAT       output format (default: tabtree):
                               tabtree  sitemaps and pages, nested with tab indentation
-                              pages    flat list of pages, one per line
-                              json     the whole tree as JSON
+                              pages    flat list of pages, one per line, as pages arrive
+                              json     the whole tree as JSON, once the walk is over
                               ndjson   one JSON object per page, with its sitemap, as pages arrive
                               csv      one row per page, with its sitemap, as pages arrive
+                            tabtree and json print the tree in its order once the walk is
+                            over; the streamed formats print each sitemap's pages in document
+                            order, interleaved with other sitemaps' fetched at the same time
   -r, --no-robots           don't discover sitemaps through robots.txt
   -k, --no-known            don't discover sitemaps through the well-known paths
   -u, --strip-url           strip the homepage URL from each URL (the first line keeps it)
@@ -131,21 +151,31 @@ export async function runListing(run: LsRun): Promise<IndexWebsiteSitemap | null
       ),
   };
   const started = Date.now();
-  if (format === 'ndjson' || format === 'csv') {
+  if (STREAMED.has(format)) {
     const prefix = strip ? homepagePrefix(url, options.normalizeHomepage ?? true) : '';
     if (format === 'csv') await out.line(CSV_HEADER);
     let pages = 0;
-    for await (const { page, sitemap } of walkPages(url, options)) {
+    const walk = walkPages(url, options);
+    for await (const { page, sitemap } of walk) {
       pages++;
       const p = out.line(
-        format === 'csv' ? csvLine(page, sitemap.url, prefix) : ndjsonLine(page, sitemap.url, prefix),
+        format === 'pages'
+          ? shown(out, stripUrl(page.url, prefix))
+          : format === 'csv'
+            ? csvLine(page, sitemap.url, prefix)
+            : ndjsonLine(page, sitemap.url, prefix),
       );
       if (p) await p;
     }
     await out.flush();
     progress.clear();
     log.info(`${pages} pages in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    return null;
+    // The shape of the walk (pages counted, not kept): what `demo` summarises after `pages`.
+    if (format !== 'pages' || walk.tree === null) return null;
+    for (const s of walk.tree.allSitemaps()) {
+      if (s instanceof InvalidSitemap) log.info(`Invalid sitemap: ${s.url}, reason: ${s.reason}`);
+    }
+    return walk.tree as IndexWebsiteSitemap;
   }
   const tree = await sitemapTreeForHomepage(url, options);
   progress.clear();
@@ -217,7 +247,7 @@ export async function runLs(args: string[], signal: AbortSignal): Promise<number
   const reach: Reach = { answered: 0, failed: 0, lastFailure: '' };
   const client = createWebClient(await clientOptionsFor(url, options.webClientOptions));
   try {
-    const out = new Output(process.stdout, { eager: format === 'ndjson' || format === 'csv' });
+    const out = new Output(process.stdout, { eager: STREAMED.has(format) });
     await runListing({
       url,
       format,
