@@ -1,3 +1,4 @@
+import { brandClass, isBranded } from './brand.js';
 import type { ChildRef, Page, RobotsRules } from './model.js';
 import { type StoredPages, storedPages } from './page-store.js';
 import type { SitemapDate } from './sitemap-date.js';
@@ -22,6 +23,11 @@ interface NodeInit {
 
 /** What every sitemap node has. Node `type`s are usp's class names. */
 abstract class BaseSitemap {
+  /** True for this node class (or a subclass) from any copy of core (see brand.ts). */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return isBranded(this, value);
+  }
+
   abstract readonly type: SitemapType;
   readonly url: string;
   /** The `<lastmod>` of the index entry that named this sitemap; `null` when none. */
@@ -38,7 +44,7 @@ abstract class BaseSitemap {
   /** Pages of this sitemap and its descendants, depth-first in document order, duplicates kept. */
   *allPages(): Generator<Page, void, undefined> {
     if (this instanceof AbstractPagesSitemap) {
-      yield* this.pages;
+      yield* this.iteratePages();
     } else if (this instanceof AbstractIndexSitemap) {
       for (const child of this.subSitemaps) yield* child.allPages();
     }
@@ -74,6 +80,14 @@ export abstract class AbstractPagesSitemap extends BaseSitemap {
   /** A fresh array on every access (pages may live outside memory, as usp's do). */
   get pages(): Page[] {
     return this.#stored.load();
+  }
+  /**
+   * The pages one at a time, in document order, without building the array when the store can
+   * stream them (the temp-file store reads its file in bounded chunks): what a writer of a large
+   * tree should use.
+   */
+  iteratePages(): Iterable<Page> {
+    return this.#stored.iterate?.() ?? this.#stored.load();
   }
   get pageCount(): number {
     return this.#stored.count;
@@ -137,6 +151,22 @@ export class InvalidSitemap extends BaseSitemap {
     super(init);
     this.reason = init.reason;
   }
+}
+
+for (const [cls, name] of [
+  [BaseSitemap, 'BaseSitemap'],
+  [AbstractIndexSitemap, 'AbstractIndexSitemap'],
+  [AbstractPagesSitemap, 'AbstractPagesSitemap'],
+  [IndexWebsiteSitemap, 'IndexWebsiteSitemap'],
+  [IndexRobotsTxtSitemap, 'IndexRobotsTxtSitemap'],
+  [IndexXMLSitemap, 'IndexXMLSitemap'],
+  [PagesXMLSitemap, 'PagesXMLSitemap'],
+  [PagesTextSitemap, 'PagesTextSitemap'],
+  [PagesRSSSitemap, 'PagesRSSSitemap'],
+  [PagesAtomSitemap, 'PagesAtomSitemap'],
+  [InvalidSitemap, 'InvalidSitemap'],
+] as const) {
+  brandClass(cls, name);
 }
 
 export type IndexSitemap = IndexWebsiteSitemap | IndexRobotsTxtSitemap | IndexXMLSitemap;
