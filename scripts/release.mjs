@@ -100,7 +100,11 @@ async function release() {
         const changelog = join(pkg.dir, 'CHANGELOG.md');
         if (!existsSync(changelog)) continue;
         const latest = readFileSync(changelog, 'utf8').split(/^## /m)[1] ?? '';
-        console.log(`${pkg.manifest.name}: ## ${latest.trim().split('\n').join('\n  ')}`);
+        const [version, ...lines] = latest
+          .trim()
+          .split('\n')
+          .filter((l) => l.trim() !== '');
+        console.log(`${pkg.manifest.name} ${version}:\n  ${lines.join('\n  ')}`);
       }
       const versions = new Set(publishedPackages(checkout).map((p) => readJson(p.manifestPath).version));
       step(
