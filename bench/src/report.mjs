@@ -156,6 +156,8 @@ export function computeTargets(results) {
     );
   } else add('scaling targets', null, 'fewer than two site sizes measured for us');
 
+  addCliTargets(byId, add);
+
   for (const [id, what] of [
     ['image-http', 'image sitemap'],
     ['news-http', 'news sitemap'],
@@ -177,23 +179,127 @@ export function computeTargets(results) {
   return t;
 }
 
+/** Issue 19's targets: `usp ls` as a process, beside crawlee's script in the same rounds. */
+function addCliTargets(byId, add) {
+  const big = byId['cli-big'];
+  const usp = big?.results?.['cli-tabtree'];
+  const cr = big?.results?.['crawlee-proc'];
+  if (!usp?.median || !cr?.median) {
+    add('`usp ls` on the 1M-URL site (issue 19)', null, big ? 'a run failed' : 'not run');
+    return;
+  }
+  const ratio = pairedRatio(usp, cr, 'wallMs');
+  add(
+    '`usp ls` (tabtree), 1M-URL site: ≥ 2× crawlee’s wall time',
+    ratio >= 2,
+    `${s2(usp.median.wallMs)} vs ${s2(cr.median.wallMs)}; crawlee ÷ usp ${ratio.toFixed(2)}× (median of per-round ratios)`,
+  );
+  add(
+    '`usp ls` (tabtree), 1M-URL site: CPU per URL below crawlee’s',
+    usp.cpuUsPerUrl < cr.cpuUsPerUrl,
+    `${usp.cpuUsPerUrl.toFixed(2)} vs ${cr.cpuUsPerUrl.toFixed(2)} µs`,
+  );
+  add(
+    '`usp ls` (tabtree), 1M-URL site: peak RSS below crawlee’s',
+    usp.median.maxRssKiB < cr.median.maxRssKiB,
+    `${mib(usp.median.maxRssKiB)} vs ${mib(cr.median.maxRssKiB)}`,
+  );
+  const oneThread = big.results['cli-w0'];
+  if (oneThread?.median) {
+    add(
+      '`usp ls` one-thread mode, 1M-URL site: peak RSS ≤ 100 MiB',
+      oneThread.median.maxRssKiB <= 100 * MIB,
+      `${mib(oneThread.median.maxRssKiB)} (${oneThread.label})`,
+    );
+  }
+  for (const id of ['cli-200k', 'cli-bbc']) {
+    const r = byId[id]?.results?.['cli-tabtree'];
+    if (!r?.median) continue;
+    const cpu = r.cpuUsPerUrl / usp.cpuUsPerUrl;
+    const rss = r.median.maxRssKiB / usp.median.maxRssKiB;
+    add(
+      `\`usp ls\` on the ${num(byId[id].urls)}-URL site: CPU per URL within 15% of the 1M site’s, peak RSS flat`,
+      Math.abs(cpu - 1) <= 0.15 && Math.abs(rss - 1) <= 0.2,
+      `${r.cpuUsPerUrl.toFixed(2)} vs ${usp.cpuUsPerUrl.toFixed(2)} µs (${cpu.toFixed(2)}×); ${mib(r.median.maxRssKiB)} vs ${mib(usp.median.maxRssKiB)}`,
+    );
+  }
+}
+
+function spreadOf(xs) {
+  return xs.length === 0 ? null : { median: medianOf(xs), min: Math.min(...xs), max: Math.max(...xs) };
+}
+
+/**
+ * Before/after: for each of our rows with a `[baseline]` twin, the median over rounds of this
+ * build ÷ the baseline (the two ran back to back), with the range over rounds.
+ */
+export function baselineRows(c) {
+  const rows = [];
+  for (const [id, r] of Object.entries(c.results)) {
+    const base = c.results[`${id}@base`];
+    if (base === undefined) continue;
+    const per = { wallMs: [], cpuMs: [], maxRssKiB: [] };
+    for (let i = 0; i < Math.min(r.runs.length, base.runs.length); i++) {
+      if (!r.runs[i].ok || !base.runs[i].ok) continue;
+      for (const f of Object.keys(per)) per[f].push(r.runs[i][f] / base.runs[i][f]);
+    }
+    const floor = c.results[c.mode === 'process' ? 'sax-proc' : 'sax'];
+    rows.push({
+      id,
+      label: r.label,
+      pairs: per.wallMs.length,
+      wall: spreadOf(per.wallMs),
+      cpu: spreadOf(per.cpuMs),
+      rss: spreadOf(per.maxRssKiB),
+      before: base.median ?? null,
+      after: r.median ?? null,
+      floorRatio: floor
+        ? { before: pairedRatio(floor, base, 'wallMs'), after: pairedRatio(floor, r, 'wallMs') }
+        : null,
+    });
+  }
+  return rows;
+}
+
+function baselineTable(c) {
+  const rows = baselineRows(c);
+  if (rows.length === 0) return null;
+  const f = (sp) =>
+    sp === null ? '–' : `${sp.median.toFixed(2)} (${sp.min.toFixed(2)}–${sp.max.toFixed(2)})`;
+  const L = [
+    '| row | pairs | before: wall · CPU · RSS | after: wall · CPU · RSS | after ÷ before, wall | CPU | peak RSS | floor ÷ row, before → after |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  const m = (x) => (x ? `${s2(x.wallMs)} · ${s2(x.cpuMs)} · ${mib(x.maxRssKiB)}` : 'failed');
+  for (const r of rows) {
+    const fr =
+      r.floorRatio && r.floorRatio.before != null && r.floorRatio.after != null
+        ? `${r.floorRatio.before.toFixed(2)} → ${r.floorRatio.after.toFixed(2)}`
+        : '–';
+    L.push(
+      `| ${r.label} | ${r.pairs} | ${m(r.before)} | ${m(r.after)} | ${f(r.wall)} | ${f(r.cpu)} | ${f(r.rss)} | ${fr} |`,
+    );
+  }
+  return L.join('\n');
+}
+
 function caseTable(c) {
   const rows = [
-    '| implementation | ok runs | wall (median) | CPU user+sys | peak RSS | URLs/s | MB/s | time ÷ floor | crawlee time ÷ this | sitemapper time ÷ this |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| implementation | ok runs | wall (median) | CPU user+sys | CPU µs/URL | peak RSS | URLs/s | MB/s | time ÷ floor | crawlee time ÷ this | sitemapper time ÷ this |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const r of Object.values(c.results)) {
     if (!r.median) {
       const why = r.unsupported ? 'no API for this input' : (r.failures[0] ?? 'failed');
       rows.push(
-        `| ${r.label} | 0/${r.runs.length} | ${why.replace(/\|/g, '/').slice(0, 160)} | | | | | | | |`,
+        `| ${r.label} | 0/${r.runs.length} | ${why.replace(/\|/g, '/').slice(0, 160)} | | | | | | | | |`,
       );
       continue;
     }
     const mism = r.countMismatch ? ` ⚠ ${r.urls} URLs` : '';
     const pr = r.peerTimeOverThis ?? {};
     rows.push(
-      `| ${r.label}${mism} | ${r.okRuns}/${r.runs.length} | ${s2(r.median.wallMs)} | ${s2(r.median.cpuMs)} | ${mib(r.median.maxRssKiB)} | ${num(r.urlsPerS)} | ${mbs(r.mbPerS)} | ${x(r.timeVsFloor)} | ${x(pr.crawlee)} | ${x(pr.sitemapper)} |`,
+      `| ${r.label}${mism} | ${r.okRuns}/${r.runs.length} | ${s2(r.median.wallMs)} | ${s2(r.median.cpuMs)} | ${r.cpuUsPerUrl == null ? '–' : r.cpuUsPerUrl.toFixed(2)} | ${mib(r.median.maxRssKiB)} | ${num(r.urlsPerS)} | ${mbs(r.mbPerS)} | ${x(r.timeVsFloor)} | ${x(pr.crawlee)} | ${x(pr.sitemapper)} |`,
     );
   }
   return rows.join('\n');
@@ -258,6 +364,15 @@ export function renderMarkdown(results) {
       '',
     );
     L.push(caseTable(c), '');
+    const ab = baselineTable(c);
+    if (ab !== null) {
+      L.push(
+        'Before/after (this build against the `--baseline` build, run back to back in each round): medians of the per-round ratios, range in brackets; below 1 is better.',
+        '',
+        ab,
+        '',
+      );
+    }
   }
 
   const scale = results.cases.filter((c) => c.scale).sort((a, b) => a.urls - b.urls);

@@ -1,10 +1,19 @@
 // `pnpm bench`: generates the inputs (once), serves them on 127.0.0.1, runs every implementation
 // in its own process, alternating, several times, and writes results/results.{json,md} and the chart.
 //
-//   node src/run.mjs [--quick] [--runs N] [--big-runs N] [--bbc-runs N] [--only id,id]
-//                    [--impls id,id] [--timeout-s N] [--no-chart] [--out DIR]
+//   node src/run.mjs [--quick] [--runs N] [--big-runs N] [--bbc-runs N] [--cli-runs N] [--only id,id]
+//                    [--impls id,id] [--baseline DIR] [--timeout-s N] [--no-chart] [--out DIR]
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +30,8 @@ function parseArgs(argv) {
     runs: 5,
     bigRuns: 3,
     bbcRuns: 1,
+    cliRuns: 3,
+    baseline: null,
     only: null,
     impls: null,
     timeoutS: 240,
@@ -34,6 +45,8 @@ function parseArgs(argv) {
     else if (a === '--runs') o.runs = Number(next());
     else if (a === '--big-runs') o.bigRuns = Number(next());
     else if (a === '--bbc-runs') o.bbcRuns = Number(next());
+    else if (a === '--cli-runs') o.cliRuns = Number(next());
+    else if (a === '--baseline') o.baseline = path.resolve(next());
     else if (a === '--only') o.only = next().split(',');
     else if (a === '--impls') o.impls = next().split(',');
     else if (a === '--timeout-s') o.timeoutS = Number(next());
@@ -47,6 +60,7 @@ function parseArgs(argv) {
     o.runs = 1;
     o.bigRuns = 1;
     o.bbcRuns = 1;
+    o.cliRuns = 1;
     o.timeoutS = Math.min(o.timeoutS, 60);
     // Smoke-test output stays out of the committed results.
     if (!argv.includes('--out')) o.out = path.join(benchDir, 'results', 'raw', 'quick');
@@ -78,7 +92,44 @@ export const IMPLS = {
     handlers: 'none',
   },
   gunzip: { label: 'gunzip only (info)', kind: 'info', module: 'gunzip' },
+  // Whole processes, as users run them: start-up, module loading and output included.
+  'cli-tabtree': { label: 'usp ls (tabtree, the default)', kind: 'ours', cli: ['-f', 'tabtree'] },
+  'cli-pages': { label: 'usp ls -f pages', kind: 'ours', cli: ['-f', 'pages'] },
+  'cli-ndjson': { label: 'usp ls -f ndjson', kind: 'ours', cli: ['-f', 'ndjson'] },
+  'cli-w0': { label: 'usp ls --parse-workers 0 (tabtree)', kind: 'ours', cli: ['--parse-workers', '0'] },
+  'crawlee-proc': {
+    label: `crawlee parseSitemap ${pkgVersion('@crawlee/utils')}, a script printing URLs`,
+    kind: 'peer',
+    script: 'crawlee.mjs',
+  },
+  'sax-proc': {
+    label: `floor: sax ${pkgVersion('sax')}, empty handlers, one thread`,
+    kind: 'floor',
+    script: 'sax.mjs',
+  },
 };
+
+/** The built CLI the whole-process rows run (this checkout's). */
+const USP_CLI = path.resolve(benchDir, '..', 'packages', 'usp', 'dist', 'cli.js');
+
+/**
+ * With `--baseline DIR` (another built checkout, e.g. a copy of main before a change), our rows
+ * get a twin running that build in the same rounds, back to back, for paired before/after ratios.
+ */
+function addBaselineImpls(o) {
+  if (o.baseline === null) return;
+  for (const [id, impl] of Object.entries(IMPLS)) {
+    if (impl.kind !== 'ours' || id.endsWith('@base')) continue;
+    IMPLS[`${id}@base`] = {
+      ...impl,
+      label: `${impl.label} [baseline]`,
+      kind: 'baseline',
+      twinOf: id,
+      cliPath: path.join(o.baseline, 'packages', 'usp', 'dist', 'cli.js'),
+      runner: path.join(o.baseline, 'bench', 'src', 'runner.mjs'),
+    };
+  }
+}
 
 const fmtN = (n) => (n >= 1e6 ? `${n / 1e6}M` : n >= 1e3 ? `${n / 1e3}k` : `${n}`);
 
@@ -178,20 +229,43 @@ function buildCases(m, o) {
     scale: true,
     target: 'bbc',
   });
+  const cliImpls = ['cli-tabtree', 'cli-pages', 'cli-ndjson', 'cli-w0'];
+  for (const [key, id] of [
+    ['scale-4', 'cli-200k'],
+    ['big', 'cli-big'],
+    ['bbc', 'cli-bbc'],
+  ]) {
+    const c = site(key);
+    if (c === undefined) continue;
+    cases.push({
+      id,
+      title: `\`usp ls\` as a process on the ${fmtN(c.urls)}-URL site (${c.urlsets} gzipped urlsets), output to /dev/null`,
+      mode: 'process',
+      site: key,
+      input: c,
+      impls: [...(id === 'cli-big' ? cliImpls : cliImpls.slice(0, 3)), 'crawlee-proc', 'sax-proc'],
+      runs: o.cliRuns,
+      cli: true,
+    });
+  }
   // One-document runs take well under a second and their times are bimodal on this machine (JIT
   // and neighbour noise): more runs steady their medians at little cost.
   const small = o.quick ? o.runs : Math.max(o.runs, 15);
   for (const c of cases) c.runs ??= c.mode === 'file' || c.mode === 'http' ? small : o.runs;
   let out = cases;
   if (o.only) out = out.filter((c) => o.only.includes(c.id));
-  if (o.impls) for (const c of out) c.impls = c.impls.filter((i) => o.impls.includes(i));
+  if (o.impls)
+    for (const c of out) c.impls = c.impls.filter((i) => o.impls.includes(i.replace(/@base$/, '')));
+  for (const c of out)
+    c.impls = c.impls.flatMap((i) => (IMPLS[`${i}@base`] && !i.endsWith('@base') ? [i, `${i}@base`] : [i]));
+  for (const c of out) c.impls = [...new Set(c.impls)];
   return out;
 }
 
-function runOnce(task, timeoutMs) {
+function runOnce(task, timeoutMs, runner = path.join(here, 'runner.mjs')) {
   return new Promise((resolve) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, [path.join(here, 'runner.mjs'), JSON.stringify(task)], {
+    const child = spawn(process.execPath, [runner, JSON.stringify(task)], {
       stdio: ['ignore', 'pipe', 'pipe'],
       cwd: benchDir,
       env: { ...process.env, CRAWLEE_LOG_LEVEL: 'ERROR', APIFY_LOG_LEVEL: 'ERROR' },
@@ -237,6 +311,89 @@ function runOnce(task, timeoutMs) {
   });
 }
 
+/**
+ * One whole-process run under GNU time: wall time from spawn to exit, user + sys CPU of the
+ * process and what it waited for, and the peak RSS of that process tree. stdout goes to /dev/null.
+ */
+function runProcess(argv, timeoutMs) {
+  return new Promise((resolve) => {
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'usp-bench-'));
+    const timeFile = path.join(tmp, 'time');
+    const devNull = openSync('/dev/null', 'w');
+    const t0 = performance.now();
+    const child = spawn(
+      '/usr/bin/time',
+      ['-o', timeFile, '-f', 'TIME %e %U %S %M', process.execPath, ...argv],
+      {
+        stdio: ['ignore', devNull, 'pipe'],
+        cwd: benchDir,
+        env: { ...process.env, CRAWLEE_LOG_LEVEL: 'ERROR', APIFY_LOG_LEVEL: 'ERROR', NO_COLOR: '1' },
+      },
+    );
+    closeSync(devNull);
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      if (stderr.length > 1e5) stderr = stderr.slice(-1e4);
+    });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const wallMs = performance.now() - t0;
+      const text = existsSync(timeFile) ? readFileSync(timeFile, 'utf8') : '';
+      rmSync(tmp, { recursive: true, force: true });
+      const m = /^TIME (\S+) (\S+) (\S+) (\d+)$/m.exec(text);
+      if (timedOut || code !== 0 || m === null) {
+        const why = timedOut
+          ? `no result within ${timeoutMs / 1000} s (killed)`
+          : `exit ${code}: ${stderr.trim().split('\n').slice(-2).join(' | ').slice(0, 300)}`;
+        resolve({ ok: false, timeout: timedOut, error: why, processMs: wallMs });
+        return;
+      }
+      const userMs = Number(m[2]) * 1000;
+      const sysMs = Number(m[3]) * 1000;
+      resolve({
+        ok: true,
+        urls: null,
+        wallMs,
+        cpuMs: userMs + sysMs,
+        userMs,
+        sysMs,
+        maxRssKiB: Number(m[4]),
+        processMs: wallMs,
+      });
+    });
+  });
+}
+
+function processArgv(impl, task) {
+  if (impl.cli !== undefined) {
+    return [impl.cliPath ?? USP_CLI, 'ls', `${task.origin}/`, '--no-progress', ...impl.cli];
+  }
+  const script = path.join(here, 'proc', impl.script);
+  return impl.script === 'sax.mjs' ? [script, task.origin, ...task.documents] : [script, task.origin];
+}
+
+/**
+ * The order of one round: implementations rotate between rounds; a row and its baseline twin
+ * stay back to back (their ratio is taken per round) and swap places every other round.
+ */
+function roundOrder(impls, r) {
+  const groups = [];
+  for (const id of impls) {
+    const twin = IMPLS[id].twinOf;
+    const g = twin !== undefined ? groups.find((x) => x[0] === twin) : undefined;
+    if (g) g.push(id);
+    else groups.push([id]);
+  }
+  const rotated = groups.map((_, k) => groups[(k + r) % groups.length]);
+  return rotated.flatMap((g) => (r % 2 === 1 ? [...g].reverse() : g));
+}
+
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   const n = s.length;
@@ -268,6 +425,7 @@ function summarise(c, implId, runs) {
   res.urlsPerS = c.input.urls / (wallMs / 1000);
   res.mbPerS = c.input.bytes / 1e6 / (wallMs / 1000);
   res.usPerUrl = (wallMs * 1000) / c.input.urls;
+  res.cpuUsPerUrl = (res.median.cpuMs * 1000) / c.input.urls;
   const extras = ok.map((r) => r.extra).filter(Boolean);
   if (extras.length > 0) res.extra = extras[0];
   return res;
@@ -275,14 +433,15 @@ function summarise(c, implId, runs) {
 
 function addRatios(c) {
   const wall = (id) => c.results[id]?.median?.wallMs ?? null;
-  const floor = wall('sax');
+  const floor = wall(c.mode === 'process' ? 'sax-proc' : 'sax');
   for (const r of Object.values(c.results)) {
     if (!r.median) continue;
     r.timeVsFloor = floor ? r.median.wallMs / floor : null;
     r.throughputVsFloor = floor ? floor / r.median.wallMs : null;
     r.peerTimeOverThis = {};
     for (const p of ['crawlee', 'sitemapper']) {
-      if (wall(p) !== null) r.peerTimeOverThis[p] = wall(p) / r.median.wallMs;
+      const peer = wall(p) ?? wall(`${p}-proc`);
+      if (peer !== null) r.peerTimeOverThis[p] = peer / r.median.wallMs;
     }
   }
 }
@@ -301,6 +460,7 @@ async function main() {
   const t0 = Date.now();
   const loadBefore = os.loadavg();
   const manifest = await ensureData(dataDir, profile, log);
+  addBaselineImpls(o);
   const dir = path.join(dataDir, profile);
   const cases = buildCases(manifest, o);
   const singleRoutes = {};
@@ -308,13 +468,13 @@ async function main() {
     singleRoutes[`/${path.basename(d.file)}`] = { file: d.file };
 
   for (const c of cases) {
-    const routes = c.mode === 'site' ? manifest.sites[c.site].routes : singleRoutes;
+    const routes = c.mode === 'site' || c.mode === 'process' ? manifest.sites[c.site].routes : singleRoutes;
     const server = c.mode === 'file' ? null : await startSiteServer(dir, routes);
     log(`\n${c.title}  [${c.impls.length} implementations × ${c.runs} runs]`);
     const runs = Object.fromEntries(c.impls.map((i) => [i, []]));
     for (let r = 0; r < c.runs; r++) {
       // Alternate, and rotate the order each round so no implementation always goes first.
-      const order = c.impls.map((_, k) => c.impls[(k + r) % c.impls.length]);
+      const order = roundOrder(c.impls, r);
       for (const implId of order) {
         if (runs[implId].some((x) => x.unsupported || x.timeout)) continue;
         const impl = IMPLS[implId];
@@ -325,12 +485,15 @@ async function main() {
           file: c.file,
           url: server && c.route ? server.origin + c.route : undefined,
           origin: server?.origin,
-          documents: c.mode === 'site' ? manifest.sites[c.site].documents : undefined,
+          documents: c.mode === 'site' || c.mode === 'process' ? manifest.sites[c.site].documents : undefined,
           workers: impl.workers,
           handlers: impl.handlers,
           timeoutMs: o.timeoutS * 1000,
         };
-        const res = await runOnce(task, o.timeoutS * 1000);
+        const res =
+          c.mode === 'process'
+            ? await runProcess(processArgv(impl, task), o.timeoutS * 1000)
+            : await runOnce(task, o.timeoutS * 1000, impl.runner);
         runs[implId].push(res);
         const msg = res.ok
           ? `${(res.wallMs / 1000).toFixed(2)} s wall, ${(res.cpuMs / 1000).toFixed(2)} s CPU, ${(res.maxRssKiB / 1024).toFixed(0)} MiB, ${res.urls ?? '-'} URLs`
@@ -375,6 +538,7 @@ async function main() {
       runs: c.runs,
       target: c.target ?? null,
       scale: c.scale ?? false,
+      cli: c.cli ?? false,
       results: c.results,
     })),
     totalSeconds: (Date.now() - t0) / 1000,

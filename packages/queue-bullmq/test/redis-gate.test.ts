@@ -1,0 +1,169 @@
+import { InvalidOptionError } from '@usp-ts/core';
+import { startTestRedis, type TestRedis } from '@usp-ts/test-redis';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type RedisPolitenessGate, redisPolitenessGate } from '../src/redis-gate.js';
+
+let redis: TestRedis;
+let admin: Redis;
+const gates: RedisPolitenessGate[] = [];
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+  admin = new Redis(redis.url);
+});
+afterAll(async () => {
+  admin.disconnect();
+  await redis.stop();
+});
+afterEach(async () => {
+  await Promise.all(gates.splice(0).map((g) => g.close()));
+  await admin.flushall();
+});
+
+function gate(options: Omit<Parameters<typeof redisPolitenessGate>[0], 'connection'> = {}) {
+  const g = redisPolitenessGate({ connection: redis.url, ...options });
+  gates.push(g);
+  return g;
+}
+
+/** Lets other promises run for a few turns of the event loop (a request "in flight"), no timer. */
+async function turns(n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+}
+
+describe('redisPolitenessGate', () => {
+  it('never lets more than perHost requests to one host run at once, across processes', async () => {
+    // Three gates = three processes sharing one Redis.
+    const shared = [gate({ perHost: 2 }), gate({ perHost: 2 }), gate({ perHost: 2 })];
+    let inFlight = 0;
+    let peak = 0;
+    const request = async (i: number) => {
+      const release = await shared[i % 3].acquire('a.example');
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      await turns(5 + (i % 7));
+      inFlight--;
+      release();
+    };
+    await Promise.all(Array.from({ length: 30 }, (_, i) => request(i)));
+    expect(peak).toBe(2);
+    expect(await admin.zcard('usp:gate:{a.example}:leases')).toBe(0);
+  });
+
+  it('a full host does not hold up another host', async () => {
+    const g = gate({ perHost: 1 });
+    const releaseA = await g.acquire('a.example');
+    const aborted = new AbortController();
+    const secondA = g.acquire('a.example', aborted.signal);
+    const releaseB = await g.acquire('b.example');
+    releaseB();
+    aborted.abort(new Error('gave up'));
+    await expect(secondA).rejects.toThrow('gave up');
+    releaseA();
+  });
+
+  it('a waiter is woken by a release in another process', async () => {
+    const one = gate({ perHost: 1, maxWaitMs: 60_000 });
+    const two = gate({ perHost: 1, maxWaitMs: 60_000 });
+    const release = await one.acquire('a.example');
+    let granted = false;
+    const waiting = two.acquire('a.example').then((r) => {
+      granted = true;
+      return r;
+    });
+    await turns(20);
+    expect(granted).toBe(false);
+    release();
+    // With maxWaitMs at a minute, only the pub/sub wake-up can grant this before the test times out.
+    (await waiting)();
+    expect(granted).toBe(true);
+  });
+
+  it("a killed holder's lease expires and its slot comes back", async () => {
+    // What a worker killed with -9 leaves: a lease nobody renews (expiry 300 ms from now, server time).
+    const [seconds, micros] = await admin.time();
+    const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    await admin.zadd('usp:gate:{a.example}:leases', String(now + 300), 'dead-worker.1');
+    const g = gate({ perHost: 1, maxWaitMs: 60_000 });
+    const started = performance.now();
+    const release = await g.acquire('a.example');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(250);
+    expect(await admin.zrange('usp:gate:{a.example}:leases', '0', '-1')).not.toContain('dead-worker.1');
+    release();
+  });
+
+  it('a live holder renews its lease past leaseMs, so nobody else gets in', async () => {
+    const holder = gate({ perHost: 1, leaseMs: 150 });
+    const other = gate({ perHost: 1, leaseMs: 150, maxWaitMs: 50 });
+    const release = await holder.acquire('a.example');
+    // The other process asks for longer than three lease lifetimes and must still be refused.
+    await expect(other.acquire('a.example', AbortSignal.timeout(600))).rejects.toThrow();
+    release();
+    (await other.acquire('a.example'))();
+  });
+
+  it('spaces request starts to a host by its Crawl-delay, across processes', async () => {
+    const one = gate({ perHost: 4 });
+    const two = gate({ perHost: 4 });
+    await one.setCrawlDelay('slow.example', 120);
+    const starts: number[] = [];
+    await Promise.all(
+      Array.from({ length: 4 }, async (_, i) => {
+        const release = await (i % 2 === 0 ? one : two).acquire('slow.example');
+        starts.push(performance.now());
+        release();
+      }),
+    );
+    starts.sort((a, b) => a - b);
+    for (let i = 1; i < starts.length; i++) expect(starts[i] - starts[i - 1]).toBeGreaterThanOrEqual(110);
+    // Another host is not spaced.
+    const t = performance.now();
+    (await one.acquire('fast.example'))();
+    (await two.acquire('fast.example'))();
+    expect(performance.now() - t).toBeLessThan(110);
+    await one.setCrawlDelay('slow.example', 0);
+    expect(await admin.exists('usp:gate:{slow.example}:delay')).toBe(0);
+  });
+
+  it('an aborted waiter gives up without keeping a lease', async () => {
+    const g = gate({ perHost: 1 });
+    const release = await g.acquire('a.example');
+    const controller = new AbortController();
+    const waiting = g.acquire('a.example', controller.signal);
+    controller.abort(new Error('site deadline'));
+    await expect(waiting).rejects.toThrow('site deadline');
+    expect(await admin.zcard('usp:gate:{a.example}:leases')).toBe(1);
+    release();
+    await expect(g.acquire('a.example', AbortSignal.abort(new Error('already')))).rejects.toThrow('already');
+  });
+
+  it('close() gives back the leases still held', async () => {
+    const leaving = redisPolitenessGate({ connection: redis.url, perHost: 1, leaseMs: 60_000 });
+    await leaving.acquire('a.example');
+    await leaving.close();
+    const g = gate({ perHost: 1, maxWaitMs: 60_000 });
+    (await g.acquire('a.example'))();
+  });
+
+  it('goes on after Redis restarts', async () => {
+    const own = await startTestRedis({ persistent: true });
+    const g = redisPolitenessGate({ connection: own.url, perHost: 1 });
+    try {
+      (await g.acquire('a.example'))();
+      await own.restart();
+      (await g.acquire('a.example'))();
+    } finally {
+      await g.close();
+      await own.stop();
+    }
+  });
+
+  it('checks its options early', () => {
+    expect(() => redisPolitenessGate({ connection: redis.url, perHsot: 2 } as never)).toThrow(
+      /perHsot: unknown option \(did you mean perHost\?\)/,
+    );
+    expect(() => redisPolitenessGate({ connection: redis.url, perHost: 0 })).toThrow(InvalidOptionError);
+    expect(() => redisPolitenessGate({ connection: 42 } as never)).toThrow(/connection/);
+  });
+});
