@@ -1,4 +1,5 @@
 import { InvalidOptionError, rejectUnknownOptions } from '@usp-ts/core';
+import { type ProxyRoutes, type ResolvedProxy, resolveProxy } from './proxy-routes.js';
 
 const MiB = 1024 * 1024;
 
@@ -6,12 +7,29 @@ const MiB = 1024 * 1024;
 export interface WebClientOptions {
   /** User-Agent header. Default `usp-ts/<version> (+https://www.npmjs.com/package/usp)`. */
   readonly userAgent?: string;
-  /** Extra headers sent with every request (a request's own `headers` win). Default none. */
+  /**
+   * Extra headers sent with every request (a request's own `headers` win). Like `Authorization`
+   * in fetch, they are not sent past a redirect to another origin. Default none.
+   */
   readonly headers?: Readonly<Record<string, string>>;
-  /** Proxy URL (`http://host:port`, credentials allowed), through undici's ProxyAgent. Default none. */
-  readonly proxy?: string;
+  /**
+   * Proxy URL (`http://host:port`, credentials allowed) for every request, or one per scheme
+   * (`{ https: '...' }`: http URLs then go direct), through undici's ProxyAgent. Default none.
+   * `proxyFromEnv(process.env)` reads curl's `https_proxy`, `http_proxy` and `no_proxy`.
+   */
+  readonly proxy?: string | ProxyRoutes;
+  /**
+   * Hosts reached directly although a `proxy` is set, as curl's `NO_PROXY`: `example.com` (and its
+   * subdomains), `.example.com`, `host:8080`, `[::1]`, or `*` for every host. Default none.
+   */
+  readonly noProxy?: readonly string[];
   /** Verify TLS certificates. Default `true`. */
   readonly tlsVerify?: boolean;
+  /**
+   * PEM text of the certificate authorities to trust, instead of Node's bundled roots (as curl's
+   * `--cacert`): for a site or proxy with a private CA. Default: Node's roots.
+   */
+  readonly tlsCa?: string;
   /**
    * Allow connections to loopback, private, link-local and other non-public addresses.
    * Default `false`: such requests answer `blocked`. See `hostIsPrivate` to decide from a homepage.
@@ -88,8 +106,9 @@ export interface RetryInfo {
 export interface ResolvedOptions {
   readonly userAgent: string;
   readonly headers: Readonly<Record<string, string>>;
-  readonly proxy: string | undefined;
+  readonly proxy: ResolvedProxy;
   readonly tlsVerify: boolean;
+  readonly tlsCa: string | undefined;
   readonly allowPrivateNetworks: boolean;
   /** Lower-cased, IPv6 without brackets. */
   readonly allowPrivateHosts: ReadonlySet<string>;
@@ -157,7 +176,9 @@ const OPTION_KEYS = {
   userAgent: true,
   headers: true,
   proxy: true,
+  noProxy: true,
   tlsVerify: true,
+  tlsCa: true,
   allowPrivateNetworks: true,
   allowPrivateHosts: true,
   maxRedirects: true,
@@ -195,15 +216,9 @@ export function resolveOptions(o: WebClientOptions, defaultUserAgent: string): R
       }
     }
   }
-  if (o.proxy !== undefined) {
-    let ok = false;
-    try {
-      const u = new URL(o.proxy);
-      ok = u.protocol === 'http:' || u.protocol === 'https:';
-    } catch {
-      ok = false;
-    }
-    if (!ok) throw new InvalidOptionError('proxy', `expected an http(s) URL, got ${JSON.stringify(o.proxy)}`);
+  const proxy = resolveProxy(o.proxy, o.noProxy);
+  if (o.tlsCa !== undefined && (typeof o.tlsCa !== 'string' || !o.tlsCa.includes('-----BEGIN'))) {
+    throw new InvalidOptionError('tlsCa', 'expected PEM text (-----BEGIN CERTIFICATE-----...)');
   }
   const allowPrivateHosts = new Set<string>();
   if (o.allowPrivateHosts !== undefined) {
@@ -224,8 +239,9 @@ export function resolveOptions(o: WebClientOptions, defaultUserAgent: string): R
   return {
     userAgent: o.userAgent ?? defaultUserAgent,
     headers: o.headers ?? {},
-    proxy: o.proxy,
+    proxy,
     tlsVerify: bool('tlsVerify', o.tlsVerify, d.tlsVerify),
+    tlsCa: o.tlsCa,
     allowPrivateNetworks: bool('allowPrivateNetworks', o.allowPrivateNetworks, d.allowPrivateNetworks),
     allowPrivateHosts,
     maxRedirects: int('maxRedirects', o.maxRedirects, d.maxRedirects, 0),

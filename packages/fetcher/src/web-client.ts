@@ -23,6 +23,7 @@ import {
   type WebClientOptions,
 } from './options.js';
 import { withParserTiering } from './parser-tiering.js';
+import { proxyFor } from './proxy-routes.js';
 import { backoffDelay, parseRetryAfter, RETRYABLE_STATUSES } from './retry.js';
 import { nodeStatusCodes, undiciCore, undiciEntry } from './undici.js';
 import { DEFAULT_USER_AGENT } from './version.js';
@@ -62,8 +63,6 @@ export interface FetcherWebClient extends WebClient {
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-/** Headers that must not follow a redirect to another origin. */
-const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
 /** A drained error or redirect body up to this size keeps its connection for reuse. */
 const DRAIN_LIMIT_BYTES = 64 * 1024;
 const DRAIN_TIMEOUT_MS = 5_000;
@@ -71,7 +70,7 @@ const DRAIN_TIMEOUT_MS = 5_000;
 const ZLIB_CHUNK_BYTES = 128 * 1024;
 const noop = () => {};
 
-/** Creates a web client on one shared undici dispatcher. Call `close()` when done with it. */
+/** Creates a web client on shared undici dispatchers. Call `close()` when done with it. */
 export function createWebClient(options: WebClientOptions = {}): FetcherWebClient {
   return new UndiciWebClient(resolveOptions(options, DEFAULT_USER_AGENT));
 }
@@ -134,7 +133,10 @@ function discard(body: Dispatcher.ResponseData['body']): void {
 
 class UndiciWebClient implements FetcherWebClient {
   readonly options: ResolvedOptions;
-  private readonly dispatcher: Dispatcher;
+  /** Made on first use: a client whose every request goes through a proxy never builds it. */
+  private direct: Dispatcher | null = null;
+  /** One ProxyAgent per proxy URL in use. */
+  private readonly proxied = new Map<string, Dispatcher>();
   // undici is loaded with the first client, not with this module: a program that only parses
   // documents (or imports the meta-package for its types) never pays for the HTTP stack.
   private readonly request = undiciCore().request;
@@ -151,47 +153,59 @@ class UndiciWebClient implements FetcherWebClient {
     this.global = new Semaphore(options.maxConcurrentRequests);
     this.perHost = new KeyedSemaphore(options.maxConnectionsPerHost);
     this.spacing = new HostSpacing(options.perHostDelayMs, this.keepAlive);
-    this.dispatcher = this.createDispatcher();
   }
 
-  private createDispatcher(): Dispatcher {
+  /** A ProxyAgent for one proxy URL. */
+  private createProxyDispatcher(uri: string): Dispatcher {
+    const o = this.options;
+    // Through a proxy the proxy resolves and connects, so the guard checks names before sending.
+    const { ProxyAgent, Pool, Client } = undiciEntry();
+    const tls = { rejectUnauthorized: o.tlsVerify, timeout: o.connectTimeoutMs, ca: o.tlsCa };
+    return new ProxyAgent({
+      connections: o.maxConnectionsPerHost,
+      headersTimeout: o.headersTimeoutMs,
+      bodyTimeout: o.bodyIdleTimeoutMs,
+      uri,
+      proxyTls: { timeout: o.connectTimeoutMs, ca: o.tlsCa },
+      requestTls: tls,
+      // undici's own choice of dispatcher per origin, with the tunnelled sockets taken over as
+      // they are handed to it (the proxy's CONNECT exchange itself stays undici's).
+      factory: (origin, options) => {
+        const opts = options as Pool.Options;
+        const tunnel = opts.connect;
+        const withTunnel =
+          typeof tunnel === 'function' ? { ...opts, connect: this.adoptingOnConnect(tunnel) } : opts;
+        return opts.connections === 1 ? new Client(origin, withTunnel) : new Pool(origin, withTunnel);
+      },
+    });
+  }
+
+  /** The dispatcher of a request: direct, or the ProxyAgent of its proxy (made on first use). */
+  private dispatcherFor(proxy: string | undefined): Dispatcher {
+    if (proxy === undefined) {
+      this.direct ??= this.createDirectDispatcher();
+      return this.direct;
+    }
+    let d = this.proxied.get(proxy);
+    if (d === undefined) {
+      d = this.createProxyDispatcher(proxy);
+      this.proxied.set(proxy, d);
+    }
+    return d;
+  }
+
+  private createDirectDispatcher(): Dispatcher {
     const o = this.options;
     const common = {
       connections: o.maxConnectionsPerHost,
       headersTimeout: o.headersTimeoutMs,
       bodyTimeout: o.bodyIdleTimeoutMs,
     };
-    if (o.proxy !== undefined) {
-      // Through a proxy the proxy resolves and connects, so the guard checks names before sending.
-      const { ProxyAgent, Pool, Client } = undiciEntry();
-      return new ProxyAgent({
-        ...common,
-        uri: o.proxy,
-        proxyTls: { timeout: o.connectTimeoutMs },
-        requestTls: { rejectUnauthorized: o.tlsVerify, timeout: o.connectTimeoutMs },
-        // undici's own choice of dispatcher per origin, with the tunnelled sockets taken over as
-        // they are handed to it (the proxy's CONNECT exchange itself stays undici's).
-        factory: (origin, options) => {
-          const opts = options as Pool.Options;
-          const tunnel = opts.connect;
-          const withTunnel =
-            typeof tunnel === 'function' ? { ...opts, connect: this.adoptingOnConnect(tunnel) } : opts;
-          return opts.connections === 1 ? new Client(origin, withTunnel) : new Pool(origin, withTunnel);
-        },
-      });
-    }
+    const tls = { timeout: o.connectTimeoutMs, rejectUnauthorized: o.tlsVerify, ca: o.tlsCa };
     const { Agent, buildConnector } = undiciCore();
-    const open = this.adopting(
-      buildConnector({ timeout: o.connectTimeoutMs, rejectUnauthorized: o.tlsVerify }),
-    );
+    const open = this.adopting(buildConnector(tls));
     if (o.allowPrivateNetworks) return new Agent({ ...common, connect: withParserTiering(open) });
-    const guarded = this.adopting(
-      buildConnector({
-        timeout: o.connectTimeoutMs,
-        rejectUnauthorized: o.tlsVerify,
-        lookup: guardedLookup,
-      }),
-    );
+    const guarded = this.adopting(buildConnector({ ...tls, lookup: guardedLookup }));
     const connect: buildConnector.connector = (opts, callback) => {
       if (o.allowPrivateHosts.has(normalizeHost(opts.hostname))) {
         open(opts, callback);
@@ -354,11 +368,14 @@ class UndiciWebClient implements FetcherWebClient {
       'user-agent': this.options.userAgent,
       'accept-encoding': 'gzip, deflate, br',
     };
-    for (const [k, v] of Object.entries(this.options.headers)) h[k.toLowerCase()] = v;
-    for (const [k, v] of Object.entries(request.headers ?? {})) h[k.toLowerCase()] = v;
+    // Headers the caller set are meant for the origin asked for (a cookie, an API key): like
+    // `Authorization` in fetch, none of them follows a redirect to another origin.
+    if (current.origin === start.origin) {
+      for (const [k, v] of Object.entries(this.options.headers)) h[k.toLowerCase()] = v;
+      for (const [k, v] of Object.entries(request.headers ?? {})) h[k.toLowerCase()] = v;
+    }
     if (request.ifNoneMatch !== undefined) h['if-none-match'] = request.ifNoneMatch;
     if (request.ifModifiedSince !== undefined) h['if-modified-since'] = request.ifModifiedSince;
-    if (current.origin !== start.origin) for (const k of CREDENTIAL_HEADERS) delete h[k];
     return h;
   }
 
@@ -394,9 +411,10 @@ class UndiciWebClient implements FetcherWebClient {
     attempt: number,
   ): Promise<HopResult> {
     const o = this.options;
+    const proxy = proxyFor(current, o.proxy);
     if (!o.allowPrivateNetworks && !o.allowPrivateHosts.has(normalizeHost(current.hostname))) {
       try {
-        if (o.proxy !== undefined) await assertPublicHost(current.hostname);
+        if (proxy !== undefined) await assertPublicHost(current.hostname);
         else assertPublicLiteral(current.hostname);
       } catch (e) {
         if (!(e instanceof BlockedAddressError)) throw e;
@@ -417,7 +435,7 @@ class UndiciWebClient implements FetcherWebClient {
     });
     let data: Dispatcher.ResponseData;
     try {
-      data = await this.request.call(this.dispatcher, {
+      data = await this.request.call(this.dispatcherFor(proxy), {
         origin: current.origin,
         path: `${current.pathname}${current.search}`,
         method: 'GET',
@@ -543,7 +561,8 @@ class UndiciWebClient implements FetcherWebClient {
     this.closed = true;
     for (const c of [...this.closers]) c();
     this.closers.clear();
-    await this.dispatcher.destroy();
+    const dispatchers = [...this.proxied.values(), ...(this.direct !== null ? [this.direct] : [])];
+    await Promise.all(dispatchers.map((d) => d.destroy()));
   }
 }
 

@@ -2,12 +2,13 @@ import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { InvalidOptionError } from '@usp-ts/core';
-import { OpenedResources } from '@usp-ts/test-server';
+import { OpenedResources, startTestProxy } from '@usp-ts/test-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createWebClient,
   DEFAULT_USER_AGENT,
   type FetchErrorResponse,
+  proxyFromEnv,
   type RetryInfo,
   VERSION,
   WebAbortError,
@@ -213,18 +214,25 @@ describe('redirects', () => {
     expect(res).toMatchObject({ kind: 'error', status: 302, message: '302 Found', code: 'http-status' });
   });
 
-  it('drops credentials on a redirect to another origin', async () => {
+  it("sends none of the caller's headers past a redirect to another origin", async () => {
     const other = await server({ '/h': echoHeaders });
     const s = await server({
       '/h': echoHeaders,
       '/go': { status: 302, headers: { Location: `${other.origin}/h` } },
     });
-    const c = client({ headers: { Authorization: 'Bearer secret', 'X-Keep': '1' } });
+    const c = client({ headers: { Authorization: 'Bearer secret', 'X-Api-Key': 'k1' } });
     const direct = JSON.parse(await text(await c.get(`${s.origin}/h`)));
-    expect(direct.authorization).toBe('Bearer secret');
-    const moved = JSON.parse(await text(await c.get(`${s.origin}/go`)));
+    expect(direct).toMatchObject({ authorization: 'Bearer secret', 'x-api-key': 'k1' });
+    const asked = { headers: { Cookie: 'session=1' } };
+    const moved = JSON.parse(await text(await c.get(`${s.origin}/go`, asked)));
     expect(moved.authorization).toBeUndefined();
-    expect(moved['x-keep']).toBe('1');
+    expect(moved['x-api-key']).toBeUndefined();
+    expect(moved.cookie).toBeUndefined();
+    expect(moved['user-agent']).toBe(DEFAULT_USER_AGENT);
+    // A redirect within the origin keeps them.
+    s.route('/same', { status: 302, headers: { Location: '/h' } });
+    const same = JSON.parse(await text(await c.get(`${s.origin}/same`, asked)));
+    expect(same).toMatchObject({ authorization: 'Bearer secret', 'x-api-key': 'k1', cookie: 'session=1' });
   });
 });
 
@@ -616,48 +624,70 @@ describe('limits on concurrency', () => {
 
 describe('proxy', () => {
   it('tunnels requests through the configured proxy', async () => {
-    const { createServer } = await import('node:http');
-    const { connect } = await import('node:net');
     const s = await server({ '/p': { body: 'via proxy' } });
-    const targets: string[] = [];
-    const sockets = new Set<import('node:net').Socket>();
-    const proxy = createServer();
-    proxy.on('connect', (req: IncomingMessage, clientSocket: import('node:net').Socket, head: Buffer) => {
-      targets.push(req.url ?? '');
-      sockets.add(clientSocket);
-      const [host, port] = (req.url ?? '').split(':');
-      // This proxy only ever talks to the loopback test server.
-      if (host !== '127.0.0.1') {
-        clientSocket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
-        return;
-      }
-      const upstream = connect(Number(port), host, () => {
-        clientSocket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        upstream.write(head);
-        upstream.pipe(clientSocket);
-        clientSocket.pipe(upstream);
-      });
-      sockets.add(upstream);
-      upstream.on('error', () => clientSocket.destroy());
-      clientSocket.on('error', () => upstream.destroy());
-    });
-    proxy.listen(0, '127.0.0.1');
-    await once(proxy, 'listening');
-    const { port } = proxy.address() as import('node:net').AddressInfo;
+    const proxy = await startTestProxy();
     try {
-      const c = client({ proxy: `http://127.0.0.1:${port}` });
+      const c = client({ proxy: proxy.url });
       expect(await text(await c.get(`${s.origin}/p`))).toBe('via proxy');
-      expect(targets).toEqual([`127.0.0.1:${s.port}`]);
+      expect(proxy.targets).toEqual([`127.0.0.1:${s.port}`]);
 
       // The guard still applies: the proxy never hears of a private target.
-      const guarded = opened.track(createWebClient({ proxy: `http://127.0.0.1:${port}` }));
+      const guarded = opened.track(createWebClient({ proxy: proxy.url }));
       const res = (await guarded.get(`${s.origin}/p`)) as FetchErrorResponse;
       expect(res.code).toBe('blocked');
-      expect(targets).toHaveLength(1);
+      expect(proxy.targets).toHaveLength(1);
     } finally {
-      for (const so of sockets) so.destroy();
-      await new Promise((r) => proxy.close(r));
+      await opened.closeClients();
+      await proxy.close();
     }
+  });
+
+  it('takes the proxy of the URL scheme and goes direct for noProxy hosts', async () => {
+    const s = await server({ '/p': { body: 'answer' } });
+    const proxy = await startTestProxy();
+    try {
+      // An https-only proxy: an http URL goes direct.
+      expect(await text(await client({ proxy: { https: proxy.url } }).get(`${s.origin}/p`))).toBe('answer');
+      expect(proxy.targets).toEqual([]);
+      // The host, with or without its port, in noProxy: direct.
+      for (const noProxy of [['127.0.0.1'], [`127.0.0.1:${s.port}`], ['*'], ['example.com, 127.0.0.1']]) {
+        const c = client({ proxy: proxy.url, noProxy: noProxy.flatMap((e) => e.split(', ')) });
+        expect(await text(await c.get(`${s.origin}/p`))).toBe('answer');
+      }
+      expect(proxy.targets).toEqual([]);
+      // Another port or another host in noProxy: through the proxy.
+      for (const noProxy of [['127.0.0.1:1'], ['.example.com']]) {
+        await text(await client({ proxy: proxy.url, noProxy }).get(`${s.origin}/p`));
+      }
+      expect(proxy.targets).toEqual([`127.0.0.1:${s.port}`, `127.0.0.1:${s.port}`]);
+    } finally {
+      await opened.closeClients();
+      await proxy.close();
+    }
+  });
+
+  it('checks proxy and noProxy early', () => {
+    expect(() => createWebClient({ proxy: { ftp: 'http://p' } as never })).toThrow(/unknown scheme "ftp"/);
+    expect(() => createWebClient({ proxy: { https: 'socks5://p:1' } })).toThrow(InvalidOptionError);
+    expect(() => createWebClient({ noProxy: 'example.com' as never })).toThrow(InvalidOptionError);
+  });
+
+  it("reads curl's proxy variables, lower case first, empty as unset", () => {
+    expect(proxyFromEnv({})).toEqual({});
+    expect(
+      proxyFromEnv({
+        HTTPS_PROXY: 'http://upper:1',
+        https_proxy: 'http://lower:1',
+        HTTP_PROXY: 'http://h:2',
+        NO_PROXY: 'localhost, .internal,10.0.0.1',
+      }),
+    ).toEqual({
+      proxy: { http: 'http://h:2', https: 'http://lower:1' },
+      noProxy: ['localhost', '.internal', '10.0.0.1'],
+    });
+    expect(proxyFromEnv({ http_proxy: '', HTTPS_PROXY: 'http://p:3' })).toEqual({
+      proxy: { https: 'http://p:3' },
+    });
   });
 });
 
@@ -685,6 +715,12 @@ describe('TLS', () => {
       expect(await text(await client({ tlsVerify: false }).get(`https://127.0.0.1:${port}/`))).toBe(
         'secret over tls',
       );
+      // Trusted as a CA of its own, the certificate verifies.
+      const ca = fixture('self-signed-cert.pem').toString('utf8');
+      expect(await text(await client({ tlsCa: ca }).get(`https://127.0.0.1:${port}/`))).toBe(
+        'secret over tls',
+      );
+      expect(() => createWebClient({ tlsCa: 'not pem' })).toThrow(InvalidOptionError);
     } finally {
       await opened.closeClients();
       tlsServer.closeAllConnections();

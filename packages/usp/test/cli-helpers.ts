@@ -14,17 +14,24 @@ export interface CliResult {
   stderr: string;
 }
 
+/** The environment of a CLI run: the test's own, less any proxy settings the machine has. */
+function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+  for (const name of Object.keys(env)) if (/^(https?|no|all)_proxy$/i.test(name)) delete env[name];
+  return { ...env, ...extra };
+}
+
 /** Runs `node dist/cli.js ...args` to completion; never rejects for a non-zero exit. */
 export async function runCli(
   args: string[],
-  options: { input?: string | Uint8Array; cwd?: string } = {},
+  options: { input?: string | Uint8Array; cwd?: string; env?: Record<string, string> } = {},
 ): Promise<CliResult> {
-  const r = await runNode([CLI, ...args], { ...options, env: { ...process.env, NO_COLOR: '1' } });
+  const r = await runNode([CLI, ...args], { ...options, env: cliEnv(options.env) });
   return { code: r.code, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** Starts the bin and hands back the process, to read its output while it runs. */
 export function spawnCli(args: string[]): ChildProcess & { stdout: NodeJS.ReadableStream } {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: cliEnv() });
   return child as ChildProcess & { stdout: NodeJS.ReadableStream };
 }

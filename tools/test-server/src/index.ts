@@ -117,3 +117,4 @@ export class OpenedResources {
   }
 }
 export { lastJsonLine, type NodeRun, type NodeRunOptions, runNode } from './child.js';
+export { startTestProxy, type TestProxy } from './proxy.js';

@@ -105,3 +105,17 @@ export function onePositional(p: Parsed, what: string, usage: string): string {
   }
   return p.positionals[0];
 }
+
+/** `-H "Name: value"` lines as a header object. */
+export function headersFrom(lines: string[], usage: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    const name = line.slice(0, colon).trim();
+    if (colon <= 0 || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || /[\r\n]/.test(line)) {
+      throw new UsageError(`option --header expects "Name: value", got ${JSON.stringify(line)}`, usage);
+    }
+    headers[name.toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return headers;
+}

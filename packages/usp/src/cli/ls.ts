@@ -8,7 +8,7 @@ import {
   type WalkStats,
   type WalkSummary,
 } from '@usp-ts/core';
-import { createWebClient, type RetryInfo, type WebClientOptions } from '@usp-ts/fetcher';
+import { createWebClient, type RetryInfo } from '@usp-ts/fetcher';
 import { clientOptionsFor, type SitemapTreeOptions, sitemapTreeForHomepage, walkPages } from '../tree.js';
 import {
   choice,
@@ -19,35 +19,16 @@ import {
   list,
   type OptionSpec,
   onePositional,
-  type Parsed,
   parse,
   str,
   UsageError,
 } from './args.js';
 import { Log, Progress, type ProgressCounts } from './log.js';
+import { NETWORK_HELP, NETWORK_OPTIONS, webClientOptionsFrom } from './network.js';
 import { CSV_HEADER, csvLine, FORMATS, type Format, ndjsonLine, Output, writeTree } from './output.js';
 
 export const LS_USAGE =
   'usage: usp ls [-h] [-f FORMAT] [-r] [-k] [-u] [-v] [-l LOG_FILE] [--extra-known-path PATH] [options] url';
-
-/** Network options shared by `ls` and `validate`. */
-export const NETWORK_OPTIONS = {
-  'user-agent': { type: 'string' },
-  timeout: { type: 'string' },
-  concurrency: { type: 'string' },
-  retries: { type: 'string' },
-  'allow-private-networks': { type: 'boolean' },
-} satisfies OptionSpec;
-
-export const NETWORK_HELP = `network:
-  --user-agent UA           User-Agent header (default: usp-ts/<version> (+https://www.npmjs.com/package/usp))
-  --timeout DURATION        time one request may take, body included: 1500, 1500ms, 30s, 2m
-                            (default 2m)
-  --retries N               attempts per request, the first included (default 5, as usp)
-  --concurrency N           sitemaps fetched at once (default 4)
-  --allow-private-networks  allow loopback, private and link-local addresses everywhere; without
-                            it only the host you name may be private (a sitemap could otherwise
-                            point the crawler at your network)`;
 
 const LS_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
@@ -119,19 +100,6 @@ exit status:
      timeout, DNS, TLS, address blocked, or --deadline / Ctrl-C before any answer); one line on
      stderr says why
   2  usage error`;
-
-/**
- * Client options from the command line. Without `--allow-private-networks` the library still lets
- * a private host the user named through (see `clientOptionsFor`), and nothing else private.
- */
-export function webClientOptionsFrom(p: Parsed, usage: string): WebClientOptions {
-  return {
-    userAgent: str(p, 'user-agent'),
-    requestTimeoutMs: duration(p, 'timeout', usage),
-    retries: integer(p, 'retries', usage, 1),
-    allowPrivateNetworks: flag(p, 'allow-private-networks'),
-  };
-}
 
 /** The prefix `--strip-url` removes: the homepage as the tree will normalise it. */
 export function homepagePrefix(url: string, normalize: boolean): string {

@@ -11,7 +11,18 @@ import {
 } from '@usp-ts/core';
 import { LOCAL_DUMMY_URL, parseSitemapDocument } from '../document.js';
 import { filePageStore } from '../page-store-file.js';
-import { choice, count, flag, list, type OptionSpec, onePositional, parse, str, UsageError } from './args.js';
+import {
+  choice,
+  count,
+  flag,
+  headersFrom,
+  list,
+  type OptionSpec,
+  onePositional,
+  parse,
+  str,
+  UsageError,
+} from './args.js';
 import { Log } from './log.js';
 import {
   CSV_HEADER,
@@ -62,17 +73,6 @@ exit status:
   1  it is not one (HTML, an unknown root element, an empty file, text with no URL in it: the
      output is printed as usual and one line on stderr says why), or it could not be read
   2  usage error`;
-
-function headersFrom(lines: string[]): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const line of lines) {
-    const colon = line.indexOf(':');
-    if (colon <= 0)
-      throw new UsageError(`option --header expects "Name: value", got ${JSON.stringify(line)}`, PARSE_USAGE);
-    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
-  }
-  return headers;
-}
 
 /** Opens a file for streaming, turning the usual failures into one clear message. */
 export async function openInput(file: string): Promise<AsyncIterable<Uint8Array>> {
@@ -148,7 +148,7 @@ export async function runParse(args: string[], signal: AbortSignal): Promise<num
   const url = str(p, 'url') ?? LOCAL_DUMMY_URL;
   if (!isHttpUrl(url)) throw new UsageError(`URL ${url} is not a HTTP(s) URL`, PARSE_USAGE);
   const format = choice(p, 'format', FORMATS, 'tabtree', PARSE_USAGE);
-  const headers = headersFrom(list(p, 'header'));
+  const headers = headersFrom(list(p, 'header'), PARSE_USAGE);
   const log = new Log(count(p, 'verbose'), str(p, 'log-file'));
   try {
     const body = await openInput(file);

@@ -12,7 +12,7 @@ import {
   UsageError,
 } from './args.js';
 import { Log, Progress } from './log.js';
-import { NETWORK_HELP, NETWORK_OPTIONS, webClientOptionsFrom } from './ls.js';
+import { NETWORK_HELP, NETWORK_OPTIONS, webClientOptionsFrom } from './network.js';
 import { Output } from './output.js';
 import { openInput } from './parse.js';
 
