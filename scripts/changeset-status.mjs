@@ -2,6 +2,8 @@
 // compares with the base branch `main`; a checkout without a local `main` (a CI job on another
 // branch, a detached HEAD) compares with `origin/main`, and failing that with HEAD, which still
 // checks that every changeset in .changeset/ parses and names real packages.
+// Also refuses a release plan that leaves 0.x: before 1.0 a breaking change is a minor bump
+// (0.1.0 -> 0.2.0), and a `major` changeset would make the whole fixed group 1.0.0.
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 
@@ -16,6 +18,25 @@ const has = (ref) => git('rev-parse', '--verify', '--quiet', `${ref}^{commit}`).
 const args = ['status'];
 if (!has('main')) args.push(`--since=${has('origin/main') ? 'origin/main' : 'HEAD'}`);
 
-const bin = createRequire(`${root}package.json`).resolve('@changesets/cli/bin.js');
-const r = spawnSync(process.execPath, [bin, ...args], { cwd: root, stdio: 'inherit' });
-process.exit(r.status ?? 1);
+const requireCli = createRequire(
+  createRequire(`${root}package.json`).resolve('@changesets/cli/package.json'),
+);
+const r = spawnSync(process.execPath, [requireCli.resolve('./bin.js'), ...args], {
+  cwd: root,
+  stdio: 'inherit',
+});
+if (r.status !== 0) process.exit(r.status ?? 1);
+
+const { default: getReleasePlan } = requireCli('@changesets/get-release-plan');
+const plan = await getReleasePlan(root);
+const leaving = plan.releases.filter(
+  (x) => x.oldVersion?.startsWith('0.') && !x.newVersion?.startsWith('0.'),
+);
+if (leaving.length > 0) {
+  const from = plan.changesets.filter((c) => c.releases.some((x) => x.type === 'major')).map((c) => c.id);
+  console.error(
+    `changeset status: this plan releases ${leaving.length} packages at ${leaving[0].newVersion}; ` +
+      `on 0.x a breaking change is \`minor\` (major in: ${from.map((id) => `.changeset/${id}.md`).join(', ')})`,
+  );
+  process.exit(1);
+}

@@ -1,18 +1,39 @@
-// Every published package must pack to its built output only: `npm pack --dry-run` may list
-// dist/ (JavaScript, declarations, their maps), package.json, README and licence/changelog,
-// nothing from src/ or tests, and every entry point the manifest names must be in the pack.
-// Run after `pnpm build` (the root test script does).
+// What `pnpm publish` would upload, checked on real tarballs (`pnpm pack`, which also copies the
+// root LICENSE in and rewrites `workspace:` ranges). Every published package (packages/* not
+// private) must pack its built output only: dist/ (JavaScript and declarations, no source maps,
+// since the sources they point at are not shipped), package.json, README, LICENSE and CHANGELOG;
+// every entry point the manifest names; the shared fields as sync-package-fields.mjs writes them;
+// no `workspace:` range and no placeholder URL. Also: every published package is in the one
+// `fixed` group of .changeset/config.json, so all are released at one version.
+// Prints the plan (name, version, files, size). `--release` (the release script) also refuses an
+// unset repository URL and a dist/ with files no clean build makes, which are only warnings for a
+// working checkout whose dist/ has outlived a rename.
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import {
+  expectedManifest,
+  fieldDifferences,
+  PLACEHOLDER_HOST,
+  repositorySetting,
+} from './package-fields.mjs';
+import {
+  CORE,
+  pnpm,
+  publishedPackages,
+  root,
+  rootManifest,
+  workspacePackages,
+} from './workspace-packages.mjs';
 
 const run = promisify(execFile);
-const root = new URL('..', import.meta.url).pathname;
-const packagesDir = join(root, 'packages');
+const release = process.argv.includes('--release');
 
-const ALLOWED_TOP = /^(package\.json|README\.md|LICEN[SC]E(\.md|\.txt)?|CHANGELOG\.md)$/i;
-const ALLOWED_DIST = /^dist\/.+\.(js|d\.ts|js\.map|d\.ts\.map)$/;
+const ALLOWED_TOP = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md)$/;
+const ALLOWED_DIST = /^dist\/.+\.(js|d\.ts)$/;
 const TEST_FILE = /(^|\/)(test|tests|__tests__)\/|\.test\.|\.spec\./;
 
 /** Every file path a manifest points at (exports, main, types, bin). */
@@ -34,47 +55,163 @@ function entryPoints(manifest) {
   return [...out];
 }
 
-async function check(dir) {
-  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-  const problems = [];
-  if (manifest.private) return { name: manifest.name, skipped: true, problems };
-  if (!existsSync(join(dir, 'dist'))) {
-    return { name: manifest.name, problems: ['no dist/: run `pnpm build` first'] };
+function* filesUnder(dir) {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) yield* filesUnder(p);
+    else yield p;
   }
+}
+
+/** dist/ against src/: what a clean build would make and does not exist, and the reverse. */
+function distFreshness(dir) {
+  const expected = new Set();
+  for (const f of filesUnder(join(dir, 'src'))) {
+    const rel = relative(join(dir, 'src'), f);
+    if (!rel.endsWith('.ts') || rel.endsWith('.d.ts') || TEST_FILE.test(rel)) continue;
+    const base = rel.slice(0, -3);
+    expected.add(`${base}.js`);
+    expected.add(`${base}.d.ts`);
+  }
+  const present = new Set([...filesUnder(join(dir, 'dist'))].map((f) => relative(join(dir, 'dist'), f)));
+  return {
+    missing: [...expected].filter((f) => !present.has(f)).map((f) => `dist/${f}`),
+    stale: [...present].filter((f) => !expected.has(f)).map((f) => `dist/${f}`),
+  };
+}
+
+/** Strings anywhere in a JSON value whose text contains `needle`. */
+function stringsWith(value, needle, at = '') {
+  if (typeof value === 'string') return value.includes(needle) ? [`${at || '(root)'}: ${value}`] : [];
+  if (!value || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([k, v]) => stringsWith(v, needle, at ? `${at}.${k}` : k));
+}
+
+async function check(pkg, context, packDir) {
+  const { manifest, dir } = pkg;
+  const problems = [];
+  const warnings = [];
+  const expected = expectedManifest(manifest, { ...context, relativeDir: pkg.relativeDir });
+  const differing = fieldDifferences(manifest, expected);
+  if (differing.length > 0)
+    problems.push(`${differing.join(', ')} differ from the root setting: run \`pnpm packages:sync\``);
   if (!existsSync(join(dir, 'README.md'))) problems.push('no README.md');
-  const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
-    cwd: dir,
-    maxBuffer: 64 * 1024 * 1024,
-    env: { ...process.env, npm_config_loglevel: 'error', npm_config_update_notifier: 'false' },
-  });
-  const [info] = JSON.parse(stdout);
+  if (!existsSync(join(dir, 'dist'))) {
+    problems.push('no dist/: run `pnpm build` first');
+    return { manifest, problems, warnings };
+  }
+  const { missing, stale } = distFreshness(dir);
+  if (missing.length > 0)
+    problems.push(`dist/ is not built from the current src/ (no ${missing[0]}): run \`pnpm build\``);
+  const staleFiles = new Set(stale);
+  if (stale.length > 0) {
+    const note = `dist/ holds ${stale.length} files no build of src/ makes (${stale[0]} …): delete dist/ and build`;
+    (release ? problems : warnings).push(note);
+  }
+
+  const [command, ...args] = pnpm('pack', '--json', '--pack-destination', packDir, '--loglevel', 'error');
+  const { stdout } = await run(command, args, { cwd: dir, maxBuffer: 64 * 1024 * 1024 });
+  const info = JSON.parse(stdout.slice(stdout.indexOf('{')));
+  const tarball = resolve(packDir, info.filename);
   const files = info.files.map((f) => f.path);
   for (const f of files) {
     if (ALLOWED_TOP.test(f)) continue;
+    if (!release && staleFiles.has(f)) continue; // reported once above
     if (!ALLOWED_DIST.test(f)) problems.push(`unexpected file in the pack: ${f}`);
     else if (TEST_FILE.test(f)) problems.push(`test file in the pack: ${f}`);
   }
+  if (!files.includes('LICENSE'))
+    problems.push('no LICENSE in the pack (the root LICENSE is copied in by pnpm)');
+  if (existsSync(join(dir, 'CHANGELOG.md')) && !files.includes('CHANGELOG.md'))
+    problems.push('CHANGELOG.md is not in the pack');
   for (const entry of entryPoints(manifest)) {
     if (!files.includes(entry)) problems.push(`entry point ${entry} is not in the pack`);
   }
   if (!files.some((f) => f.endsWith('.d.ts'))) problems.push('no type declarations in the pack');
-  if (!Array.isArray(manifest.files) || !manifest.files.includes('dist'))
-    problems.push('"files" must list "dist"');
-  return { name: manifest.name, files: files.length, size: info.size, problems };
+
+  const { stdout: packed } = await run('tar', ['-xzf', tarball, '-O', 'package/package.json']);
+  const packedManifest = JSON.parse(packed);
+  for (const s of stringsWith(packedManifest, 'workspace:'))
+    problems.push(`packed manifest keeps a workspace range: ${s}`);
+  for (const s of stringsWith(packedManifest, PLACEHOLDER_HOST))
+    problems.push(`placeholder URL in the packed manifest: ${s}`);
+  if (context.repositoryUrl !== '' && packedManifest.repository?.url !== context.repositoryUrl)
+    problems.push(
+      `packed repository.url is ${JSON.stringify(packedManifest.repository?.url)}, not the root setting`,
+    );
+  return { manifest, problems, warnings, files: files.length, size: statSync(tarball).size, tarball };
 }
 
-const dirs = readdirSync(packagesDir)
-  .map((d) => join(packagesDir, d))
-  .filter((d) => existsSync(join(d, 'package.json')));
-const results = await Promise.all(dirs.map(check));
-let failed = false;
+/** The expanded `fixed` groups, read and validated the way changesets reads them. */
+function fixedGroups() {
+  const changesets = createRequire(
+    createRequire(join(root, 'package.json')).resolve('@changesets/cli/package.json'),
+  );
+  const { parse } = changesets('@changesets/config');
+  const json = JSON.parse(readFileSync(join(root, '.changeset', 'config.json'), 'utf8'));
+  const packages = {
+    root: { dir: root, packageJson: rootManifest() },
+    packages: workspacePackages().map((p) => ({ dir: p.dir, packageJson: p.manifest })),
+    tool: 'pnpm',
+  };
+  const bench = join(root, 'bench', 'package.json');
+  if (existsSync(bench))
+    packages.packages.push({ dir: join(root, 'bench'), packageJson: JSON.parse(readFileSync(bench)) });
+  return parse(json, packages).fixed;
+}
+
+const packages = publishedPackages();
+const global = [];
+const globalWarnings = [];
+
+if (!existsSync(join(root, 'LICENSE'))) global.push('no LICENSE at the repository root');
+const setting = repositorySetting(rootManifest());
+if (setting.url.includes(PLACEHOLDER_HOST))
+  global.push(`the root repository.url is a placeholder: ${setting.url}`);
+if (setting.url === '') {
+  const note = 'the root package.json has no repository.url yet: set it, then `pnpm packages:sync`';
+  (release ? global : globalWarnings).push(note);
+}
+
+const groups = fixedGroups();
+const names = new Set(packages.map((p) => p.manifest.name));
+const group = groups.find((g) => g.includes(CORE)) ?? [];
+for (const name of names)
+  if (!group.includes(name))
+    global.push(`${name} is not in the fixed group with ${CORE} (.changeset/config.json)`);
+for (const p of workspacePackages())
+  if (p.manifest.private && group.includes(p.manifest.name) && p.manifest.version !== '0.0.0')
+    global.push(`private ${p.manifest.name} is in the fixed group: its version must stay 0.0.0`);
+const versions = new Set(packages.map((p) => p.manifest.version));
+if (versions.size > 1) global.push(`published packages have different versions: ${[...versions].join(', ')}`);
+
+const core = packages.find((p) => p.manifest.name === CORE);
+const context = {
+  rootManifest: rootManifest(),
+  coreVersion: core?.manifest.version,
+  repositoryUrl: setting.url,
+};
+const packDir = mkdtempSync(join(tmpdir(), 'usp-pack-'));
+let results;
+try {
+  results = await Promise.all(packages.map((p) => check(p, context, packDir)));
+} finally {
+  rmSync(packDir, { recursive: true, force: true });
+}
+
+let failed = global.length > 0;
+for (const w of globalWarnings) console.warn(`warning: ${w}`);
+for (const g of global) console.error(g);
 for (const r of results) {
-  if (r.skipped) continue;
+  for (const w of r.warnings) console.warn(`warning: ${r.manifest.name}: ${w}`);
   if (r.problems.length > 0) {
     failed = true;
-    console.error(`${r.name}:\n  ${r.problems.join('\n  ')}`);
+    console.error(`${r.manifest.name}:\n  ${r.problems.join('\n  ')}`);
   }
 }
 if (failed) process.exit(1);
-const checked = results.filter((r) => !r.skipped);
-console.log(`check-pack: ${checked.length} packages pack dist, types and README only`);
+for (const r of results)
+  console.log(
+    `  ${`${r.manifest.name}@${r.manifest.version}`.padEnd(36)} ${String(r.files).padStart(3)} files ${(r.size / 1024).toFixed(1).padStart(7)} kB`,
+  );
+console.log(`check-pack: ${results.length} packages pack dist, types, README, LICENSE and CHANGELOG only`);

@@ -17,6 +17,7 @@ import { SitemapDate } from '../src/contract/sitemap-date.js';
 import type { Warning } from '../src/contract/warning.js';
 import { headerLookup, type WebClient, type WebResponse } from '../src/contract/web-client.js';
 import type { ParseDocumentOptions, ParsedDocument } from '../src/engine/document.js';
+import type { StoredDocument, WalkedDocument } from '../src/walk/revisit.js';
 import {
   KNOWN_SITEMAP_PATHS,
   knownPathUrls,
@@ -728,6 +729,85 @@ describe('conditional requests and page stores', () => {
     const robots = tree.subSitemaps[0] as IndexRobotsTxtSitemap;
     expect((robots.subSitemaps[0] as InvalidSitemap).reason).toContain('Not modified');
     expect(seen).toEqual([`${H}robots.txt`]);
+  });
+
+  it('replays the stored children of robots.txt and an index on a 304 and walks on below them', async () => {
+    // Old main turned each 304 into an InvalidSitemap "Not modified" and lost the subtree.
+    const client = new FakeClient({
+      [`${H}robots.txt`]: { notModified: true },
+      [`${H}idx.xml`]: { notModified: true },
+      [`${H}a.xml`]: { body: ['pages\n', `${H}p1\n`] },
+      [`${H}b.xml`]: { notModified: true },
+    });
+    const stored: Record<string, StoredDocument> = {
+      [`${H}robots.txt`]: {
+        type: 'IndexRobotsTxtSitemap',
+        children: [{ url: `${H}idx.xml`, lastModified: null }],
+      },
+      [`${H}idx.xml`]: {
+        type: 'IndexXMLSitemap',
+        children: [
+          { url: `${H}a.xml`, lastModified: null },
+          { url: `${H}b.xml`, lastModified: null },
+        ],
+      },
+      [`${H}b.xml`]: { type: 'PagesXMLSitemap', children: [] },
+    };
+    const docs: WalkedDocument[] = [];
+    const tree = await sitemapTreeForHomepage(
+      H,
+      opts(client, {
+        useKnownPaths: false,
+        revisit: { plan: () => ({ ifNoneMatch: '"v1"' }), notModified: (url) => stored[url] },
+        onDocument: (d) => docs.push(d),
+      }),
+    );
+    expect(client.requests).toEqual([`${H}robots.txt`, `${H}idx.xml`, `${H}a.xml`, `${H}b.xml`]);
+    expect(client.requestOptions.every((o) => o.ifNoneMatch === '"v1"')).toBe(true);
+    expect([...tree.allSitemaps()].filter((s) => s.type === 'InvalidSitemap')).toEqual([]);
+    expect([...tree.allPages()].map((p) => p.url)).toEqual([`${H}p1`]);
+    // Siblings finish in network order.
+    const byUrl = (a: WalkedDocument, b: WalkedDocument) => a.requestedUrl.localeCompare(b.requestedUrl);
+    expect(docs.sort(byUrl).map((d) => [d.requestedUrl, d.reused, d.parentUrl, d.children.length])).toEqual([
+      [`${H}a.xml`, null, `${H}idx.xml`, 0],
+      [`${H}b.xml`, 'not-modified', `${H}idx.xml`, 0],
+      [`${H}idx.xml`, 'not-modified', `${H}robots.txt`, 2],
+      [`${H}robots.txt`, 'not-modified', null, 1],
+    ]);
+  });
+
+  it('does not request a document the plan reuses, and walks its stored children', async () => {
+    const client = new FakeClient({
+      [`${H}robots.txt`]: { body: ['index\n', `${H}idx.xml 1000\n`] },
+      [`${H}a.xml`]: { body: ['pages\n', `${H}p1\n`] },
+    });
+    const seen: (number | null)[] = [];
+    const tree = await sitemapTreeForHomepage(
+      H,
+      opts(client, {
+        useKnownPaths: false,
+        revisit: {
+          plan: (url, lastModified) => {
+            if (!url.endsWith('idx.xml')) return undefined;
+            seen.push(lastModified?.epochMs ?? null);
+            return {
+              reuse: { type: 'IndexXMLSitemap', children: [{ url: `${H}a.xml`, lastModified: null }] },
+            };
+          },
+          notModified: () => undefined,
+        },
+      }),
+    );
+    expect(client.requests).toEqual([`${H}robots.txt`, `${H}a.xml`]);
+    expect(seen).toEqual([1000]);
+    expect([...tree.allPages()].map((p) => p.url)).toEqual([`${H}p1`]);
+  });
+
+  it('rejects a revisit option without its two hooks', () => {
+    const client = new FakeClient({});
+    expect(() =>
+      walkPages(H, opts(client, { revisit: { plan: () => undefined } as unknown as TreeOptions['revisit'] })),
+    ).toThrow(InvalidOptionError);
   });
 
   it('stores pages in the given store and reads them back on access', async () => {

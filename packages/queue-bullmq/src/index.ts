@@ -1,2 +1,20 @@
-export type { PolitenessGate, Release } from './politeness-gate.js';
+export type { RedisConnection } from './connection.js';
+export { siteJobId, siteOfJobId } from './job-id.js';
+export type { GateRelease, PolitenessGate } from './politeness-gate.js';
+export {
+  type EnqueueReport,
+  type EnqueueResult,
+  type EnqueueSitesOptions,
+  enqueueSites,
+  type SiteOutcome,
+} from './producer.js';
+export {
+  type JobControl,
+  JobLockLostError,
+  JobReleasedError,
+  type QueueWorker,
+  type QueueWorkerOptions,
+  startQueueWorker,
+} from './queue-worker.js';
 export { type RedisGateOptions, type RedisPolitenessGate, redisPolitenessGate } from './redis-gate.js';
+export { DEFAULT_QUEUE_NAME, type QueuedSite } from './site-queue.js';

@@ -1,12 +1,13 @@
 import { InvalidOptionError, rejectUnknownOptions } from '@usp-ts/core';
 import { Redis } from 'ioredis';
+import { checkConnection, type RedisConnection } from './connection.js';
 import { ACQUIRE_LUA, RENEW_LUA } from './gate-scripts.js';
-import type { PolitenessGate, Release } from './politeness-gate.js';
+import { DEFAULT_MAX_CRAWL_DELAY_MS, type GateRelease, type PolitenessGate } from './politeness-gate.js';
 
 /** Options of `redisPolitenessGate`. */
 export interface RedisGateOptions {
   /** A `redis://` URL, or an ioredis client the caller owns (the gate duplicates it, never closes it). */
-  readonly connection: string | Redis;
+  readonly connection: RedisConnection;
   /** Requests in flight to one host across every process sharing the Redis. Default 2. */
   readonly perHost?: number;
   /**
@@ -20,6 +21,8 @@ export interface RedisGateOptions {
    * Default 1,000 ms.
    */
   readonly maxWaitMs?: number;
+  /** The longest Crawl-delay honoured; longer ones are cut to it. Default 10,000 ms. */
+  readonly maxCrawlDelayMs?: number;
   /** How long a host's Crawl-delay is remembered after it was last set. Default 24 h. */
   readonly crawlDelayTtlMs?: number;
   /** Prefix of every key and of the wake-up channel. Default `usp:gate:`. */
@@ -31,6 +34,7 @@ const OPTION_KEYS = {
   perHost: true,
   leaseMs: true,
   maxWaitMs: true,
+  maxCrawlDelayMs: true,
   crawlDelayTtlMs: true,
   prefix: true,
 } satisfies Record<keyof RedisGateOptions, true>;
@@ -62,6 +66,8 @@ interface GateCommands {
 
 /** The gate returned by `redisPolitenessGate`; `close()` ends its connections and renewals. */
 export interface RedisPolitenessGate extends PolitenessGate {
+  /** As the interface's; the promise settles once Redis has the delay (callers need not wait). */
+  setCrawlDelay(host: string, delayMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -78,14 +84,15 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
     throw new InvalidOptionError('options', 'expected an object');
   }
   rejectUnknownOptions(options, OPTION_KEYS);
-  const { connection } = options;
-  if (typeof connection !== 'string' && !(connection instanceof Redis)) {
-    throw new InvalidOptionError('connection', 'expected a redis:// URL or an ioredis client');
-  }
+  const connection = checkConnection(options.connection);
   const perHost = positiveInt('perHost', options.perHost, 2);
   const leaseMs = positiveInt('leaseMs', options.leaseMs, 30_000);
   const maxWaitMs = positiveInt('maxWaitMs', options.maxWaitMs, 1_000);
   const crawlDelayTtlMs = positiveInt('crawlDelayTtlMs', options.crawlDelayTtlMs, 86_400_000);
+  const maxCrawlDelayMs = options.maxCrawlDelayMs ?? DEFAULT_MAX_CRAWL_DELAY_MS;
+  if (typeof maxCrawlDelayMs !== 'number' || !(maxCrawlDelayMs >= 0)) {
+    throw new InvalidOptionError('maxCrawlDelayMs', `expected a number >= 0, got ${String(maxCrawlDelayMs)}`);
+  }
   const prefix = options.prefix ?? 'usp:gate:';
   if (typeof prefix !== 'string') throw new InvalidOptionError('prefix', 'expected a string');
 
@@ -107,6 +114,8 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
   /** Leases this process holds, by host, renewed on a timer while any are held. */
   const held = new Map<string, Set<string>>();
   const waiters = new Set<Waiter>();
+  /** Crawl-delays this process wrote last, so a site walked again does not write it again. */
+  const delays = new Map<string, number>();
 
   const renewTimer = setInterval(
     () => {
@@ -133,7 +142,7 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
   });
   const subscribed = subscriber.subscribe(channel);
 
-  function releaser(host: string, id: string): Release {
+  function releaser(host: string, id: string): GateRelease {
     let done = false;
     return () => {
       if (done) return;
@@ -214,13 +223,24 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
       }
     },
 
-    async setCrawlDelay(host, delayMs) {
-      if (!Number.isFinite(delayMs) || delayMs < 0) {
-        throw new InvalidOptionError('delayMs', `expected a number >= 0, got ${String(delayMs)}`);
-      }
-      const ms = Math.round(delayMs);
-      if (ms === 0) await client.del(key(host, 'delay'));
-      else await client.set(key(host, 'delay'), String(ms), 'PX', crawlDelayTtlMs);
+    setCrawlDelay(host, delayMs) {
+      if (!(delayMs >= 0) || closed) return Promise.resolve();
+      const ms = Math.round(Math.min(delayMs, maxCrawlDelayMs));
+      // Every walk of a site reads its robots.txt: write only what changed.
+      if (delays.get(host) === ms) return Promise.resolve();
+      delays.set(host, ms);
+      if (delays.size > 10_000) delays.delete(delays.keys().next().value as string);
+      const write =
+        ms === 0
+          ? client.del(key(host, 'delay'))
+          : client.set(key(host, 'delay'), String(ms), 'PX', crawlDelayTtlMs);
+      return write.then(
+        () => {},
+        () => {
+          // Unreachable: the next walk of the host sets it again.
+          delays.delete(host);
+        },
+      );
     },
 
     async close() {

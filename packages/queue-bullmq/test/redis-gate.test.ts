@@ -126,6 +126,12 @@ describe('redisPolitenessGate', () => {
     expect(await admin.exists('usp:gate:{slow.example}:delay')).toBe(0);
   });
 
+  it('caps a Crawl-delay at maxCrawlDelayMs', async () => {
+    const g = gate({ maxCrawlDelayMs: 150 });
+    await g.setCrawlDelay('slow.example', 3_600_000);
+    expect(await admin.get('usp:gate:{slow.example}:delay')).toBe('150');
+  });
+
   it('an aborted waiter gives up without keeping a lease', async () => {
     const g = gate({ perHost: 1 });
     const release = await g.acquire('a.example');

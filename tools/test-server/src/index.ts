@@ -11,7 +11,7 @@ export interface SimpleResponse {
 }
 
 export interface TestServer {
-  /** `http://127.0.0.1:PORT` (no trailing slash). */
+  /** `http://HOST:PORT` (no trailing slash). */
   readonly origin: string;
   readonly port: number;
   /** `METHOD path` of every request received, in order. */
@@ -22,13 +22,26 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+export interface TestServerOptions {
+  /**
+   * The loopback address to listen on (default `127.0.0.1`). Any `127.x.y.z` works on Linux, so
+   * tests can give each site its own host.
+   */
+  readonly host?: string;
+  /** Default: a free port. */
+  readonly port?: number;
+}
+
 /**
- * Starts a server on 127.0.0.1 with a random port. Unknown paths answer 404.
+ * Starts a server on 127.0.0.1 (or `options.host`) with a random port. Unknown paths answer 404,
+ * or go to the route named `*` when there is one.
  * `close()` destroys open sockets so a test never waits on a hanging route.
  */
 export async function startTestServer(
   routes: Record<string, Route | SimpleResponse> = {},
+  options: TestServerOptions = {},
 ): Promise<TestServer> {
+  const host = options.host ?? '127.0.0.1';
   const table = new Map<string, Route>();
   const requests: string[] = [];
   const sockets = new Set<Socket>();
@@ -44,7 +57,7 @@ export async function startTestServer(
   const server: Server = createServer((req, res) => {
     requests.push(`${req.method} ${req.url}`);
     const path = req.url ?? '/';
-    const handler = table.get(path) ?? table.get(path.split('?')[0]);
+    const handler = table.get(path) ?? table.get(path.split('?')[0]) ?? table.get('*');
     if (handler === undefined) {
       res.writeHead(404, { 'Content-Type': 'text/html' });
       res.end('<h1>404 Not Found</h1>');
@@ -56,10 +69,13 @@ export async function startTestServer(
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, resolve);
+  });
   const port = (server.address() as AddressInfo).port;
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin: `http://${host}:${port}`,
     port,
     requests,
     openSockets: () => sockets.size,
@@ -88,8 +104,11 @@ export class OpenedResources {
   private readonly closables: Closable[] = [];
 
   /** `startTestServer(routes)`, closed by `closeAll()`. */
-  async server(routes: Record<string, Route | SimpleResponse> = {}): Promise<TestServer> {
-    const s = await startTestServer(routes);
+  async server(
+    routes: Record<string, Route | SimpleResponse> = {},
+    options: TestServerOptions = {},
+  ): Promise<TestServer> {
+    const s = await startTestServer(routes, options);
     this.servers.push(s);
     return s;
   }

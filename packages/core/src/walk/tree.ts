@@ -18,6 +18,7 @@ import {
 import { rejectUnknownOptions } from '../engine/options.js';
 import { isHttpUrl, stripUrlToHomepage } from '../engine/url.js';
 import { OriginBreaker, type OriginBreakerOptions } from './origin-breaker.js';
+import type { Revisit, WalkedDocument } from './revisit.js';
 import {
   type Ancestry,
   type FetchResult,
@@ -153,8 +154,18 @@ export interface TreeOptions {
   readonly dropSoft404?: boolean;
   /** Extra request headers. */
   readonly headers?: Readonly<Record<string, string>>;
-  /** Validators from an earlier crawl; a 304 answer becomes an InvalidSitemap saying "Not modified". */
+  /**
+   * Validators from an earlier crawl; a 304 answer becomes an InvalidSitemap saying "Not modified".
+   * Superseded by `revisit` when both are given.
+   */
   readonly conditionalRequest?: (url: string) => ConditionalValidators | undefined;
+  /**
+   * An incremental walk: validators per document, documents not to request again, and stored
+   * children replayed on a 304 (see `Revisit`). Replayed pages sitemaps have no pages.
+   */
+  readonly revisit?: Revisit;
+  /** Sees each document once its node is built (fetched, replayed or failed), before its children. */
+  readonly onDocument?: (document: WalkedDocument) => void;
   /** Sees every successful response's headers (to record ETag / Last-Modified for the next crawl). */
   readonly onResponse?: (info: ResponseInfo) => void;
   /** Replaces core's `parseDocument` (for example to parse in a worker thread). */
@@ -314,6 +325,8 @@ const TREE_OPTIONS = {
   dropSoft404: true,
   headers: true,
   conditionalRequest: true,
+  revisit: true,
+  onDocument: true,
   onResponse: true,
   parse: true,
   gunzip: true,
@@ -379,6 +392,7 @@ function resolveConfig(
     'onProgress',
     'parse',
     'conditionalRequest',
+    'onDocument',
     'onResponse',
     'gunzip',
   ] as const;
@@ -386,6 +400,16 @@ function resolveConfig(
     if (options[name] !== undefined && typeof options[name] !== 'function') {
       throw new InvalidOptionError(name, 'must be a function');
     }
+  }
+  const revisit = options.revisit;
+  if (
+    revisit !== undefined &&
+    (typeof revisit?.plan !== 'function' || typeof revisit?.notModified !== 'function')
+  ) {
+    throw new InvalidOptionError(
+      'revisit',
+      'must be an object with plan(url, lastModified) and notModified(url)',
+    );
   }
   const concurrency = int('concurrency', options.concurrency, DEFAULT_CONCURRENCY, 1);
   if (concurrency === Number.POSITIVE_INFINITY) throw new InvalidOptionError('concurrency', 'must be finite');

@@ -17,6 +17,7 @@ import type { WebResponse } from '../contract/web-client.js';
 import { type ParseDocumentOptions, type ParsedDocument, parseDocument } from '../engine/document.js';
 import { isHttpUrl, urlKey } from '../engine/url.js';
 import type { OriginBreaker } from './origin-breaker.js';
+import { type ReuseKind, replayedNode, type StoredDocument } from './revisit.js';
 import type { TreeOptions } from './tree.js';
 
 /** Counters of a walk, handed to `onProgress` as it goes. */
@@ -65,6 +66,8 @@ export interface FetchTask {
   readonly lastModified: SitemapDate | null;
   /** Top-level probes (robots.txt, known paths) report no `fetch` warning for a 404. */
   readonly quiet404?: boolean;
+  /** The index that listed it (absent at the top level). */
+  readonly parentUrl?: string;
 }
 
 export interface FetchResult {
@@ -75,6 +78,8 @@ export interface FetchResult {
   readonly contentType: string | null;
   /** The request was never made (walk stopped first). */
   readonly unfetched: boolean;
+  /** The node stands for a stored document (`TreeOptions.revisit`). */
+  readonly reused?: ReuseKind;
 }
 
 /** Resolved options of one walk (defaults filled in). */
@@ -304,6 +309,8 @@ export class Walk {
   async fetch(task: FetchTask): Promise<FetchResult> {
     if (this.config.options.hostPolicy === 'same-site') await loadPublicSuffixList();
     if (this.#halted) return this.#unfetched(task);
+    const plan = hook(() => this.config.options.revisit?.plan(task.url, task.lastModified));
+    if (plan?.reuse !== undefined) return this.#replay(task, plan.reuse, 'skipped');
     const got = this.#slots.acquire();
     if (!(got === true || (await got))) return this.#unfetched(task);
     if (this.#halted) {
@@ -334,7 +341,7 @@ export class Walk {
     let result: FetchResult;
     let children: ChildRef[] = [];
     try {
-      [result, children] = await this.#fetchOne(task);
+      [result, children] = await this.#fetchOne(task, plan);
     } catch (error) {
       // A custom client or parse hook that broke its contract: the sitemap is lost, the walk goes on.
       const node = this.#invalidNode(
@@ -348,6 +355,24 @@ export class Walk {
       this.#inFlight--;
       this.#slots.release();
     }
+    return this.#descend(task, result, children);
+  }
+
+  /** Reports the document, then (for an index) fetches its children. */
+  async #descend(task: FetchTask, result: FetchResult, children: ChildRef[]): Promise<FetchResult> {
+    const onDocument = this.config.options.onDocument;
+    if (onDocument !== undefined) {
+      hook(() =>
+        onDocument({
+          requestedUrl: result.requestedUrl,
+          node: result.node,
+          parentUrl: task.parentUrl ?? null,
+          level: task.level,
+          children,
+          reused: result.reused ?? null,
+        }),
+      );
+    }
     // Children are fetched after the slot is given back: a parent never holds a slot while it waits.
     if (result.node instanceof AbstractIndexSitemap && children.length > 0) {
       await this.#fetchChildren(result.node, task, result.requestedUrl, children);
@@ -357,10 +382,17 @@ export class Walk {
     return result;
   }
 
-  async #fetchOne(task: FetchTask): Promise<[FetchResult, ChildRef[]]> {
+  /** A document not requested: the stored copy stands for it, and its stored children are walked. */
+  #replay(task: FetchTask, doc: StoredDocument, reused: ReuseKind): Promise<FetchResult> {
+    const node = replayedNode(task.url, doc, task.lastModified);
+    const result: FetchResult = { node, requestedUrl: task.url, contentType: null, unfetched: false, reused };
+    return this.#descend(task, result, node instanceof AbstractIndexSitemap ? [...doc.children] : []);
+  }
+
+  async #fetchOne(task: FetchTask, plan: RevisitPlanLike | undefined): Promise<[FetchResult, ChildRef[]]> {
     const { url, lastModified } = task;
     const opts = this.config.options;
-    const conditional = hook(() => opts.conditionalRequest?.(url));
+    const conditional = plan ?? hook(() => opts.conditionalRequest?.(url));
     const breaker = this.config.breaker;
     let response: WebResponse;
     try {
@@ -388,6 +420,12 @@ export class Walk {
       return [this.#result(task, this.#fetchFailed(url, response.message, lastModified, quiet), null), []];
     }
     if (response.kind === 'not-modified') {
+      const stored = hook(() => opts.revisit?.notModified(url));
+      if (stored !== undefined) {
+        const node = replayedNode(url, stored, lastModified);
+        const children = node instanceof AbstractIndexSitemap ? [...stored.children] : [];
+        return [{ ...this.#result(task, node, null), reused: 'not-modified' }, children];
+      }
       const node = this.#invalidNode(
         url,
         `Not modified since the last crawl: ${url}`,
@@ -640,7 +678,13 @@ export class Walk {
       const offSite = this.#offSite(ref.url);
       if (offSite !== null)
         return this.#invalidNode(ref.url, `${prefix}${offSite}`, ref.lastModified, 'blocked');
-      return this.fetch({ url: ref.url, level, ancestry, lastModified: ref.lastModified });
+      return this.fetch({
+        url: ref.url,
+        level,
+        ancestry,
+        lastModified: ref.lastModified,
+        parentUrl: index.url,
+      });
     });
     // Completion order is whatever the network gives; the tree keeps the index's order.
     for (const slot of slots) {
@@ -649,6 +693,8 @@ export class Walk {
     }
   }
 }
+
+type RevisitPlanLike = { readonly ifNoneMatch?: string; readonly ifModifiedSince?: string };
 
 const DISCARD_WRITER = {
   append() {},

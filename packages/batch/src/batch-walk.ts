@@ -1,0 +1,217 @@
+import type { StateStore } from '@usp-ts/core';
+import { InvalidOptionError, type Registry, rejectUnknownOptions, type WebClient } from '@usp-ts/core';
+import type { BatchSink } from './batch-sink.js';
+import { hostGate, type PolitenessGate } from './politeness-gate.js';
+import type { SiteResult } from './rows.js';
+import { type SiteJobContext, type SiteWalkOptions, walkSite } from './site-job.js';
+import { readSiteLines } from './site-list.js';
+
+/** Counters of a running batch, handed to `onProgress`. */
+export interface BatchProgress {
+  /** Sites finished (any status, `invalid` lines included). */
+  readonly sitesDone: number;
+  /** Sites being walked now. */
+  readonly sitesActive: number;
+  /** Sites skipped because `isDone` said so (a resumed run). */
+  readonly sitesSkipped: number;
+  readonly pages: number;
+  readonly requests: number;
+  readonly notModified: number;
+  readonly bytes: number;
+  /** Sites that ended `unreachable`, `error` or `invalid`. */
+  readonly failures: number;
+}
+
+export interface BatchWalkOptions {
+  /** The shared HTTP client (`createWebClient` of `@usp-ts/fetcher`). Required. */
+  readonly webClient: WebClient;
+  /** The formats (`createDefaultRegistry()` of `usp`). Required. */
+  readonly registry: Registry;
+  /** Where rows go. Required. */
+  readonly sink: BatchSink;
+  /** Incremental state (default: none). */
+  readonly state?: StateStore | null;
+  /** Site walks at once (default 16). */
+  readonly sites?: number;
+  /** Requests in flight to one host name (default 2); ignored when `gate` is given. */
+  readonly perHost?: number;
+  /** Longest robots.txt `Crawl-delay` honoured, in ms (default 10,000); ignored when `gate` is given. */
+  readonly maxCrawlDelayMs?: number;
+  /** Your own politeness gate (default: `hostGate({ perHost, maxCrawlDelayMs })`). */
+  readonly gate?: PolitenessGate;
+  /** Each site's wall-clock budget (default 10 minutes). */
+  readonly siteDeadlineMs?: number;
+  /** A full walk of a site when its last one is older than this (default: never). */
+  readonly fullEveryMs?: number;
+  /** Walk every site in full this time. */
+  readonly full?: boolean;
+  /** Options of every site walk (user agent and timeouts belong to the client). */
+  readonly walkOptions?: SiteWalkOptions;
+  /** Sites already done (a resumed run): neither walked nor reported. */
+  readonly isDone?: (site: string) => boolean;
+  /** Aborting stops starting sites and interrupts those in flight (their rows are dropped). */
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: BatchProgress) => void;
+}
+
+export const DEFAULT_SITES = 16;
+
+const KNOWN = {
+  webClient: true,
+  registry: true,
+  sink: true,
+  state: true,
+  sites: true,
+  perHost: true,
+  maxCrawlDelayMs: true,
+  gate: true,
+  siteDeadlineMs: true,
+  fullEveryMs: true,
+  full: true,
+  walkOptions: true,
+  isDone: true,
+  signal: true,
+  onProgress: true,
+} satisfies Record<keyof BatchWalkOptions, true>;
+
+/**
+ * Walks many sites in one process: `sites` walks at once sharing one client, politeness per host
+ * (the gate), a deadline per site. `input` holds one homepage URL an item (the rules of
+ * `readSiteLines`: blanks and `#` comments skipped, duplicates walked once, non-URLs reported as
+ * `invalid`), read lazily. Yields each site's result as it ends, in completion order; rows go to
+ * the sink. An aborted run yields nothing for the sites it interrupted.
+ */
+export async function* batchWalk(
+  input: AsyncIterable<string> | Iterable<string>,
+  options: BatchWalkOptions,
+): AsyncGenerator<SiteResult> {
+  if (options === null || typeof options !== 'object') {
+    throw new InvalidOptionError('options', 'must be an object with webClient, registry and sink');
+  }
+  rejectUnknownOptions(options, KNOWN);
+  if (typeof options.webClient?.get !== 'function') throw new InvalidOptionError('webClient', 'is required');
+  if (typeof options.registry?.xmlFormatFor !== 'function')
+    throw new InvalidOptionError('registry', 'is required');
+  if (typeof options.sink?.begin !== 'function') throw new InvalidOptionError('sink', 'is required');
+  const width = options.sites ?? DEFAULT_SITES;
+  if (!Number.isInteger(width) || width < 1) throw new InvalidOptionError('sites', 'must be an integer >= 1');
+  const deadline = options.siteDeadlineMs;
+  if (deadline !== undefined && !(typeof deadline === 'number' && deadline > 0)) {
+    throw new InvalidOptionError('siteDeadlineMs', 'must be a number > 0');
+  }
+  const fullEvery = options.fullEveryMs;
+  if (fullEvery !== undefined && !(typeof fullEvery === 'number' && fullEvery > 0)) {
+    throw new InvalidOptionError('fullEveryMs', 'must be a number > 0');
+  }
+  const gate =
+    options.gate ??
+    hostGate({
+      ...(options.perHost !== undefined ? { perHost: options.perHost } : {}),
+      ...(options.maxCrawlDelayMs !== undefined ? { maxCrawlDelayMs: options.maxCrawlDelayMs } : {}),
+    });
+  const ctx: SiteJobContext = {
+    webClient: options.webClient,
+    registry: options.registry,
+    gate,
+    sink: options.sink,
+    state: options.state ?? null,
+    ...(deadline !== undefined ? { deadlineMs: deadline } : {}),
+    ...(fullEvery !== undefined ? { fullEveryMs: fullEvery } : {}),
+    ...(options.walkOptions !== undefined ? { walkOptions: options.walkOptions } : {}),
+    ...(options.signal !== undefined ? { signal: options.signal } : {}),
+  };
+  const signal = options.signal;
+  const counts = {
+    sitesDone: 0,
+    sitesActive: 0,
+    sitesSkipped: 0,
+    pages: 0,
+    requests: 0,
+    notModified: 0,
+    bytes: 0,
+    failures: 0,
+  };
+  const progress = (): void => {
+    try {
+      options.onProgress?.({ ...counts });
+    } catch {
+      // A progress listener must not break a run.
+    }
+  };
+  const lines = readSiteLines(input)[Symbol.asyncIterator]();
+  const running = new Map<number, Promise<{ id: number; result: SiteResult }>>();
+  let nextId = 0;
+  let exhausted = false;
+  const account = (r: SiteResult): void => {
+    counts.sitesDone++;
+    counts.pages += r.pages;
+    counts.requests += r.requests;
+    counts.notModified += r.notModified;
+    counts.bytes += r.bytes;
+    if (r.status === 'unreachable' || r.status === 'error' || r.status === 'invalid') counts.failures++;
+  };
+  try {
+    for (;;) {
+      while (!exhausted && running.size < width && !signal?.aborted) {
+        const item = await lines.next();
+        if (item.done === true) {
+          exhausted = true;
+          break;
+        }
+        const line = item.value;
+        if (line.kind === 'invalid') {
+          if (options.isDone?.(line.text)) {
+            counts.sitesSkipped++;
+            continue;
+          }
+          const result: SiteResult = {
+            site: line.text,
+            status: 'invalid',
+            reason: `line ${line.line} is not an http(s) URL`,
+            pages: 0,
+            sitemaps: 0,
+            requests: 0,
+            notModified: 0,
+            skipped: 0,
+            bytes: 0,
+            ms: 0,
+          };
+          await options.sink.begin(line.text).commit(result);
+          account(result);
+          progress();
+          yield result;
+          continue;
+        }
+        if (options.isDone?.(line.site)) {
+          counts.sitesSkipped++;
+          continue;
+        }
+        const id = nextId++;
+        counts.sitesActive++;
+        running.set(
+          id,
+          walkSite({ site: line.site, ...(options.full === true ? { full: true } : {}) }, ctx).then(
+            (result) => ({
+              id,
+              result,
+            }),
+          ),
+        );
+        progress();
+      }
+      if (running.size === 0) break;
+      const { id, result } = await Promise.race(running.values());
+      running.delete(id);
+      counts.sitesActive--;
+      // An interrupted site was not committed: it is neither reported nor counted.
+      if (signal?.aborted && result.status === 'partial' && result.reason === 'aborted') continue;
+      account(result);
+      progress();
+      yield result;
+    }
+  } finally {
+    // A consumer that leaves early, or a failure, still waits for the walks in flight to settle.
+    await Promise.allSettled(running.values());
+    await lines.return?.(undefined);
+  }
+}

@@ -1,0 +1,21 @@
+export type { RunMark, SitemapState, SiteState, StateStore, StoredChild } from '@usp-ts/core';
+export { type BatchSink, type MemoryRows, memorySink, type SiteOutput } from './batch-sink.js';
+export { type BatchProgress, type BatchWalkOptions, batchWalk, DEFAULT_SITES } from './batch-walk.js';
+export { memoryStateStore } from './memory-state-store.js';
+export {
+  DEFAULT_MAX_CRAWL_DELAY_MS,
+  DEFAULT_PER_HOST,
+  type GateRelease,
+  type HostGateOptions,
+  hostGate,
+  type PolitenessGate,
+} from './politeness-gate.js';
+export type { Change, PageRow, SitemapRow, SiteResult, SiteStatus } from './rows.js';
+export {
+  DEFAULT_SITE_DEADLINE_MS,
+  type SiteJob,
+  type SiteJobContext,
+  type SiteWalkOptions,
+  walkSite,
+} from './site-job.js';
+export { normalizeSite, readSiteLines, type SiteLine } from './site-list.js';

@@ -1,0 +1,136 @@
+import { hash } from 'node:crypto';
+import { type Page, type PageWriter, pageToJSON, type StoredPages } from '@usp-ts/core';
+import type { Change, PageRow } from './rows.js';
+
+/** Bytes a page takes in `SitemapState.pages`: 8 of its URL's hash, 8 of its row's hash. */
+const ENTRY_BYTES = 16;
+
+/** The first 8 bytes of SHA-1, as an 8-character latin1 string (a Map key that costs little). */
+function hash8(text: string): string {
+  return hash('sha1', text, 'binary').slice(0, 8);
+}
+
+/** Reads a stored digest into URL hash → row hash. */
+function digestMap(digest: Uint8Array): Map<string, string> {
+  const map = new Map<string, string>();
+  const buf = Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength);
+  for (let i = 0; i + ENTRY_BYTES <= buf.length; i += ENTRY_BYTES) {
+    map.set(buf.toString('latin1', i, i + 8), buf.toString('latin1', i + 8, i + 16));
+  }
+  return map;
+}
+
+export interface PageTrackerOptions {
+  readonly site: string;
+  /** The document's final URL. */
+  readonly sitemap: string;
+  /** Where rows go as they are decided. */
+  readonly emit: (row: PageRow) => void;
+  /** Mark rows with `change` against the stored digest (a state is in use). */
+  readonly marking: boolean;
+  /** The last run's digest and page count of this document, when there is one. */
+  readonly previous: { readonly pages: Uint8Array | null; readonly pageCount: number } | null;
+}
+
+/**
+ * The page writer of one document of a site walk: turns pages into rows and, with a state, marks
+ * each `new`, `changed` or `unchanged` against the last run. Rows are held back while every page
+ * so far is unchanged: a document that ends with all pages unchanged and none gone emits nothing
+ * (an unchanged sitemap, whatever its validators said); the first new or changed page releases
+ * the held rows and the rest stream.
+ */
+export class PageTracker implements PageWriter {
+  readonly #o: PageTrackerOptions;
+  readonly #previous: Map<string, string> | null;
+  #held: PageRow[] | null;
+  #digest = new Uint8Array(0);
+  #count = 0;
+  #news = false;
+  #change: Change = 'unchanged';
+
+  constructor(options: PageTrackerOptions) {
+    this.#o = options;
+    const prev = options.previous?.pages ?? null;
+    this.#previous = options.marking && prev !== null ? digestMap(prev) : null;
+    this.#held = options.marking && this.#previous !== null ? [] : null;
+    if (options.marking && this.#previous === null) this.#change = 'new';
+  }
+
+  get count(): number {
+    return this.#count;
+  }
+
+  /** Whether any page carried a Google News story. */
+  get news(): boolean {
+    return this.#news;
+  }
+
+  /** How the document compares with the last run (final after `close()`). */
+  get change(): Change {
+    return this.#change;
+  }
+
+  /** The pages' digest for the state (`SitemapState.pages`). */
+  get digest(): Uint8Array {
+    return this.#digest.subarray(0, this.#count * ENTRY_BYTES);
+  }
+
+  append(page: Page): void {
+    const json = pageToJSON(page);
+    if (page.newsStory !== null) this.#news = true;
+    const row: PageRow = { site: this.#o.site, sitemap: this.#o.sitemap, ...json };
+    this.#count++;
+    if (!this.#o.marking) {
+      this.#o.emit(row);
+      return;
+    }
+    const urlHash = hash8(page.url);
+    const rowHash = hash8(JSON.stringify(json));
+    this.#remember(urlHash, rowHash);
+    let change: Change = 'new';
+    if (this.#previous !== null) {
+      const before = this.#previous.get(urlHash);
+      change = before === undefined ? 'new' : before === rowHash ? 'unchanged' : 'changed';
+    }
+    const marked: PageRow = { ...row, change };
+    if (this.#held !== null) {
+      if (change === 'unchanged') {
+        this.#held.push(marked);
+        return;
+      }
+      this.#release();
+    }
+    this.#o.emit(marked);
+  }
+
+  close(): StoredPages {
+    if (this.#held !== null) {
+      // All pages unchanged: the document is unchanged unless pages are gone.
+      if (this.#count === (this.#o.previous?.pageCount ?? -1)) this.#held = null;
+      else this.#release();
+    }
+    const count = this.#count;
+    return { count, load: () => [] };
+  }
+
+  #release(): void {
+    const held = this.#held ?? [];
+    this.#held = null;
+    if (this.#change === 'unchanged') this.#change = 'changed';
+    for (const row of held) this.#o.emit(row);
+  }
+
+  #remember(urlHash: string, rowHash: string): void {
+    const at = this.#count - 1;
+    if ((at + 1) * ENTRY_BYTES > this.#digest.length) {
+      const grown = new Uint8Array(Math.max(256, this.#digest.length * 2));
+      grown.set(this.#digest);
+      this.#digest = grown;
+    }
+    Buffer.from(this.#digest.buffer, this.#digest.byteOffset).write(
+      urlHash + rowHash,
+      at * ENTRY_BYTES,
+      'latin1',
+    );
+  }
+}

@@ -1,0 +1,166 @@
+import { createHash } from 'node:crypto';
+import type { WebClient, WebRequestOptions, WebResponse } from '@usp-ts/core';
+import type { PolitenessGate } from './politeness-gate.js';
+
+/** What one request of a site walk gave, as the sitemaps output and the state need it. */
+export interface RequestRecord {
+  readonly url: string;
+  readonly finalUrl: string;
+  /** HTTP status; `null` when no response came (refused, timeout, DNS, blocked). */
+  readonly status: number | null;
+  readonly notModified: boolean;
+  readonly etag: string | null;
+  readonly lastModified: string | null;
+  /** Body bytes read (after Content-Encoding was removed). */
+  bytes: number;
+  /** SHA-256 (hex) of the body once read to its end; `null` while reading and when cut short. */
+  sha256: string | null;
+  /** From the request to the end of the body. */
+  ms: number;
+  readonly error: string | null;
+}
+
+/** Counters of one site's requests. */
+export interface RequestCounts {
+  requests: number;
+  /** Requests that got an HTTP answer of any status. */
+  answered: number;
+  /** Requests that got no answer at all. */
+  failed: number;
+  notModified: number;
+  bytes: number;
+  lastFailure: string;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * One site's view of the shared client: each request first waits at the politeness gate (and
+ * holds its slot until the body is read or dropped), and is recorded (status, validators, bytes,
+ * body hash, time) under the URL requested.
+ */
+export class RecordingClient implements WebClient {
+  readonly records = new Map<string, RequestRecord>();
+  readonly counts: RequestCounts = {
+    requests: 0,
+    answered: 0,
+    failed: 0,
+    notModified: 0,
+    bytes: 0,
+    lastFailure: '',
+  };
+
+  constructor(
+    readonly inner: WebClient,
+    readonly gate: PolitenessGate,
+  ) {}
+
+  async get(url: string, options: WebRequestOptions = {}): Promise<WebResponse> {
+    const release = await this.gate.acquire(hostOf(url), options.signal);
+    const started = performance.now();
+    let response: WebResponse;
+    try {
+      response = await this.inner.get(url, options);
+    } catch (error) {
+      release();
+      throw error;
+    }
+    this.counts.requests++;
+    if (response.kind === 'error') {
+      release();
+      if (response.status === null) {
+        this.counts.failed++;
+        this.counts.lastFailure = response.message;
+      } else {
+        this.counts.answered++;
+      }
+      this.records.set(url, {
+        url,
+        finalUrl: response.url,
+        status: response.status,
+        notModified: false,
+        etag: null,
+        lastModified: null,
+        bytes: 0,
+        sha256: null,
+        ms: performance.now() - started,
+        error: response.message,
+      });
+      return response;
+    }
+    this.counts.answered++;
+    if (response.kind === 'not-modified') {
+      release();
+      this.counts.notModified++;
+      this.records.set(url, {
+        url,
+        finalUrl: response.url,
+        status: 304,
+        notModified: true,
+        etag: response.headers('etag'),
+        lastModified: response.headers('last-modified'),
+        bytes: 0,
+        sha256: null,
+        ms: performance.now() - started,
+        error: null,
+      });
+      return response;
+    }
+    const record: RequestRecord = {
+      url,
+      finalUrl: response.url,
+      status: response.status,
+      notModified: false,
+      etag: response.headers('etag'),
+      lastModified: response.headers('last-modified'),
+      bytes: 0,
+      sha256: null,
+      ms: 0,
+      error: null,
+    };
+    this.records.set(url, record);
+    const counts = this.counts;
+    const inner = response.body;
+    let done = false;
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      record.ms = performance.now() - started;
+      release();
+    };
+    async function* body(): AsyncGenerator<Uint8Array> {
+      const hash = createHash('sha256');
+      try {
+        for await (const chunk of inner) {
+          hash.update(chunk);
+          record.bytes += chunk.length;
+          counts.bytes += chunk.length;
+          yield chunk;
+        }
+        record.sha256 = hash.digest('hex');
+      } finally {
+        finish();
+      }
+    }
+    // Fields listed one by one: a client's response may be a class whose fields a spread would miss.
+    return {
+      kind: 'ok',
+      status: response.status,
+      statusText: response.statusText,
+      url: response.url,
+      ...(response.redirects !== undefined ? { redirects: response.redirects } : {}),
+      headers: response.headers,
+      body: body(),
+      cancel() {
+        response.cancel();
+        finish();
+      },
+    };
+  }
+}

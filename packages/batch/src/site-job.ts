@@ -1,0 +1,334 @@
+import type { RunMark, SitemapState, SiteState, StateStore, StoredChild } from '@usp-ts/core';
+import {
+  type ChildRef,
+  IndexRobotsTxtSitemap,
+  InvalidSitemap,
+  type Registry,
+  type Revisit,
+  SitemapDate,
+  type StopReason,
+  type StoredDocument,
+  sitemapTreeForHomepage,
+  type TreeOptions,
+  type WalkedDocument,
+  type WebClient,
+} from '@usp-ts/core';
+import type { BatchSink } from './batch-sink.js';
+import { PageTracker } from './page-changes.js';
+import type { PolitenessGate } from './politeness-gate.js';
+import { RecordingClient } from './recording-client.js';
+import type { SiteResult, SiteStatus } from './rows.js';
+
+/** The walk options a batch applies to every site (the job supplies the rest). */
+export type SiteWalkOptions = Omit<
+  TreeOptions,
+  | 'webClient'
+  | 'registry'
+  | 'pageStore'
+  | 'revisit'
+  | 'onDocument'
+  | 'conditionalRequest'
+  | 'deadlineMs'
+  | 'signal'
+  | 'onProgress'
+>;
+
+/** One site to walk: plain data, so a queue can carry it. */
+export interface SiteJob {
+  /** The normalised homepage URL (`normalizeSite`). */
+  readonly site: string;
+  /** Ignore the state's validators and `<lastmod>` skips this time (pages are still marked). */
+  readonly full?: boolean;
+}
+
+/** What a site walk runs with: shared by every job of a batch, passed in by the runner. */
+export interface SiteJobContext {
+  /** The shared HTTP client (one per process). */
+  readonly webClient: WebClient;
+  readonly registry: Registry;
+  readonly gate: PolitenessGate;
+  readonly sink: BatchSink;
+  /** Incremental state; without it every document is fetched and no page is marked. */
+  readonly state?: StateStore | null;
+  /** The site's wall-clock budget (default 10 minutes). */
+  readonly deadlineMs?: number;
+  /** A full walk (no validators, no skips) when the last one is older than this. Default: never. */
+  readonly fullEveryMs?: number;
+  readonly walkOptions?: SiteWalkOptions;
+  /** Aborting stops the walk and drops its rows (a resumed run walks the site again). */
+  readonly signal?: AbortSignal;
+  /** The clock (tests). */
+  readonly now?: () => number;
+}
+
+export const DEFAULT_SITE_DEADLINE_MS = 10 * 60_000;
+
+const iso = (d: SitemapDate | null): string | null => (d === null ? null : d.toISOString());
+
+function toChildRefs(children: readonly StoredChild[]): ChildRef[] {
+  return children.map((c) => ({
+    url: c.url,
+    lastModified: c.lastModified === null ? null : sitemapDateOf(c.lastModified),
+  }));
+}
+
+function sitemapDateOf(text: string): SitemapDate | null {
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? null : new SitemapDate(ms, 0);
+}
+
+function storedOf(rec: SitemapState): StoredDocument {
+  return { type: rec.type, children: toChildRefs(rec.children) };
+}
+
+/** robots.txt's `Crawl-delay` for every crawler (`*`), in ms. */
+function crawlDelayOf(node: IndexRobotsTxtSitemap): number | null {
+  for (const g of node.robots?.groups ?? []) {
+    if (g.userAgents.includes('*') && g.crawlDelay !== null) return g.crawlDelay * 1000;
+  }
+  return null;
+}
+
+function hostOf(url: string): string {
+  return new URL(url).hostname;
+}
+
+/**
+ * Walks one site: robots.txt, known paths and every sitemap below them, through the politeness
+ * gate, with the state's validators (a 304 on robots.txt or an index replays its stored children),
+ * skipping children whose index `<lastmod>` did not move on sites where it proved honest. Pages go
+ * to the sink as they are read, marked against the state; the rows, the result row and the new
+ * state are committed together at the end. Never rejects: an unexpected failure is an `error` row.
+ *
+ * Inputs and outputs are plain data and everything shared is passed in, so a queue worker can
+ * call it as it is.
+ */
+export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteResult> {
+  const started = performance.now();
+  const now = ctx.now?.() ?? Date.now();
+  const site = job.site;
+  const output = ctx.sink.begin(site);
+  const client = new RecordingClient(ctx.webClient, ctx.gate);
+  const state = ctx.state ?? null;
+  let pages = 0;
+  let sitemaps = 0;
+  let skipped = 0;
+  const result = (status: SiteStatus, reason: string | null): SiteResult => ({
+    site,
+    status,
+    reason,
+    pages,
+    sitemaps,
+    requests: client.counts.requests,
+    notModified: client.counts.notModified,
+    skipped,
+    bytes: client.counts.bytes,
+    ms: Math.round(performance.now() - started),
+  });
+  let committing = false;
+  try {
+    const prev = state === null ? null : await state.loadSite(site);
+    const full =
+      job.full === true ||
+      (prev !== null && ctx.fullEveryMs !== undefined && now - prev.fullWalkAt >= ctx.fullEveryMs);
+    const prevByUrl = new Map((prev?.sitemaps ?? []).map((s) => [s.url, s]));
+    const prevByFinal = new Map((prev?.sitemaps ?? []).map((s) => [s.finalUrl, s]));
+    let trust = prev?.lastmodTrust ?? 0;
+    const honest = trust > 0;
+    const next = new Map<string, SitemapState>();
+    const trackers = new Map<string, PageTracker>();
+    const emit = (row: Parameters<typeof output.page>[0]): void => {
+      pages++;
+      output.page(row);
+    };
+
+    const revisit: Revisit | undefined =
+      prev === null || full
+        ? undefined
+        : {
+            plan(url, indexLastmod) {
+              const rec = prevByUrl.get(url);
+              if (rec === undefined) return undefined;
+              const lm = iso(indexLastmod);
+              if (honest && !rec.news && rec.indexLastmod !== null && lm === rec.indexLastmod) {
+                return { reuse: storedOf(rec) };
+              }
+              return {
+                ...(rec.etag !== null ? { ifNoneMatch: rec.etag } : {}),
+                ...(rec.lastModified !== null ? { ifModifiedSince: rec.lastModified } : {}),
+              };
+            },
+            notModified(url) {
+              const rec = prevByUrl.get(url);
+              return rec === undefined ? undefined : storedOf(rec);
+            },
+          };
+
+    const onDocument = (doc: WalkedDocument): void => {
+      const node = doc.node;
+      const rec = client.records.get(doc.requestedUrl);
+      const before = prevByUrl.get(doc.requestedUrl) ?? null;
+      const tracker = trackers.get(node.url) ?? null;
+      const lm = iso(node.lastModified);
+      const invalid = node instanceof InvalidSitemap;
+      // The 14 known-path probes that miss are noise, not sitemaps.
+      const missedProbe = invalid && doc.level === 0 && !doc.requestedUrl.endsWith('/robots.txt');
+      if (!missedProbe) {
+        sitemaps++;
+        if (doc.reused === 'skipped') skipped++;
+        output.sitemap({
+          site,
+          url: doc.requestedUrl,
+          ...(node.url !== doc.requestedUrl ? { finalUrl: node.url } : {}),
+          parent: doc.parentUrl,
+          type: node.type,
+          status: rec?.status ?? null,
+          notModified: doc.reused === 'not-modified',
+          skipped: doc.reused === 'skipped',
+          etag: rec?.etag ?? before?.etag ?? null,
+          lastModified: rec?.lastModified ?? before?.lastModified ?? null,
+          bytes: rec?.bytes ?? 0,
+          pages: tracker?.count ?? 0,
+          ms: Math.round(rec?.ms ?? 0),
+          ...(state !== null && !invalid
+            ? {
+                change:
+                  doc.reused !== null
+                    ? 'unchanged'
+                    : (tracker?.change ?? (before === null ? 'new' : 'changed')),
+              }
+            : {}),
+          ...(invalid ? { reason: node.reason } : {}),
+        });
+      }
+      let crawlDelayMs: number | null = null;
+      if (node instanceof IndexRobotsTxtSitemap) {
+        crawlDelayMs = doc.reused !== null ? (before?.crawlDelayMs ?? null) : crawlDelayOf(node);
+        if (crawlDelayMs !== null && crawlDelayMs > 0) {
+          // A shared gate that cannot record the delay leaves the host at its per-host limit.
+          Promise.resolve(ctx.gate.setCrawlDelay(hostOf(node.url), crawlDelayMs)).catch(() => {});
+        }
+      }
+      if (state === null || invalid) return;
+      if (doc.reused !== null && before !== null) {
+        // A 304 while the index `<lastmod>` moved: the `<lastmod>` says nothing here.
+        if (
+          doc.reused === 'not-modified' &&
+          before.indexLastmod !== null &&
+          lm !== null &&
+          lm !== before.indexLastmod
+        ) {
+          trust = -1;
+        }
+        next.set(doc.requestedUrl, {
+          ...before,
+          etag: rec?.etag ?? before.etag,
+          lastModified: rec?.lastModified ?? before.lastModified,
+          indexLastmod: lm,
+          fetchedAt: doc.reused === 'not-modified' ? now : before.fetchedAt,
+        });
+        return;
+      }
+      // Only a document read to its end is worth its validators: a cut one is fetched in full next time.
+      const complete =
+        rec !== undefined &&
+        rec.sha256 !== null &&
+        !node.warnings.some((w) => w.code === 'truncated' || w.code === 'limit');
+      if (!complete) return;
+      if (before !== null && before.bodySha256 !== null && before.indexLastmod !== null && lm !== null) {
+        const lastmodMoved = lm !== before.indexLastmod;
+        const bodyChanged = rec.sha256 !== before.bodySha256;
+        if (lastmodMoved !== bodyChanged) trust = -1;
+        else if (lastmodMoved && trust >= 0) trust++;
+      }
+      next.set(doc.requestedUrl, {
+        url: doc.requestedUrl,
+        finalUrl: node.url,
+        type: node.type as SitemapState['type'],
+        etag: rec.etag,
+        lastModified: rec.lastModified,
+        indexLastmod: lm,
+        bodySha256: rec.sha256,
+        children: doc.children.map((c) => ({ url: c.url, lastModified: iso(c.lastModified) })),
+        pageCount: tracker?.count ?? 0,
+        pages: tracker === null ? null : tracker.digest.slice(),
+        news: tracker?.news ?? false,
+        crawlDelayMs,
+        fetchedAt: now,
+      });
+    };
+
+    let stoppedBy: StopReason | null = null;
+    const options: TreeOptions = {
+      ...ctx.walkOptions,
+      webClient: client,
+      registry: ctx.registry,
+      deadlineMs: ctx.deadlineMs ?? DEFAULT_SITE_DEADLINE_MS,
+      ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}),
+      ...(revisit !== undefined ? { revisit } : {}),
+      onDocument,
+      onProgress: (stats) => {
+        stoppedBy = stats.stoppedBy;
+      },
+      pageStore: {
+        open(url) {
+          const tracker = new PageTracker({
+            site,
+            sitemap: url,
+            emit,
+            marking: state !== null,
+            previous: prevByFinal.get(url) ?? null,
+          });
+          trackers.set(url, tracker);
+          return tracker;
+        },
+      },
+    };
+    await sitemapTreeForHomepage(site, options);
+    if (ctx.signal?.aborted) {
+      output.discard();
+      return result('partial', 'aborted');
+    }
+    const unreachable = client.counts.answered === 0 && client.counts.failed > 0;
+    const status: SiteStatus = unreachable ? 'unreachable' : stoppedBy !== null ? 'partial' : 'ok';
+    const reason = unreachable
+      ? `no answer: ${client.counts.lastFailure}`
+      : stoppedBy !== null
+        ? `stopped: ${stoppedBy}`
+        : null;
+    const final = result(status, reason);
+    let save: ((mark: RunMark) => Promise<void>) | undefined;
+    if (state !== null && !unreachable) {
+      // Documents that failed this time, and (when the walk was cut) those not reached, keep
+      // their last state; an ok walk forgets documents no longer listed.
+      for (const [url, rec] of prevByUrl) {
+        if (next.has(url)) continue;
+        if (status !== 'ok' || client.records.has(url)) next.set(url, rec);
+      }
+      const newState: SiteState = {
+        site,
+        walkedAt: now,
+        fullWalkAt: full || prev === null ? now : prev.fullWalkAt,
+        lastmodTrust: trust,
+        sitemaps: [...next.values()],
+      };
+      save = (mark) => state.saveSite(newState, mark);
+    }
+    committing = true;
+    await output.commit(final, save);
+    return final;
+  } catch (error) {
+    // An output or state that cannot be written is the run's failure, not the site's.
+    if (committing) throw error;
+    output.discard();
+    const reason = error instanceof Error ? error.message : String(error);
+    const failed = result('error', reason);
+    if (ctx.signal?.aborted) return result('partial', 'aborted');
+    try {
+      await output.commit(failed);
+    } catch {
+      // The sink failed too: the runner sees the error row and decides.
+    }
+    return failed;
+  }
+}

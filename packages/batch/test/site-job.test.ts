@@ -1,0 +1,167 @@
+import type { StateStore } from '@usp-ts/core';
+import { createWebClient } from '@usp-ts/fetcher';
+import { OpenedResources } from '@usp-ts/test-server';
+import { afterEach, describe, expect, it } from 'vitest';
+import { memorySink } from '../src/batch-sink.js';
+import { memoryStateStore } from '../src/memory-state-store.js';
+import { hostGate } from '../src/politeness-gate.js';
+import { type SiteJobContext, walkSite } from '../src/site-job.js';
+import { FixtureSite, sitemapIndex, testRegistry, urlset } from './fixture-sites.js';
+
+const opened = new OpenedResources();
+afterEach(() => opened.closeAll());
+
+async function startSite(host: string): Promise<{ site: FixtureSite; home: string }> {
+  const site = new FixtureSite();
+  const server = await opened.server({ '*': site.route }, { host });
+  return { site, home: `${server.origin}/` };
+}
+
+function context(state: StateStore | null) {
+  const client = opened.track(createWebClient({ allowPrivateNetworks: true, retries: 1 }));
+  const sink = memorySink();
+  const ctx: SiteJobContext = { webClient: client, registry: testRegistry(), gate: hostGate(), sink, state };
+  return { ctx, sink };
+}
+
+/** robots.txt → index → a.xml and b.xml, two pages each. */
+function publish(
+  site: FixtureSite,
+  home: string,
+  v: { aLastmod: string; bLastmod: string; bPages: string[] },
+) {
+  site.set('/robots.txt', `User-agent: *\nSitemap: ${home}idx.xml\n`);
+  site.set(
+    '/idx.xml',
+    sitemapIndex([
+      { loc: `${home}a.xml`, lastmod: v.aLastmod },
+      { loc: `${home}b.xml`, lastmod: v.bLastmod },
+    ]),
+  );
+  site.set('/a.xml', urlset([{ loc: `${home}a1` }, { loc: `${home}a2` }]));
+  site.set(
+    '/b.xml',
+    urlset(v.bPages.map((p) => ({ loc: `${home}${p.split('@')[0]}`, lastmod: p.split('@')[1] }))),
+  );
+}
+
+describe('walkSite with a state', () => {
+  it('marks pages new, then replays 304s and emits nothing, then emits only the changed sitemap, marked', async () => {
+    const { site, home } = await startSite('127.0.3.1');
+    const state = memoryStateStore();
+    publish(site, home, {
+      aLastmod: '2026-11-01',
+      bLastmod: '2026-11-01',
+      bPages: ['b1@2026-11-01', 'b2@2026-11-01'],
+    });
+
+    const first = context(state);
+    const r1 = await walkSite({ site: home }, first.ctx);
+    expect(r1).toMatchObject({ status: 'ok', pages: 4, notModified: 0 });
+    expect(first.sink.rows.pages.map((p) => p.change)).toEqual(['new', 'new', 'new', 'new']);
+
+    // Nothing changed: robots.txt and the index answer 304, their stored children are walked.
+    site.resetHits();
+    const second = context(state);
+    const r2 = await walkSite({ site: home }, second.ctx);
+    expect(r2).toMatchObject({ status: 'ok', pages: 0, notModified: 4 });
+    expect(second.sink.rows.pages).toEqual([]);
+    const rows2 = Object.fromEntries(second.sink.rows.sitemaps.map((s) => [s.url.slice(home.length), s]));
+    expect(rows2['robots.txt']).toMatchObject({
+      status: 304,
+      notModified: true,
+      type: 'IndexRobotsTxtSitemap',
+    });
+    expect(rows2['idx.xml']).toMatchObject({
+      status: 304,
+      notModified: true,
+      type: 'IndexXMLSitemap',
+      change: 'unchanged',
+    });
+    expect(rows2['a.xml']).toMatchObject({ notModified: true, change: 'unchanged' });
+    expect(site.hitsOf('/a.xml')).toBe(1);
+
+    // b.xml changes (b2's lastmod moves, b3 appears) and says so in the index.
+    publish(site, home, {
+      aLastmod: '2026-11-01',
+      bLastmod: '2026-11-20',
+      bPages: ['b1@2026-11-01', 'b2@2026-11-20', 'b3@2026-11-20'],
+    });
+    const third = context(state);
+    const r3 = await walkSite({ site: home }, third.ctx);
+    expect(r3).toMatchObject({ status: 'ok', pages: 3 });
+    expect(third.sink.rows.pages.map((p) => [p.url.slice(home.length), p.change])).toEqual([
+      ['b1', 'unchanged'],
+      ['b2', 'changed'],
+      ['b3', 'new'],
+    ]);
+  });
+
+  it('skips a child whose index lastmod did not move only once the site proved its lastmod honest', async () => {
+    const { site, home } = await startSite('127.0.3.2');
+    const state = memoryStateStore();
+    const v = { aLastmod: '2026-11-01', bLastmod: '2026-11-01', bPages: ['b1@2026-11-01'] };
+    publish(site, home, v);
+    const run = async () => {
+      site.resetHits();
+      const c = context(state);
+      return { result: await walkSite({ site: home }, c.ctx), rows: c.sink.rows };
+    };
+    await run();
+    // Not proven yet: a.xml is asked for (conditionally) although its lastmod stayed.
+    publish(site, home, { ...v, bLastmod: '2026-11-02', bPages: ['b1@2026-11-02'] });
+    await run();
+    expect(site.hitsOf('/a.xml')).toBe(1);
+    // b.xml's lastmod moved with its body: honest. Now a.xml, unmoved, is not requested at all.
+    publish(site, home, { ...v, bLastmod: '2026-11-03', bPages: ['b1@2026-11-03'] });
+    const third = await run();
+    expect(site.hitsOf('/a.xml')).toBe(0);
+    expect(site.hitsOf('/b.xml')).toBe(1);
+    expect(third.result.skipped).toBe(1);
+    expect(third.rows.sitemaps.find((s) => s.url.endsWith('/a.xml'))).toMatchObject({
+      skipped: true,
+      status: null,
+    });
+    expect(third.rows.pages.map((p) => [p.url.slice(home.length), p.change])).toEqual([['b1', 'changed']]);
+  });
+
+  it('never trusts a lastmod that moves while the body stays ("lastmod = now" servers)', async () => {
+    const { site, home } = await startSite('127.0.3.3');
+    const state = memoryStateStore();
+    const run = async (stamp: string) => {
+      publish(site, home, { aLastmod: stamp, bLastmod: stamp, bPages: ['b1@2026-01-01'] });
+      site.resetHits();
+      await walkSite({ site: home }, context(state).ctx);
+    };
+    await run('2026-11-01');
+    await run('2026-11-02');
+    await run('2026-11-03');
+    expect(site.hitsOf('/a.xml')).toBe(1);
+    expect((await state.loadSite(home))?.lastmodTrust).toBe(-1);
+  });
+
+  it('treats a 200 with the same body as unchanged when the server sends no validators', async () => {
+    const { site, home } = await startSite('127.0.3.4');
+    site.set('/sitemap.xml', urlset([{ loc: `${home}p1` }, { loc: `${home}p2` }]), { etag: false });
+    const state = memoryStateStore();
+    const first = context(state);
+    expect((await walkSite({ site: home }, first.ctx)).pages).toBe(2);
+    const second = context(state);
+    const r2 = await walkSite({ site: home }, second.ctx);
+    expect(r2).toMatchObject({ status: 'ok', pages: 0, notModified: 0 });
+    expect(second.sink.rows.pages).toEqual([]);
+    expect(second.sink.rows.sitemaps.find((s) => s.url.endsWith('/sitemap.xml'))).toMatchObject({
+      status: 200,
+      change: 'unchanged',
+    });
+  });
+
+  it('reports a site with no HTTP answer as unreachable and keeps its state', async () => {
+    const { ctx, sink } = context(memoryStateStore());
+    // Port 9 (discard) on a loopback address nobody listens on: refused.
+    const r = await walkSite({ site: 'http://127.0.3.5:9/' }, ctx);
+    expect(r.status).toBe('unreachable');
+    expect(r.reason).toMatch(/no answer/);
+    expect(sink.rows.sites).toEqual([r]);
+  });
+});

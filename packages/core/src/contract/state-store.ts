@@ -1,0 +1,85 @@
+import type { StoredDocumentType } from '../walk/revisit.js';
+
+/** A child as robots.txt or an index listed it; `lastModified` is its `<lastmod>` as ISO text. */
+export interface StoredChild {
+  readonly url: string;
+  readonly lastModified: string | null;
+}
+
+/**
+ * What a walk keeps about one sitemap document, keyed by the URL it was requested under. Plain
+ * data (JSON-safe except `pages`), so any store can hold it.
+ */
+export interface SitemapState {
+  /** The URL requested (the key). */
+  readonly url: string;
+  /** The URL after redirects. */
+  readonly finalUrl: string;
+  readonly type: StoredDocumentType;
+  /** Validators the server sent with the last full answer. */
+  readonly etag: string | null;
+  readonly lastModified: string | null;
+  /** The `<lastmod>` the parent index gave it the last time (ISO), `null` when none. */
+  readonly indexLastmod: string | null;
+  /** SHA-256 (hex) of the decoded body, `null` when the body was not read to its end. */
+  readonly bodySha256: string | null;
+  /** robots.txt and indexes: the children listed, in order. */
+  readonly children: readonly StoredChild[];
+  /** Pages sitemaps: how many pages were read. */
+  readonly pageCount: number;
+  /**
+   * Pages sitemaps: 16 bytes a page (8 of a hash of its URL, 8 of a hash of its whole row), to
+   * tell new, changed and unchanged pages apart. `null` for indexes.
+   */
+  readonly pages: Uint8Array | null;
+  /** The document held Google News pages: never skipped by `<lastmod>` (news sitemaps roll over). */
+  readonly news: boolean;
+  /** robots.txt: the `Crawl-delay` for `*`, in ms, `null` when none. */
+  readonly crawlDelayMs: number | null;
+  /** When it was last read in full (ms since the epoch). */
+  readonly fetchedAt: number;
+}
+
+/** Everything kept about one site. */
+export interface SiteState {
+  /** The normalised homepage URL (the key). */
+  readonly site: string;
+  /** When a walk of the site last ended (ms since the epoch). */
+  readonly walkedAt: number;
+  /** When the last walk without conditional requests or skips ended (`fullEvery`). */
+  readonly fullWalkAt: number;
+  /**
+   * Evidence that the site's index `<lastmod>` values are honest: the number of children whose
+   * `<lastmod>` and body changed together, or -1 once one moved without the other (never trusted
+   * again). Children are skipped by `<lastmod>` only when it is above 0.
+   */
+  readonly lastmodTrust: number;
+  readonly sitemaps: readonly SitemapState[];
+}
+
+/** Where the output of a committed site ended: lets a resumed run tell what was kept. */
+export interface RunMark {
+  readonly runId: string;
+  readonly site: string;
+  /** Output positions after this site's lines (the sink's own units, e.g. file sizes). */
+  readonly offsets: Readonly<Record<string, number>>;
+}
+
+/**
+ * The state a batch keeps between runs. Every method may be called concurrently for different
+ * sites; `saveSite` is atomic (a crash leaves the old state or the new, never a mix) and stores
+ * the mark in the same transaction, so that a resumed run can match the state to its output.
+ * Implementations: `memoryStateStore()` in `@usp-ts/batch`, `sqliteStateStore(path)` in
+ * `@usp-ts/state-sqlite`.
+ * Every one passes `@usp-ts/state-store-testkit`.
+ */
+export interface StateStore {
+  /** The site's state, `null` for a site never saved. */
+  loadSite(site: string): Promise<SiteState | null>;
+  /** Replaces the site's state (and records `mark`, when given) in one transaction. */
+  saveSite(state: SiteState, mark?: RunMark): Promise<void>;
+  /** The mark of the last site saved in `runId`, `null` when none. */
+  lastMark(runId: string): Promise<RunMark | null>;
+  /** Releases the store (closes files and locks). Safe to call twice. */
+  close(): Promise<void>;
+}

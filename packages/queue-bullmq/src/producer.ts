@@ -1,0 +1,212 @@
+import { InvalidOptionError, rejectUnknownOptions } from '@usp-ts/core';
+import { Queue, QueueEvents } from 'bullmq';
+import { bullConnection, checkConnection, type RedisConnection } from './connection.js';
+import { siteJobId, siteOfJobId } from './job-id.js';
+import { checkQueueName, DEFAULT_QUEUE_NAME, type QueuedSite } from './site-queue.js';
+
+/** Options of `enqueueSites`. */
+export interface EnqueueSitesOptions<R = unknown> {
+  readonly connection: RedisConnection;
+  /** The BullMQ queue (no `:`). Default `usp-sites`. */
+  readonly queueName?: string;
+  /** Tries of a job that fails (a bug or an output that cannot be written, not a site problem), the first included. Default 3. */
+  readonly attempts?: number;
+  /** First wait before a retry, doubled each time. Default 10,000 ms. */
+  readonly backoffMs?: number;
+  /** Walk these sites in full: no conditional requests, no `<lastmod>` skips. Default `false`. */
+  readonly full?: boolean;
+  /**
+   * Wait until every site of the list has finished (walked, or failed for good), calling
+   * `onResult` for each. Default `false`: enqueue and return.
+   */
+  readonly wait?: boolean;
+  /** Called once the whole list is in the queue (before the wait). */
+  readonly onEnqueued?: (report: EnqueueReport) => void;
+  /** Called as each site finishes, with the worker's result (status and counts) or the job's error. */
+  readonly onResult?: (outcome: SiteOutcome<R>) => void;
+  /** Stops waiting (the jobs stay queued; workers go on). */
+  readonly signal?: AbortSignal;
+}
+
+/** How the list went into the queue. */
+export interface EnqueueReport {
+  /** Sites in the list (each once). */
+  readonly sites: number;
+  /** Jobs added. */
+  readonly added: number;
+  /** Sites already waiting or being walked (enqueued by an earlier call): not added again. */
+  readonly alreadyQueued: number;
+  /** Sites whose job had failed for good earlier: that job was removed and the site enqueued again. */
+  readonly requeued: number;
+}
+
+/** How one site of the list ended. */
+export type SiteOutcome<R = unknown> =
+  | { readonly site: string; readonly ok: true; readonly result: R }
+  | { readonly site: string; readonly ok: false; readonly error: string; readonly attempts: number };
+
+/** The end of a waiting `enqueueSites`. */
+export interface EnqueueResult extends EnqueueReport {
+  /** Sites that finished (walked or failed); equals `sites` unless the wait was aborted. */
+  readonly finished: number;
+  /** Jobs that failed for good, with their last error: what the summary lists. */
+  readonly failed: readonly { readonly site: string; readonly error: string; readonly attempts: number }[];
+}
+
+const OPTION_KEYS = {
+  connection: true,
+  queueName: true,
+  attempts: true,
+  backoffMs: true,
+  full: true,
+  wait: true,
+  onEnqueued: true,
+  onResult: true,
+  signal: true,
+} satisfies Record<keyof EnqueueSitesOptions, true>;
+
+/** Jobs added per round trip. */
+const CHUNK = 500;
+
+function positiveInt(name: string, value: unknown, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= min) return value;
+  throw new InvalidOptionError(name, `expected an integer >= ${min}, got ${String(value)}`);
+}
+
+/**
+ * Puts one job per site on the queue, its id the site (normalised homepage: pass sites as the
+ * batch's site list gives them), so a site already waiting or being walked is not added twice.
+ * Completed jobs are removed once their result is published, so the next run enqueues the site
+ * again; a job that had failed for good is removed and enqueued afresh.
+ *
+ * With `wait`, listens to the queue's events from before the first job is added and returns once
+ * every site of the list has finished; each worker's result reaches `onResult`.
+ */
+export async function enqueueSites<R = unknown>(
+  sites: Iterable<string> | AsyncIterable<string>,
+  options: EnqueueSitesOptions<R>,
+): Promise<EnqueueResult> {
+  if (options === null || typeof options !== 'object')
+    throw new InvalidOptionError('options', 'expected an object');
+  rejectUnknownOptions(options, OPTION_KEYS);
+  const connection = checkConnection(options.connection);
+  const queueName = checkQueueName(options.queueName ?? DEFAULT_QUEUE_NAME);
+  const attempts = positiveInt('attempts', options.attempts, 3, 1);
+  const backoffMs = positiveInt('backoffMs', options.backoffMs, 10_000, 0);
+  const wait = options.wait === true;
+
+  const queue = new Queue<QueuedSite, R>(queueName, { connection: bullConnection(connection) });
+  const events = wait ? new QueueEvents(queueName, { connection: bullConnection(connection) }) : null;
+  const pending = new Set<string>();
+  const failed: { site: string; error: string; attempts: number }[] = [];
+  let finished = 0;
+  let wake: (() => void) | null = null;
+  const settle = (outcome: SiteOutcome<R>) => {
+    finished++;
+    if (!outcome.ok) failed.push({ site: outcome.site, error: outcome.error, attempts: outcome.attempts });
+    options.onResult?.(outcome);
+    wake?.();
+  };
+  // A job found waiting or active may finish between the state check and `pending.add`: events
+  // of jobs not yet pending are kept until the chunk they belong to is settled, then dropped.
+  const early = new Map<string, SiteOutcome<R>>();
+  let enqueueing = true;
+  const deliver = (jobId: string, outcome: SiteOutcome<R>) => {
+    if (pending.delete(jobId)) settle(outcome);
+    else if (enqueueing) early.set(jobId, outcome);
+  };
+
+  try {
+    if (events !== null) {
+      events.on('completed', ({ jobId, returnvalue }) => {
+        deliver(jobId, { site: siteOfJobId(jobId), ok: true, result: returnvalue as unknown as R });
+      });
+      events.on('failed', ({ jobId, failedReason }) => {
+        // Only a job out of tries lands in the failed set; the event carries no attempt count.
+        void queue.getJob(jobId).then(
+          (job) =>
+            deliver(jobId, {
+              site: siteOfJobId(jobId),
+              ok: false,
+              error: failedReason,
+              attempts: job?.attemptsMade ?? attempts,
+            }),
+          () => deliver(jobId, { site: siteOfJobId(jobId), ok: false, error: failedReason, attempts }),
+        );
+      });
+      await events.waitUntilReady();
+    }
+
+    let count = 0;
+    let added = 0;
+    let alreadyQueued = 0;
+    let requeued = 0;
+    const seen = new Set<string>();
+    let chunk: string[] = [];
+    const flush = async () => {
+      const ids = chunk.map(siteJobId);
+      chunk = [];
+      const states = await Promise.all(ids.map((id) => queue.getJobState(id)));
+      const fresh: string[] = [];
+      for (let i = 0; i < ids.length; i++) {
+        const state = states[i];
+        if (state === 'failed' || state === 'completed') {
+          await queue.remove(ids[i]);
+          if (state === 'failed') requeued++;
+          fresh.push(ids[i]);
+        } else if (state === 'unknown') fresh.push(ids[i]);
+        else alreadyQueued++;
+        if (wait) pending.add(ids[i]);
+      }
+      if (fresh.length > 0) {
+        await queue.addBulk(
+          fresh.map((id) => ({
+            name: 'site',
+            data: { site: siteOfJobId(id), ...(options.full === true ? { full: true } : {}) },
+            opts: {
+              jobId: id,
+              attempts,
+              backoff: { type: 'exponential', delay: backoffMs },
+              removeOnComplete: true,
+              removeOnFail: false,
+            },
+          })),
+        );
+        added += fresh.length;
+      }
+      for (const id of ids) {
+        const outcome = early.get(id);
+        if (outcome !== undefined && pending.delete(id)) settle(outcome);
+      }
+      early.clear();
+    };
+    for await (const site of sites) {
+      if (seen.has(site)) continue;
+      seen.add(site);
+      count++;
+      chunk.push(site);
+      if (chunk.length >= CHUNK) await flush();
+    }
+    if (chunk.length > 0) await flush();
+    enqueueing = false;
+    seen.clear();
+    const report: EnqueueReport = { sites: count, added, alreadyQueued, requeued };
+    options.onEnqueued?.(report);
+
+    if (wait) {
+      const signal = options.signal;
+      while (pending.size > 0 && !signal?.aborted) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          signal?.addEventListener('abort', () => resolve(), { once: true });
+        });
+        wake = null;
+      }
+    }
+    return { ...report, finished, failed };
+  } finally {
+    await events?.close();
+    await queue.close();
+  }
+}

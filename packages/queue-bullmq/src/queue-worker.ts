@@ -1,0 +1,158 @@
+import { InvalidOptionError, rejectUnknownOptions } from '@usp-ts/core';
+import { type Job, WaitingError, Worker } from 'bullmq';
+import { bullConnection, checkConnection, type RedisConnection } from './connection.js';
+import { checkQueueName, DEFAULT_QUEUE_NAME, type QueuedSite } from './site-queue.js';
+
+/** Thrown by a processor to put its job back in the queue untouched (it is walked again from the start). */
+export class JobReleasedError extends Error {
+  readonly code = 'USP_JOB_RELEASED';
+  constructor() {
+    super('job released: the worker is stopping');
+    this.name = 'JobReleasedError';
+  }
+}
+
+/** Another worker owns the job now (this one stalled past its lock): its output must not be kept. */
+export class JobLockLostError extends Error {
+  readonly code = 'USP_JOB_LOCK_LOST';
+  constructor(readonly jobId: string) {
+    super(`job ${jobId}: lock lost, another worker has taken the site over`);
+    this.name = 'JobLockLostError';
+  }
+}
+
+/** What a processor gets besides the job's data. */
+export interface JobControl {
+  /** Aborted when the worker stops: end the walk, keep nothing, and throw `JobReleasedError`. */
+  readonly signal: AbortSignal;
+  /**
+   * Renews this worker's lock on the job, or rejects with `JobLockLostError` when another worker
+   * took the job over. Call it right before keeping any output, so a worker that stalled and lost
+   * its job never writes a second copy of a site.
+   */
+  confirm(): Promise<void>;
+  /** 1 on the first try, 2 on the first retry, … */
+  readonly attempt: number;
+}
+
+/** Options of `startQueueWorker`. */
+export interface QueueWorkerOptions<R> {
+  readonly connection: RedisConnection;
+  /** Default `usp-sites`. */
+  readonly queueName?: string;
+  /** Sites walked at once by this worker. Default 16. */
+  readonly concurrency?: number;
+  /**
+   * How long this worker's hold on a job lasts without renewal (renewed every half of it). A
+   * worker killed with -9 has its jobs walked again by another this long after at most, plus
+   * `stalledIntervalMs`. Default 30,000 ms.
+   */
+  readonly lockDurationMs?: number;
+  /** How often this worker looks for stalled jobs of dead workers. Default 30,000 ms. */
+  readonly stalledIntervalMs?: number;
+  /** Times a job may stall (its worker died) and be walked again before it fails. Default 1. */
+  readonly maxStalledCount?: number;
+  /** This worker's name, stored on the jobs it takes (shown by BullMQ dashboards). */
+  readonly name?: string;
+  /** Walks one site. Its result goes back to the producer through BullMQ. */
+  readonly process: (job: QueuedSite, control: JobControl) => Promise<R>;
+  /** Connection and processing errors (Redis gone for a moment, a job that failed): for logs. */
+  readonly onError?: (error: Error) => void;
+}
+
+const OPTION_KEYS = {
+  connection: true,
+  queueName: true,
+  concurrency: true,
+  lockDurationMs: true,
+  stalledIntervalMs: true,
+  maxStalledCount: true,
+  name: true,
+  process: true,
+  onError: true,
+} satisfies Record<keyof QueueWorkerOptions<unknown>, true>;
+
+/** A running worker. */
+export interface QueueWorker {
+  /** Stops taking jobs, releases the running ones back to the queue and closes. Safe to call twice. */
+  stop(): Promise<void>;
+  /** Resolves once the worker has closed. */
+  readonly closed: Promise<void>;
+}
+
+function positiveInt(name: string, value: unknown, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= min) return value;
+  throw new InvalidOptionError(name, `expected an integer >= ${min}, got ${String(value)}`);
+}
+
+/**
+ * Takes site jobs off the queue, `concurrency` at a time, and runs `process` on each: the BullMQ
+ * side of a worker, kept apart from what a job does. Failed jobs are retried by BullMQ as the
+ * producer asked; jobs of a worker that died are taken over after its lock expires.
+ */
+export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker {
+  if (options === null || typeof options !== 'object')
+    throw new InvalidOptionError('options', 'expected an object');
+  rejectUnknownOptions(options, OPTION_KEYS);
+  const connection = checkConnection(options.connection);
+  const queueName = checkQueueName(options.queueName ?? DEFAULT_QUEUE_NAME);
+  const concurrency = positiveInt('concurrency', options.concurrency, 16, 1);
+  const lockDurationMs = positiveInt('lockDurationMs', options.lockDurationMs, 30_000, 100);
+  const stalledIntervalMs = positiveInt('stalledIntervalMs', options.stalledIntervalMs, 30_000, 100);
+  const maxStalledCount = positiveInt('maxStalledCount', options.maxStalledCount, 1, 0);
+  if (typeof options.process !== 'function') throw new InvalidOptionError('process', 'expected a function');
+  const onError = options.onError ?? (() => {});
+
+  const stopping = new AbortController();
+  const processor = async (job: Job<QueuedSite, R>, token?: string, jobSignal?: AbortSignal): Promise<R> => {
+    const signal = jobSignal === undefined ? stopping.signal : AbortSignal.any([stopping.signal, jobSignal]);
+    const control: JobControl = {
+      signal,
+      attempt: job.attemptsMade + 1,
+      async confirm() {
+        if (token === undefined) return;
+        let kept = 0;
+        try {
+          kept = await job.extendLock(token, lockDurationMs);
+        } catch {
+          kept = 0;
+        }
+        if (!kept) throw new JobLockLostError(job.id ?? '?');
+      },
+    };
+    try {
+      return await options.process(job.data, control);
+    } catch (error) {
+      if (error instanceof JobReleasedError && token !== undefined) {
+        await job.moveToWait(token);
+        // Tells BullMQ the job moved on its own: neither completed nor failed.
+        throw new WaitingError();
+      }
+      throw error;
+    }
+  };
+
+  const worker = new Worker<QueuedSite, R>(queueName, processor, {
+    connection: bullConnection(connection),
+    concurrency,
+    lockDuration: lockDurationMs,
+    stalledInterval: stalledIntervalMs,
+    maxStalledCount,
+    ...(options.name !== undefined ? { name: options.name } : {}),
+  });
+  worker.on('error', (error) => onError(error));
+  worker.on('failed', (_job, error) => {
+    if (error instanceof JobLockLostError) onError(error);
+  });
+
+  let closing: Promise<void> | null = null;
+  const stop = (): Promise<void> => {
+    if (closing !== null) return closing;
+    stopping.abort(new JobReleasedError());
+    closing = worker.close();
+    return closing;
+  };
+  const closed = new Promise<void>((resolve) => worker.once('closed', () => resolve()));
+  return { stop, closed };
+}

@@ -1,0 +1,182 @@
+import { startTestRedis, type TestRedis } from '@usp-ts/test-redis';
+import { Queue } from 'bullmq';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { siteJobId, siteOfJobId } from '../src/job-id.js';
+import { enqueueSites, type SiteOutcome } from '../src/producer.js';
+import { JobReleasedError, type QueueWorker, startQueueWorker } from '../src/queue-worker.js';
+
+let redis: TestRedis;
+let queueName: string;
+let counter = 0;
+const workers: QueueWorker[] = [];
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+});
+afterAll(async () => {
+  await redis.stop();
+});
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((w) => w.stop()));
+});
+
+function nextQueue(): string {
+  queueName = `test-${++counter}`;
+  return queueName;
+}
+
+const SITES = ['http://127.0.0.2:8080/', 'https://example.com/', 'https://example.org/a%20b/'];
+
+describe('job ids', () => {
+  it('are the site, readable, without the colon BullMQ refuses, and give the site back', () => {
+    expect(siteJobId('https://example.com/')).toBe('https%3A//example.com/');
+    for (const site of SITES) {
+      expect(siteJobId(site)).not.toContain(':');
+      expect(siteOfJobId(siteJobId(site))).toBe(site);
+    }
+  });
+});
+
+describe('enqueueSites and startQueueWorker', () => {
+  it('enqueues each site once, with the site as job id, even when the list is enqueued twice', async () => {
+    const name = nextQueue();
+    const first = await enqueueSites([...SITES, SITES[0]], { connection: redis.url, queueName: name });
+    expect(first).toMatchObject({ sites: 3, added: 3, alreadyQueued: 0, requeued: 0 });
+    const second = await enqueueSites(SITES, { connection: redis.url, queueName: name });
+    expect(second).toMatchObject({ sites: 3, added: 0, alreadyQueued: 3 });
+    const queue = new Queue(name, { connection: { url: redis.url } });
+    try {
+      expect(await queue.getWaitingCount()).toBe(3);
+      const job = await queue.getJob(siteJobId('https://example.com/'));
+      expect(job?.data).toEqual({ site: 'https://example.com/' });
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('runs every site on the workers and brings each result back to the waiting producer', async () => {
+    const name = nextQueue();
+    const seen: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      workers.push(
+        startQueueWorker({
+          connection: redis.url,
+          queueName: name,
+          concurrency: 2,
+          process: async (job, control) => {
+            seen.push(job.site);
+            await control.confirm();
+            return { site: job.site, pages: job.site.length };
+          },
+        }),
+      );
+    }
+    const outcomes: SiteOutcome<{ site: string; pages: number }>[] = [];
+    const result = await enqueueSites<{ site: string; pages: number }>(SITES, {
+      connection: redis.url,
+      queueName: name,
+      wait: true,
+      onResult: (o) => outcomes.push(o),
+    });
+    expect(result).toMatchObject({ sites: 3, added: 3, finished: 3, failed: [] });
+    expect(seen.sort()).toEqual([...SITES].sort());
+    expect(
+      outcomes.map((o) => (o.ok ? o.result : null)).sort((a, b) => a!.site.localeCompare(b!.site)),
+    ).toEqual([...SITES].sort().map((site) => ({ site, pages: site.length })));
+    // Completed jobs are not kept, so the next run enqueues the sites again.
+    const again = await enqueueSites(SITES, { connection: redis.url, queueName: name, wait: true });
+    expect(again).toMatchObject({ added: 3, alreadyQueued: 0, finished: 3 });
+  });
+
+  it('retries a job that fails, with backoff, then lists it as failed with its error; the next run enqueues it again', async () => {
+    const name = nextQueue();
+    const tries = new Map<string, number>();
+    workers.push(
+      startQueueWorker({
+        connection: redis.url,
+        queueName: name,
+        process: async (job) => {
+          tries.set(job.site, (tries.get(job.site) ?? 0) + 1);
+          if (job.site === 'https://example.com/') throw new Error('state store unreachable');
+          return 'ok';
+        },
+      }),
+    );
+    const result = await enqueueSites(SITES, {
+      connection: redis.url,
+      queueName: name,
+      wait: true,
+      attempts: 3,
+      backoffMs: 10,
+    });
+    expect(result.finished).toBe(3);
+    expect(result.failed).toEqual([
+      { site: 'https://example.com/', error: 'state store unreachable', attempts: 3 },
+    ]);
+    expect(tries.get('https://example.com/')).toBe(3);
+    expect(tries.get('https://example.org/a%20b/')).toBe(1);
+    const again = await enqueueSites(SITES, {
+      connection: redis.url,
+      queueName: name,
+      attempts: 1,
+      wait: true,
+    });
+    expect(again).toMatchObject({ added: 3, requeued: 1, finished: 3 });
+    expect(again.failed).toHaveLength(1);
+  });
+
+  it('a stopping worker releases its running jobs to the queue, and another walks them', async () => {
+    const name = nextQueue();
+    let started!: () => void;
+    const running = new Promise<void>((r) => {
+      started = r;
+    });
+    const first = startQueueWorker({
+      connection: redis.url,
+      queueName: name,
+      process: async (_job, control) => {
+        started();
+        await new Promise((resolve) => control.signal.addEventListener('abort', resolve, { once: true }));
+        throw new JobReleasedError();
+      },
+    });
+    const waiting = enqueueSites(['https://example.com/'], {
+      connection: redis.url,
+      queueName: name,
+      wait: true,
+    });
+    await running;
+    await first.stop();
+    await first.closed;
+    const queue = new Queue(name, { connection: { url: redis.url } });
+    try {
+      const job = await queue.getJob(siteJobId('https://example.com/'));
+      expect(await job?.getState()).toBe('waiting');
+      expect(job?.attemptsMade).toBe(0);
+    } finally {
+      await queue.close();
+    }
+    workers.push(
+      startQueueWorker({
+        connection: redis.url,
+        queueName: name,
+        process: async (job) => `walked ${job.site}`,
+      }),
+    );
+    const result = await waiting;
+    expect(result).toMatchObject({ finished: 1, failed: [] });
+  });
+
+  it('checks options early', () => {
+    expect(() =>
+      startQueueWorker({ connection: 'http://127.0.0.1:6379', process: async () => 1 } as never),
+    ).toThrow(/connection: expected a redis:\/\//);
+    expect(() =>
+      startQueueWorker({ connection: redis.url, queueName: 'a:b', process: async () => 1 }),
+    ).toThrow(/queueName/);
+    expect(() =>
+      startQueueWorker({ connection: redis.url, concurency: 2, process: async () => 1 } as never),
+    ).toThrow(/did you mean concurrency/);
+    return expect(enqueueSites([], { connection: redis.url, attempts: 0 })).rejects.toThrow(/attempts/);
+  });
+});

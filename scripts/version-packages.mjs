@@ -1,0 +1,35 @@
+// The version step of a release (`pnpm version-packages`): `changeset version`, then what it
+// does not do for this repository:
+// - the shared manifest fields follow the new versions (core's peer range, sync-package-fields);
+// - a package's first release gets a changelog that says what the package is. Its pending
+//   changesets describe the steps of its development before anyone could install it, which
+//   mean nothing to a reader of version 0.1.0.
+// `--cwd DIR` runs it on another checkout (the release dry run uses a scratch copy).
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { publishedPackages, readJson, root as repoRoot } from './workspace-packages.mjs';
+
+const cwdFlag = process.argv.indexOf('--cwd');
+const root = cwdFlag === -1 ? repoRoot : resolve(process.argv[cwdFlag + 1]);
+
+const unreleased = publishedPackages(root).filter((p) => p.manifest.version === '0.0.0');
+
+const bin = createRequire(join(repoRoot, 'package.json')).resolve('@changesets/cli/bin.js');
+const run = (args) => {
+  const r = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+};
+run([bin, 'version']);
+
+for (const pkg of unreleased) {
+  const { name, version, description } = readJson(pkg.manifestPath);
+  if (version === '0.0.0') continue; // no changeset names it yet
+  writeFileSync(
+    join(pkg.dir, 'CHANGELOG.md'),
+    `# ${name}\n\n## ${version}\n\nInitial release. ${description}\n`,
+  );
+}
+
+run([join(repoRoot, 'scripts', 'sync-package-fields.mjs'), '--root', root]);

@@ -1,0 +1,171 @@
+import type { SitemapState, SiteState, StateStore } from '@usp-ts/core';
+import { afterEach, describe, expect, it } from 'vitest';
+
+/** How the suite gets a store: a fresh one, and (for stores that persist) the same one reopened. */
+export interface StateStoreFactory {
+  /** A new, empty store. */
+  open(): Promise<StateStore>;
+  /** The store last opened, closed and opened again; omit for stores that keep nothing. */
+  reopen?(): Promise<StateStore>;
+}
+
+function sitemap(url: string, extra: Partial<SitemapState> = {}): SitemapState {
+  return {
+    url,
+    finalUrl: url,
+    type: 'PagesXMLSitemap',
+    etag: '"v1"',
+    lastModified: 'Tue, 24 Nov 2026 10:00:00 GMT',
+    indexLastmod: '2026-11-24T10:00:00.000Z',
+    bodySha256: 'ab'.repeat(32),
+    children: [],
+    pageCount: 2,
+    pages: Uint8Array.from({ length: 32 }, (_, i) => (i * 37) % 256),
+    news: false,
+    crawlDelayMs: null,
+    fetchedAt: 1_790_000_000_000,
+    ...extra,
+  };
+}
+
+function siteState(site: string, sitemaps: SitemapState[]): SiteState {
+  return { site, walkedAt: 1_790_000_000_000, fullWalkAt: 1_789_000_000_000, lastmodTrust: 2, sitemaps };
+}
+
+const plain = (s: SiteState | null) =>
+  s === null
+    ? null
+    : {
+        ...s,
+        sitemaps: [...s.sitemaps]
+          .sort((a, b) => a.url.localeCompare(b.url))
+          .map((m) => ({ ...m, pages: m.pages === null ? null : [...m.pages] })),
+      };
+
+/**
+ * The contract of `StateStore`, as every store must keep it (the unstorage model: one suite,
+ * many drivers). Call it at the top level of a test file.
+ */
+export function stateStoreSuite(name: string, factory: StateStoreFactory): void {
+  describe(`state store contract: ${name}`, () => {
+    const opened: StateStore[] = [];
+    const open = async () => {
+      const s = await factory.open();
+      opened.push(s);
+      return s;
+    };
+    afterEach(async () => {
+      for (const s of opened.splice(0)) await s.close();
+    });
+
+    it('knows nothing of a site never saved', async () => {
+      const store = await open();
+      expect(await store.loadSite('https://nowhere.example/')).toBeNull();
+      expect(await store.lastMark('run-1')).toBeNull();
+    });
+
+    it('gives back what was saved, field for field (bytes, nulls, children, order-free)', async () => {
+      const store = await open();
+      const state = siteState('https://a.example/', [
+        sitemap('https://a.example/robots.txt', {
+          type: 'IndexRobotsTxtSitemap',
+          pages: null,
+          pageCount: 0,
+          crawlDelayMs: 1500,
+          etag: null,
+          children: [
+            { url: 'https://a.example/s1.xml', lastModified: null },
+            { url: 'https://a.example/s2.xml', lastModified: '2026-11-20T00:00:00.000Z' },
+          ],
+        }),
+        sitemap('https://a.example/s1.xml', { news: true, finalUrl: 'https://a.example/s1-moved.xml' }),
+        sitemap('https://a.example/s2.xml', { bodySha256: null, indexLastmod: null, lastModified: null }),
+      ]);
+      await store.saveSite(state);
+      const back = await store.loadSite('https://a.example/');
+      expect(plain(back)).toEqual(plain(state));
+      expect(
+        back?.sitemaps.find((m) => m.type === 'IndexRobotsTxtSitemap')?.children.map((c) => c.url),
+      ).toEqual(['https://a.example/s1.xml', 'https://a.example/s2.xml']);
+      expect(back?.sitemaps.find((m) => m.url.endsWith('s1.xml'))?.pages).toBeInstanceOf(Uint8Array);
+    });
+
+    it('replaces a site as a whole: sitemaps no longer listed are gone', async () => {
+      const store = await open();
+      await store.saveSite(
+        siteState('https://b.example/', [
+          sitemap('https://b.example/x.xml'),
+          sitemap('https://b.example/y.xml'),
+        ]),
+      );
+      await store.saveSite(
+        siteState('https://b.example/', [sitemap('https://b.example/y.xml', { etag: '"v2"' })]),
+      );
+      const back = await store.loadSite('https://b.example/');
+      expect(back?.sitemaps.map((m) => [m.url, m.etag])).toEqual([['https://b.example/y.xml', '"v2"']]);
+    });
+
+    it('keeps sites apart, also when saved concurrently', async () => {
+      const store = await open();
+      const sites = Array.from({ length: 20 }, (_, i) => `https://s${i}.example/`);
+      await Promise.all(sites.map((s) => store.saveSite(siteState(s, [sitemap(`${s}sitemap.xml`)]))));
+      for (const s of sites) {
+        const back = await store.loadSite(s);
+        expect(back?.sitemaps.map((m) => m.url)).toEqual([`${s}sitemap.xml`]);
+      }
+    });
+
+    it('records the mark with the save, the last one per run', async () => {
+      const store = await open();
+      await store.saveSite(siteState('https://c.example/', []), {
+        runId: 'r1',
+        site: 'https://c.example/',
+        offsets: { pages: 10 },
+      });
+      await store.saveSite(siteState('https://d.example/', []), {
+        runId: 'r1',
+        site: 'https://d.example/',
+        offsets: { pages: 25 },
+      });
+      await store.saveSite(siteState('https://e.example/', []), {
+        runId: 'r2',
+        site: 'https://e.example/',
+        offsets: { pages: 3 },
+      });
+      expect(await store.lastMark('r1')).toEqual({
+        runId: 'r1',
+        site: 'https://d.example/',
+        offsets: { pages: 25 },
+      });
+      expect(await store.lastMark('r2')).toEqual({
+        runId: 'r2',
+        site: 'https://e.example/',
+        offsets: { pages: 3 },
+      });
+    });
+
+    it('hands out copies: editing what it gave back changes nothing stored', async () => {
+      const store = await open();
+      await store.saveSite(siteState('https://f.example/', [sitemap('https://f.example/s.xml')]));
+      const first = await store.loadSite('https://f.example/');
+      (first!.sitemaps[0].pages as Uint8Array)[0] = 255;
+      (first!.sitemaps as SitemapState[]).length = 0;
+      const again = await store.loadSite('https://f.example/');
+      expect(again?.sitemaps[0].pages?.[0]).toBe(0);
+    });
+
+    if (factory.reopen !== undefined) {
+      it('keeps everything across close and reopen', async () => {
+        const store = await open();
+        const state = siteState('https://g.example/', [sitemap('https://g.example/s.xml')]);
+        await store.saveSite(state, { runId: 'r9', site: 'https://g.example/', offsets: { pages: 7 } });
+        await store.close();
+        opened.splice(opened.indexOf(store), 1);
+        const again = await factory.reopen!();
+        opened.push(again);
+        expect(plain(await again.loadSite('https://g.example/'))).toEqual(plain(state));
+        expect((await again.lastMark('r9'))?.offsets).toEqual({ pages: 7 });
+      });
+    }
+  });
+}
