@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -91,6 +91,30 @@ describe('filePageStore', () => {
     stored.release?.();
     expect(readdirSync(store.dir!)).toEqual([]);
     expect(stored.load()).toEqual([]);
+    store.dispose();
+  });
+
+  it('iterates a file in bounded chunks: lines longer than a chunk and characters across a cut come back whole', () => {
+    const store = filePageStore({ dir: base, readChunkBytes: 64 });
+    const writer = store.open('https://example.com/s.xml');
+    const pages = Array.from({ length: 40 }, (_, i) => ({
+      ...full,
+      // Multi-byte characters at every offset, one page far longer than a chunk.
+      url: `https://example.com/${'é'.repeat(i)}${'日'.repeat(i % 7)}${i === 17 ? 'x'.repeat(500) : ''}`,
+    }));
+    for (const p of pages) writer.append(p);
+    const stored = writer.close();
+    expect(stored.iterate).toBeDefined();
+    expect([...(stored.iterate?.() ?? [])].map(pageToJSON)).toEqual(pages.map(pageToJSON));
+    expect(stored.load().map(pageToJSON)).toEqual(pages.map(pageToJSON));
+    // Reads as it goes: with the file emptied after the first page, no more pages come. A reader
+    // that took the whole file at once would still hand out all forty.
+    const it = stored.iterate?.()[Symbol.iterator]();
+    expect(it?.next().value?.url).toBe(pages[0].url);
+    truncateSync(join(store.dir!, readdirSync(store.dir!)[0]), 0);
+    let more = 0;
+    while (it?.next().done === false) more++;
+    expect(more).toBeLessThan(3);
     store.dispose();
   });
 

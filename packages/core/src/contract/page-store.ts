@@ -18,6 +18,11 @@ export interface StoredPages {
   readonly count: number;
   /** Fresh array of the pages; throws a `UspError` if they were discarded. */
   load(): Page[];
+  /**
+   * The pages one at a time, for stores that can do better than `load()`: a file-backed store
+   * reads its file in bounded chunks, so printing a 50,000-page sitemap never holds all of them.
+   */
+  iterate?(): Iterable<Page>;
   /** Frees what the pages hold (a file, memory). Loading afterwards returns `[]`. */
   release?(): void;
 }

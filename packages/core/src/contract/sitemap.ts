@@ -39,7 +39,7 @@ abstract class BaseSitemap {
   /** Pages of this sitemap and its descendants, depth-first in document order, duplicates kept. */
   *allPages(): Generator<Page, void, undefined> {
     if (this instanceof AbstractPagesSitemap) {
-      yield* this.pages;
+      yield* this.iteratePages();
     } else if (this instanceof AbstractIndexSitemap) {
       for (const child of this.subSitemaps) yield* child.allPages();
     }
@@ -75,6 +75,14 @@ export abstract class AbstractPagesSitemap extends BaseSitemap {
   /** A fresh array on every access (pages may live outside memory, as usp's do). */
   get pages(): Page[] {
     return this.#stored.load();
+  }
+  /**
+   * The pages one at a time, in document order, without building the array when the store can
+   * stream them (the temp-file store reads its file in bounded chunks): what a writer of a large
+   * tree should use.
+   */
+  iteratePages(): Iterable<Page> {
+    return this.#stored.iterate?.() ?? this.#stored.load();
   }
   get pageCount(): number {
     return this.#stored.count;

@@ -1,7 +1,8 @@
+import { isPagesSitemap } from '@usp-ts/core';
 import { choice, count, flag, type OptionSpec, parse } from './args.js';
 import { startDemoServer } from './demo-site.js';
 import { Log, Progress } from './log.js';
-import { runListing } from './ls.js';
+import { runListing, STREAMED } from './ls.js';
 import { FORMATS, Output } from './output.js';
 
 export const DEMO_USAGE = 'usage: usp demo [-h] [-f FORMAT] [-u] [-v] [--serve]';
@@ -52,7 +53,7 @@ export async function runDemo(args: string[], signal: AbortSignal): Promise<numb
       options: { webClientOptions: { allowPrivateHosts: ['127.0.0.1'] }, signal },
       log,
       progress,
-      out: new Output(process.stdout, { eager: format === 'ndjson' || format === 'csv' }),
+      out: new Output(process.stdout, { eager: STREAMED.has(format) }),
     });
     if (tree !== null) {
       let sitemaps = 0;
@@ -62,7 +63,7 @@ export async function runDemo(args: string[], signal: AbortSignal): Promise<numb
         sitemaps++;
         if (s.type === 'InvalidSitemap') invalid.push(`  ${s.url}: ${s.reason}`);
       }
-      for (const _ of tree.allPages()) pages++;
+      for (const s of tree.allSitemaps()) if (isPagesSitemap(s)) pages += s.pageCount;
       process.stderr.write(
         `\n${sitemaps} sitemaps, ${pages} pages. ${invalid.length} could not be read:\n${invalid.join('\n')}\n` +
           `The products sitemap is cut off mid-entry: the pages before the cut are kept.\nTry: usp demo -f json, usp demo -f pages -u, usp demo --serve\n`,

@@ -25,10 +25,27 @@ import {
 } from './args.js';
 import { Log, Progress, type ProgressCounts } from './log.js';
 import { NETWORK_HELP, NETWORK_OPTIONS, webClientOptionsFrom } from './network.js';
-import { CSV_HEADER, csvLine, FORMATS, type Format, ndjsonLine, Output, writeTree } from './output.js';
+import {
+  CSV_HEADER,
+  csvLine,
+  FORMATS,
+  type Format,
+  ndjsonLine,
+  Output,
+  shown,
+  stripUrl,
+  writeTree,
+} from './output.js';
+
+/**
+ * Formats printed as pages arrive. `pages` prints the same lines as usp (which prints them after
+ * the tree) in arrival order: each sitemap's pages in document order, the pages of sitemaps
+ * fetched at the same time interleaved. tabtree and json need the finished tree.
+ */
+export const STREAMED: ReadonlySet<Format> = new Set<Format>(['pages', 'ndjson', 'csv']);
 
 export const LS_USAGE =
-  'usage: usp ls [-h] [-f FORMAT] [-r] [-k] [-u] [-v] [-l LOG_FILE] [--extra-known-path PATH] [options] url';
+  'usage: usp ls [-h] [-f FORMAT] [-r] [-k] [-u] [-v] [-l LOG_FILE] [--extra-known-path PATH] [--sitemap URL] [options] [url]';
 
 const LS_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
@@ -39,6 +56,7 @@ const LS_OPTIONS = {
   verbose: { type: 'boolean', short: 'v', multiple: true },
   'log-file': { type: 'string', short: 'l' },
   'extra-known-path': { type: 'string', multiple: true },
+  sitemap: { type: 'string', multiple: true },
   wp: { type: 'boolean' },
   'sitemap-txt': { type: 'boolean' },
   'no-normalize-homepage': { type: 'boolean' },
@@ -56,25 +74,32 @@ export const LS_HELP = `${LS_USAGE}
 download, parse and list the sitemap structure
 
 positional arguments:
-  url                       URL of the site, usually its homepage
+  url                       URL of the site, usually its homepage (optional with --sitemap)
 
 options:
   -h, --help                show this help message and exit
   -f, --format FORMAT       output format (default: tabtree):
                               tabtree  sitemaps and pages, nested with tab indentation
-                              pages    flat list of pages, one per line
-                              json     the whole tree as JSON
+                              pages    flat list of pages, one per line, as pages arrive
+                              json     the whole tree as JSON, once the walk is over
                               ndjson   one JSON object per page, with its sitemap, as pages arrive
                               csv      one row per page, with its sitemap, as pages arrive
+                            tabtree and json print the tree in its order once the walk is
+                            over; the streamed formats print each sitemap's pages in document
+                            order, interleaved with other sitemaps' fetched at the same time
   -r, --no-robots           don't discover sitemaps through robots.txt
   -k, --no-known            don't discover sitemaps through the well-known paths
   -u, --strip-url           strip the homepage URL from each URL (the first line keeps it)
   -v, --verbose             more output on stderr (-v info, -vv debug)
   -l, --log-file LOG_FILE   write logs to this file instead of stderr
   --extra-known-path PATH   also probe this path (repeatable), joined to the homepage as given
+  --sitemap URL             walk exactly this sitemap and what its index names (repeatable); no
+                            robots.txt, no known paths. The homepage (the root line, -u's prefix)
+                            is url, else the first sitemap's scheme://host/
   --wp                      also probe /wp-sitemap.xml (WordPress)
   --sitemap-txt             also probe /sitemap.txt
-  --no-normalize-homepage   don't reduce the URL to scheme://host/ first
+  --no-normalize-homepage   don't reduce the URL to scheme://host/ first; the URL must then be a
+                            directory, ending in / (for one sitemap, use --sitemap)
   --no-progress             no progress line (it shows only when stderr is a terminal)
 
 limits:
@@ -145,7 +170,7 @@ export async function runListing(run: LsRun): Promise<Listing> {
       ),
   };
   const started = Date.now();
-  if (format === 'ndjson' || format === 'csv') {
+  if (STREAMED.has(format)) {
     const prefix = strip ? homepagePrefix(url, options.normalizeHomepage ?? true) : '';
     if (format === 'csv') await out.line(CSV_HEADER);
     let pages = 0;
@@ -153,14 +178,24 @@ export async function runListing(run: LsRun): Promise<Listing> {
     for await (const { page, sitemap } of walk) {
       pages++;
       const p = out.line(
-        format === 'csv' ? csvLine(page, sitemap.url, prefix) : ndjsonLine(page, sitemap.url, prefix),
+        format === 'pages'
+          ? shown(out, stripUrl(page.url, prefix))
+          : format === 'csv'
+            ? csvLine(page, sitemap.url, prefix)
+            : ndjsonLine(page, sitemap.url, prefix),
       );
       if (p) await p;
     }
     await out.flush();
     progress.clear();
     log.info(`${pages} pages in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    return { tree: null, summary: walk.summary ?? OK_SUMMARY };
+    const summary = walk.summary ?? OK_SUMMARY;
+    // The shape of the walk (pages counted, not kept): what `demo` summarises after `pages`.
+    if (format !== 'pages' || walk.tree === null) return { tree: null, summary };
+    for (const s of walk.tree.allSitemaps()) {
+      if (s instanceof InvalidSitemap) log.info(`Invalid sitemap: ${s.url}, reason: ${s.reason}`);
+    }
+    return { tree: walk.tree as IndexWebsiteSitemap, summary };
   }
   const tree = await sitemapTreeForHomepage(url, options);
   progress.clear();
@@ -180,8 +215,23 @@ export async function runLs(args: string[], signal: AbortSignal): Promise<number
     process.stdout.write(`${LS_HELP}\n`);
     return 0;
   }
-  const url = onePositional(p, 'url', LS_USAGE);
+  const sitemaps = list(p, 'sitemap');
+  for (const sitemap of sitemaps) {
+    if (!isHttpUrl(sitemap)) throw new UsageError(`--sitemap ${sitemap} is not a HTTP(s) URL`, LS_USAGE);
+  }
+  const url =
+    sitemaps.length > 0 && p.positionals.length === 0
+      ? stripUrlToHomepage(sitemaps[0])
+      : onePositional(p, 'url', LS_USAGE);
   if (!isHttpUrl(url)) throw new UsageError(`URL ${url} is not a HTTP(s) URL`, LS_USAGE);
+  const normalizeHomepage = !flag(p, 'no-normalize-homepage');
+  // Appending a `/` silently turned `.../sitemap.xml` into a directory that lists nothing.
+  if (!normalizeHomepage && !/^[^?#]*\/$/.test(url)) {
+    throw new UsageError(
+      `with --no-normalize-homepage the URL must be a directory ending in /, got ${url} (for one sitemap, use --sitemap ${url})`,
+      LS_USAGE,
+    );
+  }
   const format = choice(p, 'format', FORMATS, 'tabtree', LS_USAGE);
   const options: SitemapTreeOptions = {
     useRobots: !flag(p, 'no-robots'),
@@ -189,7 +239,8 @@ export async function runLs(args: string[], signal: AbortSignal): Promise<number
     extraKnownPaths: list(p, 'extra-known-path'),
     includeWordPressSitemap: flag(p, 'wp'),
     includeSitemapTxt: flag(p, 'sitemap-txt'),
-    normalizeHomepage: !flag(p, 'no-normalize-homepage'),
+    normalizeHomepage,
+    ...(sitemaps.length > 0 ? { sitemaps } : {}),
     concurrency: integer(p, 'concurrency', LS_USAGE, 1),
     maxDepth: integer(p, 'max-depth', LS_USAGE),
     maxSitemaps: integer(p, 'max-sitemaps', LS_USAGE, 1),
@@ -203,11 +254,14 @@ export async function runLs(args: string[], signal: AbortSignal): Promise<number
   const progress = new Progress(!flag(p, 'no-progress'));
   log.attach(progress);
   const client = createWebClient(
-    await clientOptionsFor(url, { ...options.webClientOptions, onRetry: (r) => log.info(retryLine(r)) }),
+    await clientOptionsFor([url, ...sitemaps], {
+      ...options.webClientOptions,
+      onRetry: (r) => log.info(retryLine(r)),
+    }),
   );
   let summary: WalkSummary;
   try {
-    const out = new Output(process.stdout, { eager: format === 'ndjson' || format === 'csv' });
+    const out = new Output(process.stdout, { eager: STREAMED.has(format) });
     ({ summary } = await runListing({
       url,
       format,

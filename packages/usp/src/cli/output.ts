@@ -96,7 +96,7 @@ export async function writeTabTree(out: Output, root: Sitemap, stripPrefix = '')
       for (const child of node.subSitemaps) await visit(child, depth + 1);
     } else if (isPagesSitemap(node)) {
       const indent = '\t'.repeat(depth + 1);
-      for (const page of node.pages) {
+      for (const page of node.iteratePages()) {
         const p = out.line(indent + shown(out, stripUrl(page.url, stripPrefix)));
         if (p) await p;
       }
@@ -160,7 +160,7 @@ export async function writeJsonTree(out: Output, root: Sitemap): Promise<void> {
         await visit(child, inner);
       }
     } else if (isPagesSitemap(node)) {
-      for (const page of node.pages) {
+      for (const page of node.iteratePages()) {
         await next();
         await emit(indentLines(JSON.stringify(pageToJSON(page), null, 2), inner));
       }
@@ -236,7 +236,7 @@ export async function writePageLines(
     if (isIndexSitemap(node)) {
       for (const child of node.subSitemaps) await visit(child);
     } else if (isPagesSitemap(node)) {
-      for (const page of node.pages) {
+      for (const page of node.iteratePages()) {
         const line =
           format === 'csv' ? csvLine(page, node.url, stripPrefix) : ndjsonLine(page, node.url, stripPrefix);
         const p = out.line(line);

@@ -1,0 +1,103 @@
+import { spawn } from 'node:child_process';
+import { startTestServer } from '@usp-ts/test-server';
+import { describe, expect, it } from 'vitest';
+import { CLI, runCli, spawnCli } from './cli-helpers.js';
+
+// How `usp ls` delivers its output: `pages` as pages arrive, the finished-tree formats without
+// ever holding a whole sitemap's pages. Through the built CLI against a server on 127.0.0.1.
+
+const NET = ['--allow-private-networks', '--retries', '1', '--timeout', '30s', '--no-progress', '-k'];
+const XML = { 'Content-Type': 'application/xml' };
+const TEXT = { 'Content-Type': 'text/plain' };
+
+const urlset = (urls: string[]): string =>
+  `<?xml version="1.0"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls.map((u) => `<url><loc>${u}</loc><lastmod>2024-01-02</lastmod></url>`).join('')}</urlset>\n`;
+
+describe('usp ls output delivery', () => {
+  it('-f pages prints each page as it arrives: the first line comes while the last sitemap is held', async () => {
+    const server = await startTestServer();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    try {
+      const o = server.origin;
+      const a = Array.from({ length: 50 }, (_, i) => `${o}/a/${i}`);
+      const b = [`${o}/b/late`, `${o}/a/0`];
+      server.route('/robots.txt', { headers: TEXT, body: `Sitemap: ${o}/a.xml\nSitemap: ${o}/b.xml\n` });
+      server.route('/a.xml', { headers: XML, body: urlset(a) });
+      // The last sitemap answers only once the test has read a line of output.
+      server.route('/b.xml', async (_req, res) => {
+        await held;
+        res.writeHead(200, XML);
+        res.end(urlset(b));
+      });
+      const child = spawnCli(['ls', ...NET, '-f', 'pages', `${o}/`]);
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      let out = '';
+      let linesBeforeRelease = -1;
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (d: string) => {
+        out += d;
+        if (linesBeforeRelease < 0 && out.includes('\n')) {
+          linesBeforeRelease = out.split('\n').length - 1;
+          release();
+        }
+      });
+      expect(await exited).toBe(0);
+      expect(linesBeforeRelease).toBeGreaterThan(0);
+      // The lines of the whole walk, duplicates kept, as the tree-ordered formats list them.
+      const lines = out.trimEnd().split('\n');
+      expect([...lines].sort()).toEqual([...a, ...b].sort());
+      const tree = await runCli(['ls', ...NET, '-f', 'tabtree', `${o}/`]);
+      const treePages = tree.stdout
+        .split('\n')
+        .filter((l) => l.startsWith('\t\t\t'))
+        .map((l) => l.trim());
+      expect([...lines].sort()).toEqual(treePages.sort());
+    } finally {
+      release();
+      await server.close();
+    }
+  });
+
+  it('tabtree and json print a sitemap far larger than the heap: pages are read back in bounded chunks', async () => {
+    const server = await startTestServer();
+    try {
+      const o = server.origin;
+      const n = 80_000;
+      const urls = Array.from({ length: n }, (_, i) => `${o}/p/${i}`);
+      server.route('/robots.txt', { headers: TEXT, body: `Sitemap: ${o}/big.xml\n` });
+      server.route('/big.xml', { headers: XML, body: urlset(urls) });
+      for (const format of ['tabtree', 'json']) {
+        // A 20 MB old generation: loading the 80,000 pages at once needs more than that.
+        const child = spawn(
+          process.execPath,
+          ['--max-old-space-size=20', CLI, 'ls', ...NET, '-f', format, `${o}/`],
+          { stdio: ['ignore', 'pipe', 'pipe'] },
+        );
+        let lines = 0;
+        let last = '';
+        let stderr = '';
+        child.stdout.setEncoding('utf8');
+        child.stdout.on('data', (d: string) => {
+          for (const ch of d) if (ch === '\n') lines++;
+          last = (last + d).slice(-200);
+        });
+        child.stderr.on('data', (d: Buffer) => {
+          stderr = (stderr + d.toString()).slice(-500);
+        });
+        const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+        expect({ format, code, stderr: code === 0 ? '' : stderr }).toEqual({ format, code: 0, stderr: '' });
+        if (format === 'tabtree') {
+          expect(lines).toBe(3 + n);
+          expect(last.endsWith(`\n\t\t\t${o}/p/${n - 1}\n`)).toBe(true);
+        } else {
+          expect(last.endsWith('\n}\n')).toBe(true);
+        }
+      }
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+});
