@@ -1,9 +1,16 @@
+import { brandClass, isBranded } from './brand.js';
+
 /**
  * A date as a sitemap gave it: the instant plus the UTC offset the source wrote, or
  * "no zone given" (`offsetMinutes === null`), which JavaScript's `Date` cannot express.
  * Immutable; serialises to ISO 8601 keeping the source offset.
  */
 export class SitemapDate {
+  /** True for a `SitemapDate` from any copy of core (see brand.ts). */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return isBranded(this, value);
+  }
+
   /**
    * With a zone: the instant in ms since the epoch. Without: the wall-clock time read as if it were UTC.
    */
@@ -52,6 +59,8 @@ export class SitemapDate {
     return this.toISOString();
   }
 }
+
+brandClass(SitemapDate, 'SitemapDate');
 
 function pad(n: number, width: number): string {
   return String(n).padStart(width, '0');
