@@ -98,6 +98,9 @@ async function check(pkg, context, packDir) {
   if (differing.length > 0)
     problems.push(`${differing.join(', ')} differ from the root setting: run \`pnpm packages:sync\``);
   if (!existsSync(join(dir, 'README.md'))) problems.push('no README.md');
+  if (!Array.isArray(manifest.keywords) || manifest.keywords.length === 0) problems.push('no keywords');
+  if (typeof manifest.description !== 'string' || manifest.description === '')
+    problems.push('no description');
   if (!existsSync(join(dir, 'dist'))) {
     problems.push('no dist/: run `pnpm build` first');
     return { manifest, problems, warnings };

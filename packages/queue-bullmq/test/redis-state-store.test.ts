@@ -33,6 +33,7 @@ describe('redisStateStore', () => {
         site: 'https://a.example/',
         walkedAt: 1,
         fullWalkAt: 1,
+        probedAt: 1,
         lastmodTrust: 0,
         sitemaps: [],
       });
@@ -51,6 +52,7 @@ describe('redisStateStore', () => {
         site: 'https://b.example/',
         walkedAt: 2,
         fullWalkAt: 2,
+        probedAt: 2,
         lastmodTrust: 0,
         sitemaps: [],
       });

@@ -1,32 +1,7 @@
-// The made-up extension and its 20-line test shown in the README, kept here so they stay true.
-import type { XmlExtension } from '@usp-ts/core';
+// The 20-line test of a made-up extension (./recipe.ts) shown in the README, kept here so it stays true.
 import { expect, it } from 'vitest';
 import { describeFormatKit, extensionHost, runExtension, wrapEntries } from '../src/index.js';
-
-// --- README extension starts ---
-declare module '@usp-ts/core' {
-  interface PageExtensions {
-    minutes?: number;
-  }
-}
-
-export const RECIPE_NS = 'https://example.com/schemas/recipe/1.0';
-
-/** Reads `<recipe:minutes>` into `page.extensions.minutes`. */
-export const recipe = (): XmlExtension => ({
-  name: 'recipe',
-  namespaces: [RECIPE_NS],
-  create: (ctx) => ({
-    open() {},
-    close(el, text, draft) {
-      if (el.local !== 'minutes') return;
-      const minutes = Number(text);
-      if (Number.isInteger(minutes)) draft.extensions = { ...draft.extensions, minutes };
-      else ctx.warn('invalid-value', `Bad <recipe:minutes>: ${text}`);
-    },
-  }),
-});
-// --- README extension ends ---
+import { RECIPE_NS, recipe } from './recipe.js';
 
 // --- README test starts ---
 const NS = { r: RECIPE_NS };
