@@ -314,6 +314,40 @@ describe('discovery', () => {
     expect(raw.requests).toContain('http://example.com/foo/bar/x.xml');
   });
 
+  it('walks exactly the sitemaps given: no robots.txt, no known paths, failures kept as nodes', async () => {
+    const client = new FakeClient({
+      [`${H}robots.txt`]: { body: ['index\n', `${H}from-robots.xml\n`] },
+      [`${H}sitemap.xml`]: { body: ['pages\n', `${H}known\n`] },
+      [`${H}news/index.xml`]: { body: ['index\n', `${H}news/a.xml\n`] },
+      [`${H}news/a.xml`]: { body: ['pages\n', `${H}n1\n`] },
+      [`${H}b.xml`]: { body: ['pages\n', `${H}b1\n`] },
+    });
+    const sitemaps = [`${H}news/index.xml`, `${H}missing.xml`, `${H}b.xml`, `${H}b.xml`];
+    const tree = await sitemapTreeForHomepage(H, opts(client, { sitemaps }));
+    expect(shape(tree)).toEqual({
+      type: 'IndexWebsiteSitemap',
+      url: H,
+      sub: [
+        {
+          type: 'IndexXMLSitemap',
+          url: `${H}news/index.xml`,
+          sub: [{ type: 'PagesXMLSitemap', url: `${H}news/a.xml`, pages: [`${H}n1`] }],
+        },
+        { type: 'InvalidSitemap', url: `${H}missing.xml`, reason: expect.stringContaining('404') },
+        { type: 'PagesXMLSitemap', url: `${H}b.xml`, pages: [`${H}b1`] },
+      ],
+    });
+    expect([...client.requests].sort()).toEqual(
+      [`${H}b.xml`, `${H}missing.xml`, `${H}news/a.xml`, `${H}news/index.xml`].sort(),
+    );
+    const pages: string[] = [];
+    for await (const { page } of walkPages(H, opts(client, { sitemaps }))) pages.push(page.url);
+    expect(pages.sort()).toEqual([`${H}b1`, `${H}n1`]);
+    expect(() => walkPages(H, opts(client, { sitemaps: ['/relative.xml'] }))).toThrow(
+      'Option sitemaps: "/relative.xml" is not an absolute http(s) URL',
+    );
+  });
+
   it('refuses a non-http homepage and bad options before doing anything', async () => {
     const client = new FakeClient({});
     await expect(sitemapTreeForHomepage('ftp://example.com/', opts(client))).rejects.toBeInstanceOf(

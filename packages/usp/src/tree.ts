@@ -56,17 +56,21 @@ interface Prepared {
 }
 
 /**
- * The default client's options for a walk of `target`. A homepage on a private address (a dev
- * server on localhost, an intranet host) is what the caller asked for, so that host is let
- * through; every other private address a sitemap points at stays blocked. Explicit settings win.
+ * The default client's options for a walk of `target` (a homepage, or the homepage and the
+ * sitemap URLs of a walk given them). A host of these on a private address (a dev server on
+ * localhost, an intranet host) is what the caller asked for, so it is let through; every other
+ * private address a sitemap points at stays blocked. Explicit settings win.
  */
 export async function clientOptionsFor(
-  target: string,
+  target: string | readonly string[],
   options: WebClientOptions = {},
 ): Promise<WebClientOptions> {
   if (options.allowPrivateNetworks === true || options.allowPrivateHosts !== undefined) return options;
-  if (!(await hostIsPrivate(target))) return options;
-  return { ...options, allowPrivateHosts: [new URL(target).hostname] };
+  const hosts = new Set<string>();
+  for (const url of typeof target === 'string' ? [target] : target) {
+    if (await hostIsPrivate(url)) hosts.add(new URL(url).hostname);
+  }
+  return hosts.size === 0 ? options : { ...options, allowPrivateHosts: [...hosts] };
 }
 
 const WORKER_URL = new URL('./worker.js', import.meta.url);
@@ -99,7 +103,9 @@ async function prepare(target: string, options: SitemapTreeOptions, withStore: b
   const { webClient, webClientOptions, registry, parseWorkers: _workers, ...rest } = options;
   const pool = defaultParser(options);
   const owned =
-    webClient === undefined ? createWebClient(await clientOptionsFor(target, webClientOptions)) : null;
+    webClient === undefined
+      ? createWebClient(await clientOptionsFor([target, ...(rest.sitemaps ?? [])], webClientOptions))
+      : null;
   const full: TreeOptions = {
     ...rest,
     webClient: owned ?? (webClient as WebClient),

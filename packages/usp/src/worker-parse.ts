@@ -109,17 +109,10 @@ export interface PageBatch {
   extra: unknown[] | null;
 }
 
-function isSitemapDate(v: object): v is SitemapDate {
-  return (
-    v instanceof SitemapDate ||
-    (typeof (v as SitemapDate).toISOString === 'function' && 'epochMs' in v && 'offsetMinutes' in v)
-  );
-}
-
 /** @internal Replaces every SitemapDate inside plain data by a tagged tuple. */
 export function tagDates(v: unknown): unknown {
   if (v === null || typeof v !== 'object') return v;
-  if (isSitemapDate(v)) return { [DATE_TAG]: [v.epochMs, v.offsetMinutes, v.microseconds] };
+  if (v instanceof SitemapDate) return { [DATE_TAG]: [v.epochMs, v.offsetMinutes, v.microseconds] };
   if (Array.isArray(v)) return v.map(tagDates);
   const o: Record<string, unknown> = {};
   for (const k of Object.keys(v)) o[k] = tagDates((v as Record<string, unknown>)[k]);

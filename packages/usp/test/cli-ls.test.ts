@@ -308,6 +308,62 @@ describe('usp ls', () => {
     expect(neither.stdout).toBe(`${o}/\n`);
   });
 
+  it('walks exactly the --sitemap URLs (repeatable) in every format: no robots.txt, no known paths', async () => {
+    const before = server.requests.length;
+    const args = ['ls', ...NET, '--sitemap', `${o}/sitemap-a.xml`, '--sitemap', `${o}/sitemap_index.xml`];
+    const r = await runCli(args);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(
+      [
+        `${o}/`,
+        `\t${o}/sitemap-a.xml`,
+        `\t\t${o}/a1`,
+        `\t\t${o}/a2`,
+        `\t${o}/sitemap_index.xml`,
+        ...tabtree()
+          .split('\n')
+          .slice(3, -1)
+          .map((l) => l.slice(1)),
+        '',
+      ].join('\n'),
+    );
+    const asked = server.requests.slice(before).map((l) => l.replace('GET ', ''));
+    expect(asked).not.toContain('/robots.txt');
+    expect(asked).not.toContain('/sitemap.xml');
+    expect(new Set(asked)).toEqual(
+      new Set(['/sitemap-a.xml', '/sitemap_index.xml', '/sitemap-b.xml.gz', '/missing.xml']),
+    );
+
+    const ndjson = await runCli([...args, '-f', 'ndjson']);
+    const rows = ndjson.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { url: string; sitemap: string });
+    expect(rows.map((row) => row.url).sort()).toEqual(
+      [`${o}/a1`, `${o}/a1`, `${o}/a2`, `${o}/a2`, `${o}/b1`, 'https://other.example/b,2'].sort(),
+    );
+    const pages = await runCli(['ls', ...NET, '-f', 'pages', '-u', '--sitemap', `${o}/sitemap-b.xml.gz`]);
+    expect(pages.stdout).toBe('/b1\n/https://other.example/b,2\n');
+    // A homepage given as well names the root.
+    const rooted = await runCli(['ls', ...NET, '--sitemap', `${o}/custom/map.xml`, `${o}/custom/`]);
+    expect(rooted.stdout).toBe(`${o}/\n\t${o}/custom/map.xml\n\t\t${o}/custom-page\n`);
+    const bad = await runCli(['ls', ...NET, '--sitemap', 'sitemap.xml']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--sitemap sitemap.xml is not a HTTP(s) URL');
+  });
+
+  it('refuses --no-normalize-homepage with a URL that is not a directory, rather than appending /', async () => {
+    const r = await runCli(['ls', ...NET, '--no-normalize-homepage', `${o}/sitemap_index.xml`]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trimEnd().split('\n').at(-1)).toBe(
+      `usp: error: with --no-normalize-homepage the URL must be a directory ending in /, got ${o}/sitemap_index.xml (for one sitemap, use --sitemap ${o}/sitemap_index.xml)`,
+    );
+    const dir = await runCli(['ls', ...NET, '--no-normalize-homepage', '-k', `${o}/`]);
+    expect(dir.code).toBe(0);
+    expect(dir.stdout.split('\n')[1]).toBe(`\t${o}/robots.txt`);
+  });
+
   it('probes --extra-known-path (repeatable) along with the built-in known paths', async () => {
     const r = await runCli([
       'ls',

@@ -1,3 +1,5 @@
+import { brandClass, isBranded } from './brand.js';
+
 /**
  * Errors thrown for caller mistakes. Bad *content* never throws: it becomes an
  * `InvalidSitemap` plus a warning. Each class has a stable `code` to branch on.
@@ -10,6 +12,11 @@ export type UspErrorCode =
   | 'USP_PLUGIN_CONFLICT';
 
 export class UspError extends Error {
+  /** True for this error class (or a subclass) from any copy of core (see brand.ts). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return isBranded(this, value);
+  }
+
   readonly code: UspErrorCode;
   constructor(code: UspErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -45,3 +52,8 @@ export class PluginConflictError extends UspError {
     this.name = 'PluginConflictError';
   }
 }
+
+brandClass(UspError, 'UspError');
+brandClass(InvalidUrlError, 'InvalidUrlError');
+brandClass(InvalidOptionError, 'InvalidOptionError');
+brandClass(PluginConflictError, 'PluginConflictError');

@@ -1,3 +1,4 @@
+import { brandClass, isBranded } from './brand.js';
 import type { ChildRef, Page, RobotsRules } from './model.js';
 import { type StoredPages, storedPages } from './page-store.js';
 import type { SitemapDate } from './sitemap-date.js';
@@ -22,6 +23,11 @@ interface NodeInit {
 
 /** What every sitemap node has. Node `type`s are usp's class names. */
 abstract class BaseSitemap {
+  /** True for this node class (or a subclass) from any copy of core (see brand.ts). */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return isBranded(this, value);
+  }
+
   abstract readonly type: SitemapType;
   readonly url: string;
   /** The `<lastmod>` of the index entry that named this sitemap; `null` when none. */
@@ -145,6 +151,22 @@ export class InvalidSitemap extends BaseSitemap {
     super(init);
     this.reason = init.reason;
   }
+}
+
+for (const [cls, name] of [
+  [BaseSitemap, 'BaseSitemap'],
+  [AbstractIndexSitemap, 'AbstractIndexSitemap'],
+  [AbstractPagesSitemap, 'AbstractPagesSitemap'],
+  [IndexWebsiteSitemap, 'IndexWebsiteSitemap'],
+  [IndexRobotsTxtSitemap, 'IndexRobotsTxtSitemap'],
+  [IndexXMLSitemap, 'IndexXMLSitemap'],
+  [PagesXMLSitemap, 'PagesXMLSitemap'],
+  [PagesTextSitemap, 'PagesTextSitemap'],
+  [PagesRSSSitemap, 'PagesRSSSitemap'],
+  [PagesAtomSitemap, 'PagesAtomSitemap'],
+  [InvalidSitemap, 'InvalidSitemap'],
+] as const) {
+  brandClass(cls, name);
 }
 
 export type IndexSitemap = IndexWebsiteSitemap | IndexRobotsTxtSitemap | IndexXMLSitemap;

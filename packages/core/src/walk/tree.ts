@@ -117,6 +117,14 @@ export interface TreeOptions {
   readonly includeSitemapTxt?: boolean;
   /** Strip the homepage URL to `scheme://host[:port]/` (default true, as usp). */
   readonly normalizeHomepage?: boolean;
+  /**
+   * Walk exactly these sitemap URLs (and what their indexes name) instead of discovering them:
+   * no robots.txt, no known paths. They become the homepage node's children in the order given,
+   * an unreachable one kept as an `InvalidSitemap` (it was asked for, not guessed). The homepage
+   * still names the root, the `same-site` policy's site and `--strip-url`'s prefix. Default: none
+   * (discover).
+   */
+  readonly sitemaps?: readonly string[];
   readonly recurseCallback?: RecurseCallback;
   readonly recurseListCallback?: RecurseListCallback;
   /** Deepest level fetched; robots.txt is 0 (default 11, as usp). */
@@ -295,6 +303,7 @@ const TREE_OPTIONS = {
   includeWordPressSitemap: true,
   includeSitemapTxt: true,
   normalizeHomepage: true,
+  sitemaps: true,
   recurseCallback: true,
   recurseListCallback: true,
   maxDepth: true,
@@ -364,6 +373,15 @@ function resolveConfig(
       throw new InvalidOptionError('extraKnownPaths', 'must be an array of strings');
     }
   }
+  if (options.sitemaps !== undefined) {
+    if (!Array.isArray(options.sitemaps))
+      throw new InvalidOptionError('sitemaps', 'must be an array of URLs');
+    for (const url of options.sitemaps) {
+      if (typeof url !== 'string' || !isHttpUrl(url)) {
+        throw new InvalidOptionError('sitemaps', `${JSON.stringify(url)} is not an absolute http(s) URL`);
+      }
+    }
+  }
   for (const [key, value] of Object.entries(options.documentLimits ?? {})) {
     if (!(key in DEFAULT_DOCUMENT_LIMITS))
       throw new InvalidOptionError(`documentLimits.${key}`, 'unknown limit');
@@ -421,6 +439,16 @@ async function runHomepage(walk: Walk, home: Homepage): Promise<IndexWebsiteSite
   const children: Sitemap[] = [];
   walk.start();
   try {
+    if (options.sitemaps !== undefined) {
+      // Fetched concurrently, kept in the order given; one named twice is fetched once.
+      const seen = new Set<string>();
+      const fetches = options.sitemaps
+        .filter((url) => !seen.has(safeKey(url)) && seen.add(safeKey(url)))
+        .map((url) => walk.fetch({ url, level: 0, ancestry: NO_ANCESTORS, lastModified: null }));
+      for (const fetched of fetches) children.push((await fetched).node);
+      throwIfFatal(walk);
+      return new IndexWebsiteSitemap({ url: home.url, subSitemaps: children, warnings: walk.walkWarnings });
+    }
     let ancestry: Ancestry = NO_ANCESTORS;
     if (options.useRobots ?? true) {
       const robots = await walk.fetch({

@@ -44,7 +44,7 @@ import {
 export const STREAMED: ReadonlySet<Format> = new Set<Format>(['pages', 'ndjson', 'csv']);
 
 export const LS_USAGE =
-  'usage: usp ls [-h] [-f FORMAT] [-r] [-k] [-u] [-v] [-l LOG_FILE] [--extra-known-path PATH] [options] url';
+  'usage: usp ls [-h] [-f FORMAT] [-r] [-k] [-u] [-v] [-l LOG_FILE] [--extra-known-path PATH] [--sitemap URL] [options] [url]';
 
 const LS_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
@@ -55,6 +55,7 @@ const LS_OPTIONS = {
   verbose: { type: 'boolean', short: 'v', multiple: true },
   'log-file': { type: 'string', short: 'l' },
   'extra-known-path': { type: 'string', multiple: true },
+  sitemap: { type: 'string', multiple: true },
   wp: { type: 'boolean' },
   'sitemap-txt': { type: 'boolean' },
   'no-normalize-homepage': { type: 'boolean' },
@@ -72,7 +73,7 @@ export const LS_HELP = `${LS_USAGE}
 download, parse and list the sitemap structure
 
 positional arguments:
-  url                       URL of the site, usually its homepage
+  url                       URL of the site, usually its homepage (optional with --sitemap)
 
 options:
   -h, --help                show this help message and exit
@@ -91,9 +92,13 @@ options:
   -v, --verbose             more output on stderr (-v info, -vv debug)
   -l, --log-file LOG_FILE   write logs to this file instead of stderr
   --extra-known-path PATH   also probe this path (repeatable), joined to the homepage as given
+  --sitemap URL             walk exactly this sitemap and what its index names (repeatable); no
+                            robots.txt, no known paths. The homepage (the root line, -u's prefix)
+                            is url, else the first sitemap's scheme://host/
   --wp                      also probe /wp-sitemap.xml (WordPress)
   --sitemap-txt             also probe /sitemap.txt
-  --no-normalize-homepage   don't reduce the URL to scheme://host/ first
+  --no-normalize-homepage   don't reduce the URL to scheme://host/ first; the URL must then be a
+                            directory, ending in / (for one sitemap, use --sitemap)
   --no-progress             no progress line (it shows only when stderr is a terminal)
 
 limits:
@@ -222,8 +227,23 @@ export async function runLs(args: string[], signal: AbortSignal): Promise<number
     process.stdout.write(`${LS_HELP}\n`);
     return 0;
   }
-  const url = onePositional(p, 'url', LS_USAGE);
+  const sitemaps = list(p, 'sitemap');
+  for (const sitemap of sitemaps) {
+    if (!isHttpUrl(sitemap)) throw new UsageError(`--sitemap ${sitemap} is not a HTTP(s) URL`, LS_USAGE);
+  }
+  const url =
+    sitemaps.length > 0 && p.positionals.length === 0
+      ? stripUrlToHomepage(sitemaps[0])
+      : onePositional(p, 'url', LS_USAGE);
   if (!isHttpUrl(url)) throw new UsageError(`URL ${url} is not a HTTP(s) URL`, LS_USAGE);
+  const normalizeHomepage = !flag(p, 'no-normalize-homepage');
+  // Appending a `/` silently turned `.../sitemap.xml` into a directory that lists nothing.
+  if (!normalizeHomepage && !/^[^?#]*\/$/.test(url)) {
+    throw new UsageError(
+      `with --no-normalize-homepage the URL must be a directory ending in /, got ${url} (for one sitemap, use --sitemap ${url})`,
+      LS_USAGE,
+    );
+  }
   const format = choice(p, 'format', FORMATS, 'tabtree', LS_USAGE);
   const options: SitemapTreeOptions = {
     useRobots: !flag(p, 'no-robots'),
@@ -231,7 +251,8 @@ export async function runLs(args: string[], signal: AbortSignal): Promise<number
     extraKnownPaths: list(p, 'extra-known-path'),
     includeWordPressSitemap: flag(p, 'wp'),
     includeSitemapTxt: flag(p, 'sitemap-txt'),
-    normalizeHomepage: !flag(p, 'no-normalize-homepage'),
+    normalizeHomepage,
+    ...(sitemaps.length > 0 ? { sitemaps } : {}),
     concurrency: integer(p, 'concurrency', LS_USAGE, 1),
     maxDepth: integer(p, 'max-depth', LS_USAGE),
     maxSitemaps: integer(p, 'max-sitemaps', LS_USAGE, 1),
@@ -245,7 +266,7 @@ export async function runLs(args: string[], signal: AbortSignal): Promise<number
   const progress = new Progress(!flag(p, 'no-progress'));
   log.attach(progress);
   const reach: Reach = { answered: 0, failed: 0, lastFailure: '' };
-  const client = createWebClient(await clientOptionsFor(url, options.webClientOptions));
+  const client = createWebClient(await clientOptionsFor([url, ...sitemaps], options.webClientOptions));
   try {
     const out = new Output(process.stdout, { eager: STREAMED.has(format) });
     await runListing({
