@@ -1,6 +1,5 @@
 export type { RedisConnection } from './connection.js';
 export { siteJobId, siteOfJobId } from './job-id.js';
-export type { GateRelease, PolitenessGate } from './politeness-gate.js';
 export {
   type EnqueueReport,
   type EnqueueResult,
@@ -17,4 +16,6 @@ export {
   startQueueWorker,
 } from './queue-worker.js';
 export { type RedisGateOptions, type RedisPolitenessGate, redisPolitenessGate } from './redis-gate.js';
-export { DEFAULT_QUEUE_NAME, type QueuedSite } from './site-queue.js';
+export { type RedisStateStoreOptions, redisStateStore } from './redis-state-store.js';
+export { type RunWorkerOptions, runWorker } from './run-worker.js';
+export { DEFAULT_QUEUE_NAME } from './site-queue.js';

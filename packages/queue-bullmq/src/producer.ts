@@ -1,8 +1,9 @@
+import type { SiteJob } from '@usp-ts/batch';
 import { InvalidOptionError, rejectUnknownOptions } from '@usp-ts/core';
 import { Queue, QueueEvents } from 'bullmq';
 import { bullConnection, checkConnection, type RedisConnection } from './connection.js';
 import { siteJobId, siteOfJobId } from './job-id.js';
-import { checkQueueName, DEFAULT_QUEUE_NAME, type QueuedSite } from './site-queue.js';
+import { checkQueueName, DEFAULT_QUEUE_NAME } from './site-queue.js';
 
 /** Options of `enqueueSites`. */
 export interface EnqueueSitesOptions<R = unknown> {
@@ -96,7 +97,7 @@ export async function enqueueSites<R = unknown>(
   const backoffMs = positiveInt('backoffMs', options.backoffMs, 10_000, 0);
   const wait = options.wait === true;
 
-  const queue = new Queue<QueuedSite, R>(queueName, { connection: bullConnection(connection) });
+  const queue = new Queue<SiteJob, R>(queueName, { connection: bullConnection(connection) });
   const events = wait ? new QueueEvents(queueName, { connection: bullConnection(connection) }) : null;
   const pending = new Set<string>();
   const failed: { site: string; error: string; attempts: number }[] = [];

@@ -1,7 +1,8 @@
+import type { SiteJob } from '@usp-ts/batch';
 import { InvalidOptionError, rejectUnknownOptions } from '@usp-ts/core';
 import { type Job, WaitingError, Worker } from 'bullmq';
 import { bullConnection, checkConnection, type RedisConnection } from './connection.js';
-import { checkQueueName, DEFAULT_QUEUE_NAME, type QueuedSite } from './site-queue.js';
+import { checkQueueName, DEFAULT_QUEUE_NAME } from './site-queue.js';
 
 /** Thrown by a processor to put its job back in the queue untouched (it is walked again from the start). */
 export class JobReleasedError extends Error {
@@ -55,7 +56,7 @@ export interface QueueWorkerOptions<R> {
   /** This worker's name, stored on the jobs it takes (shown by BullMQ dashboards). */
   readonly name?: string;
   /** Walks one site. Its result goes back to the producer through BullMQ. */
-  readonly process: (job: QueuedSite, control: JobControl) => Promise<R>;
+  readonly process: (job: SiteJob, control: JobControl) => Promise<R>;
   /** Connection and processing errors (Redis gone for a moment, a job that failed): for logs. */
   readonly onError?: (error: Error) => void;
 }
@@ -105,7 +106,7 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
   const onError = options.onError ?? (() => {});
 
   const stopping = new AbortController();
-  const processor = async (job: Job<QueuedSite, R>, token?: string, jobSignal?: AbortSignal): Promise<R> => {
+  const processor = async (job: Job<SiteJob, R>, token?: string, jobSignal?: AbortSignal): Promise<R> => {
     const signal = jobSignal === undefined ? stopping.signal : AbortSignal.any([stopping.signal, jobSignal]);
     const control: JobControl = {
       signal,
@@ -133,7 +134,7 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
     }
   };
 
-  const worker = new Worker<QueuedSite, R>(queueName, processor, {
+  const worker = new Worker<SiteJob, R>(queueName, processor, {
     connection: bullConnection(connection),
     concurrency,
     lockDuration: lockDurationMs,

@@ -1,8 +1,8 @@
+import { DEFAULT_MAX_CRAWL_DELAY_MS, type GateRelease, type PolitenessGate } from '@usp-ts/batch';
 import { InvalidOptionError, rejectUnknownOptions } from '@usp-ts/core';
 import { Redis } from 'ioredis';
 import { checkConnection, type RedisConnection } from './connection.js';
 import { ACQUIRE_LUA, RENEW_LUA } from './gate-scripts.js';
-import { DEFAULT_MAX_CRAWL_DELAY_MS, type GateRelease, type PolitenessGate } from './politeness-gate.js';
 
 /** Options of `redisPolitenessGate`. */
 export interface RedisGateOptions {

@@ -1,4 +1,3 @@
-import { open } from 'node:fs/promises';
 import {
   AbstractPagesSitemap,
   countingPageStore,
@@ -8,6 +7,7 @@ import {
   type Page,
   type ParsedDocument,
   stripUrlToHomepage,
+  type Warning,
 } from '@usp-ts/core';
 import { LOCAL_DUMMY_URL, parseSitemapDocument } from '../document.js';
 import { filePageStore } from '../page-store-file.js';
@@ -23,6 +23,7 @@ import {
   str,
   UsageError,
 } from './args.js';
+import { inputNamer, type Namer, openInput } from './input.js';
 import { Log } from './log.js';
 import {
   CSV_HEADER,
@@ -74,24 +75,6 @@ exit status:
      output is printed as usual and one line on stderr says why), or it could not be read
   2  usage error`;
 
-/** Opens a file for streaming, turning the usual failures into one clear message. */
-export async function openInput(file: string): Promise<AsyncIterable<Uint8Array>> {
-  if (file === '-') return process.stdin;
-  try {
-    const handle = await open(file, 'r');
-    if ((await handle.stat()).isDirectory()) {
-      await handle.close();
-      throw new Error(`cannot read ${file}: it is a directory`);
-    }
-    return handle.createReadStream();
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new Error(`cannot read ${file}: no such file`);
-    if (code === 'EACCES') throw new Error(`cannot read ${file}: permission denied`);
-    throw err;
-  }
-}
-
 function pageLine(
   out: Output,
   format: Exclude<Format, 'json'>,
@@ -125,10 +108,10 @@ function notASitemap(parsed: ParsedDocument): string | null {
 }
 
 /** One stderr line (never the log file: it is the command's result) and exit 1, or exit 0. */
-function exitFor(url: string, parsed: ParsedDocument): number {
+function exitFor(url: string, parsed: ParsedDocument, name: Namer): number {
   const reason = notASitemap(parsed);
   if (reason === null) return 0;
-  process.stderr.write(`usp: ${url}: not a sitemap: ${reason}\n`);
+  process.stderr.write(`usp: ${name(url)}: not a sitemap: ${name(reason)}\n`);
   return 1;
 }
 
@@ -145,7 +128,11 @@ export async function runParse(args: string[], signal: AbortSignal): Promise<num
     return 0;
   }
   const file = onePositional(p, 'file', PARSE_USAGE);
-  const url = str(p, 'url') ?? LOCAL_DUMMY_URL;
+  const given = str(p, 'url');
+  const url = given ?? LOCAL_DUMMY_URL;
+  // Messages name the file; the stand-in URL is only the base of relative links.
+  const name = given === undefined ? inputNamer(file) : (text: string) => text;
+  const onWarning = (w: Warning) => log.warning({ ...w, message: name(w.message), url: name(w.url) });
   if (!isHttpUrl(url)) throw new UsageError(`URL ${url} is not a HTTP(s) URL`, PARSE_USAGE);
   const format = choice(p, 'format', FORMATS, 'tabtree', PARSE_USAGE);
   const headers = headersFrom(list(p, 'header'), PARSE_USAGE);
@@ -159,13 +146,13 @@ export async function runParse(args: string[], signal: AbortSignal): Promise<num
       const parsed = await parseSitemapDocument(body, {
         url,
         headers,
-        onWarning: (w) => log.warning(w),
+        onWarning,
         pageStore: filePageStore(),
         signal,
       });
       summary(log, parsed);
       await writeTree(out, parsed.sitemap, format, prefix);
-      return exitFor(url, parsed);
+      return exitFor(url, parsed, name);
     }
     // Every other format is written as the pages are parsed, and none is kept.
     if (format === 'tabtree') await out.line(shown(out, url));
@@ -173,7 +160,7 @@ export async function runParse(args: string[], signal: AbortSignal): Promise<num
     const parsed = await parseSitemapDocument(body, {
       url,
       headers,
-      onWarning: (w) => log.warning(w),
+      onWarning,
       pageStore: countingPageStore(),
       signal,
       async onPages(pages) {
@@ -190,7 +177,7 @@ export async function runParse(args: string[], signal: AbortSignal): Promise<num
         await out.line(`\t${shown(out, stripUrl(child.url, prefix))}`);
     }
     await out.flush();
-    return exitFor(url, parsed);
+    return exitFor(url, parsed, name);
   } finally {
     log.summary();
     await log.close();

@@ -1,0 +1,171 @@
+import { hostname } from 'node:os';
+import {
+  type BatchSink,
+  DEFAULT_MAX_CRAWL_DELAY_MS,
+  DEFAULT_PER_HOST,
+  type PolitenessGate,
+  type SiteResult,
+  type SiteWalkOptions,
+  walkSite,
+} from '@usp-ts/batch';
+import {
+  InvalidOptionError,
+  type Registry,
+  rejectUnknownOptions,
+  type StateStore,
+  type WebClient,
+} from '@usp-ts/core';
+import { checkConnection, type RedisConnection } from './connection.js';
+import { type JobControl, JobReleasedError, type QueueWorker, startQueueWorker } from './queue-worker.js';
+import { redisPolitenessGate } from './redis-gate.js';
+
+/** Options of `runWorker`. */
+export interface RunWorkerOptions {
+  readonly connection: RedisConnection;
+  /** Default `usp-sites`. */
+  readonly queueName?: string;
+  /** The shared HTTP client (`createWebClient` of `@usp-ts/fetcher`). Required. */
+  readonly webClient: WebClient;
+  /** The formats (`createDefaultRegistry()` of `usp`). Required. */
+  readonly registry: Registry;
+  /** This worker's output (e.g. `ndjsonSink(DIR/<worker-id>)`): one set of files per worker. Required. */
+  readonly sink: BatchSink;
+  /** Incremental state shared by the workers (`redisStateStore`). Default: none. */
+  readonly state?: StateStore | null;
+  /** Site walks at once in this worker. Default 16. */
+  readonly sites?: number;
+  /** Requests in flight to one host across all workers (ignored when `gate` is given). Default 2. */
+  readonly perHost?: number;
+  /** Longest robots.txt Crawl-delay honoured (ignored when `gate` is given). Default 10,000 ms. */
+  readonly maxCrawlDelayMs?: number;
+  /** Your own gate. Default: `redisPolitenessGate` on the queue's Redis, closed with the worker. */
+  readonly gate?: PolitenessGate;
+  /** Each site's wall-clock budget. Default 10 minutes. */
+  readonly siteDeadlineMs?: number;
+  /** A full walk of a site when its last one is older than this. Default: never. */
+  readonly fullEveryMs?: number;
+  readonly walkOptions?: SiteWalkOptions;
+  /** See `startQueueWorker`. Default 30,000 ms. */
+  readonly lockDurationMs?: number;
+  /** See `startQueueWorker`. Default 30,000 ms. */
+  readonly stalledIntervalMs?: number;
+  /**
+   * This worker's name: shown on its jobs by BullMQ dashboards and the run id of the marks it saves
+   * with the state. Default `<host name>-<pid>`.
+   */
+  readonly name?: string;
+  /** Called as each site ends (after its output is kept). */
+  readonly onResult?: (result: SiteResult) => void;
+  readonly onError?: (error: Error) => void;
+}
+
+const OPTION_KEYS = {
+  connection: true,
+  queueName: true,
+  webClient: true,
+  registry: true,
+  sink: true,
+  state: true,
+  sites: true,
+  perHost: true,
+  maxCrawlDelayMs: true,
+  gate: true,
+  siteDeadlineMs: true,
+  fullEveryMs: true,
+  walkOptions: true,
+  lockDurationMs: true,
+  stalledIntervalMs: true,
+  name: true,
+  onResult: true,
+  onError: true,
+} satisfies Record<keyof RunWorkerOptions, true>;
+
+/**
+ * The worker's view of its sink: a commit first makes sure the job is still this worker's (see
+ * `JobControl.confirm`), then keeps the rows (pages, sitemaps, the site's row last), and only then
+ * saves the site's new state. In that order a worker killed at any point leaves either no row of
+ * the site (walked again by another worker, from the state as it was) or all of them with the old
+ * state (the next run sees the same changes again): never a state that hides pages nobody wrote.
+ */
+function confirmingSink(sink: BatchSink, control: JobControl, runId: string): BatchSink {
+  return {
+    begin(site) {
+      const output = sink.begin(site);
+      return {
+        page: (row) => output.page(row),
+        sitemap: (row) => output.sitemap(row),
+        async commit(result, saveState) {
+          try {
+            await control.confirm();
+          } catch (error) {
+            output.discard();
+            throw error;
+          }
+          await output.commit(result);
+          await saveState?.({ runId, site, offsets: {} });
+        },
+        discard: () => output.discard(),
+      };
+    },
+  };
+}
+
+/**
+ * A queue worker running the batch's own site job (`walkSite` of `@usp-ts/batch`, the function
+ * `usp batch` runs), `sites` at a time, with the politeness gate and (optionally) the state
+ * shared through Redis. Each site's result (status and counts, never its pages) goes back to the
+ * producer through BullMQ; its rows go to this worker's sink.
+ */
+export function runWorker(options: RunWorkerOptions): QueueWorker {
+  if (options === null || typeof options !== 'object')
+    throw new InvalidOptionError('options', 'expected an object');
+  rejectUnknownOptions(options, OPTION_KEYS);
+  const connection = checkConnection(options.connection);
+  for (const name of ['webClient', 'registry', 'sink'] as const) {
+    if (options[name] === undefined || options[name] === null) throw new InvalidOptionError(name, 'required');
+  }
+  const ownGate =
+    options.gate === undefined
+      ? redisPolitenessGate({
+          connection,
+          perHost: options.perHost ?? DEFAULT_PER_HOST,
+          maxCrawlDelayMs: options.maxCrawlDelayMs ?? DEFAULT_MAX_CRAWL_DELAY_MS,
+        })
+      : null;
+  const gate = options.gate ?? ownGate!;
+  const runId = options.name ?? `${hostname()}-${process.pid}`;
+  const worker = startQueueWorker<SiteResult>({
+    connection,
+    ...(options.queueName !== undefined ? { queueName: options.queueName } : {}),
+    ...(options.sites !== undefined ? { concurrency: options.sites } : {}),
+    ...(options.lockDurationMs !== undefined ? { lockDurationMs: options.lockDurationMs } : {}),
+    ...(options.stalledIntervalMs !== undefined ? { stalledIntervalMs: options.stalledIntervalMs } : {}),
+    name: runId,
+    ...(options.onError !== undefined ? { onError: options.onError } : {}),
+    async process(job, control) {
+      const result = await walkSite(job.full === true ? { site: job.site, full: true } : { site: job.site }, {
+        webClient: options.webClient,
+        registry: options.registry,
+        gate,
+        sink: confirmingSink(options.sink, control, runId),
+        state: options.state ?? null,
+        ...(options.siteDeadlineMs !== undefined ? { deadlineMs: options.siteDeadlineMs } : {}),
+        ...(options.fullEveryMs !== undefined ? { fullEveryMs: options.fullEveryMs } : {}),
+        ...(options.walkOptions !== undefined ? { walkOptions: options.walkOptions } : {}),
+        signal: control.signal,
+      });
+      // An interrupted walk kept nothing: the job goes back to the queue, walked again from the start.
+      if (control.signal.aborted && result.status === 'partial' && result.reason === 'aborted') {
+        throw new JobReleasedError();
+      }
+      options.onResult?.(result);
+      return result;
+    },
+  });
+  if (ownGate === null) return worker;
+  const closed = worker.closed.then(() => ownGate.close());
+  return {
+    stop: () => worker.stop().then(() => closed),
+    closed,
+  };
+}

@@ -1,0 +1,72 @@
+import { stateStoreSuite } from '@usp-ts/state-store-testkit';
+import { startTestRedis, type TestRedis } from '@usp-ts/test-redis';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redisStateStore } from '../src/redis-state-store.js';
+
+let redis: TestRedis;
+let prefix = 0;
+let lastPrefix = '';
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+});
+afterAll(async () => {
+  await redis.stop();
+});
+
+stateStoreSuite('redisStateStore', {
+  // Each test gets its own key space in the one server; reopen connects again to the same keys.
+  open: async () => {
+    lastPrefix = `t${++prefix}:`;
+    return redisStateStore({ connection: redis.url, prefix: lastPrefix });
+  },
+  reopen: async () => redisStateStore({ connection: redis.url, prefix: lastPrefix }),
+});
+
+describe('redisStateStore', () => {
+  it('is shared: what one worker saves, another loads', async () => {
+    const one = redisStateStore({ connection: redis.url, prefix: 'shared:' });
+    const two = redisStateStore({ connection: redis.url, prefix: 'shared:' });
+    try {
+      await one.saveSite({
+        site: 'https://a.example/',
+        walkedAt: 1,
+        fullWalkAt: 1,
+        probedAt: 1,
+        lastmodTrust: 0,
+        sitemaps: [],
+      });
+      expect((await two.loadSite('https://a.example/'))?.walkedAt).toBe(1);
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+
+  it('uses a client it is given without closing it', async () => {
+    const client = new Redis(redis.url);
+    try {
+      const store = redisStateStore({ connection: client, prefix: 'own:' });
+      await store.saveSite({
+        site: 'https://b.example/',
+        walkedAt: 2,
+        fullWalkAt: 2,
+        probedAt: 2,
+        lastmodTrust: 0,
+        sitemaps: [],
+      });
+      await store.close();
+      expect(await client.exists('own:site:https://b.example/')).toBe(1);
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  it('checks its options early', () => {
+    expect(() => redisStateStore({ connection: 'file:///tmp/x' })).toThrow(/connection/);
+    expect(() => redisStateStore({ connection: redis.url, prefx: 'a' } as never)).toThrow(
+      /did you mean prefix/,
+    );
+  });
+});

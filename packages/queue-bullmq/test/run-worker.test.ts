@@ -1,0 +1,185 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { batchWalk, memorySink, type SiteResult } from '@usp-ts/batch';
+import { createRegistry } from '@usp-ts/core';
+import { createWebClient } from '@usp-ts/fetcher';
+import { robotsTxt } from '@usp-ts/format-robots';
+import { xmlSitemap } from '@usp-ts/format-xml-sitemap';
+import { startTestRedis, type TestRedis } from '@usp-ts/test-redis';
+import { OpenedResources } from '@usp-ts/test-server';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { enqueueSites } from '../src/producer.js';
+import { redisStateStore } from '../src/redis-state-store.js';
+import { runWorker } from '../src/run-worker.js';
+
+const opened = new OpenedResources();
+let redis: TestRedis;
+beforeAll(async () => {
+  redis = await startTestRedis();
+});
+afterAll(async () => {
+  await redis.stop();
+});
+afterEach(() => opened.closeAll());
+
+/** Requests in flight per host across every server of the test, and the most ever seen. */
+class HostMeter {
+  readonly inFlight = new Map<string, number>();
+  readonly peak = new Map<string, number>();
+  bytes = 0;
+  enter(host: string): void {
+    const n = (this.inFlight.get(host) ?? 0) + 1;
+    this.inFlight.set(host, n);
+    this.peak.set(host, Math.max(n, this.peak.get(host) ?? 0));
+  }
+  leave(host: string): void {
+    this.inFlight.set(host, (this.inFlight.get(host) ?? 1) - 1);
+  }
+}
+
+const urlset = (urls: string[]) =>
+  `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls.map((u) => `<url><loc>${u}</loc></url>`).join('')}</urlset>`;
+
+/** A server answering from a path → body table, with ETags, a little latency, and the meter. */
+async function serve(host: string, docs: Map<string, string>, meter: HostMeter): Promise<string> {
+  const route = async (req: IncomingMessage, res: ServerResponse) => {
+    meter.enter(host);
+    try {
+      // Latency makes requests overlap, so a missing gate would show in the meter.
+      await new Promise((r) => setTimeout(r, 10));
+      const body = docs.get((req.url ?? '/').split('?')[0]);
+      if (body === undefined) {
+        res.writeHead(404);
+        res.end();
+        return;
+      }
+      const etag = `"${createHash('sha1').update(body).digest('hex').slice(0, 12)}"`;
+      if (req.headers['if-none-match'] === etag) {
+        res.writeHead(304, { etag });
+        res.end();
+        return;
+      }
+      meter.bytes += body.length;
+      res.writeHead(200, { 'content-type': 'application/xml', etag });
+      res.end(body);
+    } finally {
+      meter.leave(host);
+    }
+  };
+  const server = await opened.server({ '*': route }, { host });
+  return `${server.origin}/`;
+}
+
+/**
+ * `n` sites on their own 127.0.9.x hosts; each lists one sitemap on its own host and one on a
+ * shared "CDN" host, so walks of different sites (in different workers) meet at that host.
+ */
+async function sites(n: number, meter: HostMeter): Promise<{ homes: string[]; pages: Set<string> }> {
+  const cdnDocs = new Map<string, string>();
+  const cdn = await serve('127.0.9.200', cdnDocs, meter);
+  const homes: string[] = [];
+  const pages = new Set<string>();
+  for (let i = 1; i <= n; i++) {
+    const docs = new Map<string, string>();
+    const home = await serve(`127.0.9.${i}`, docs, meter);
+    const own = Array.from({ length: 5 + i }, (_, k) => `${home}p${k}`);
+    const onCdn = Array.from({ length: 3 }, (_, k) => `${home}c${k}`);
+    docs.set('/robots.txt', `User-agent: *\nSitemap: ${home}sitemap.xml\nSitemap: ${cdn}s${i}.xml\n`);
+    docs.set('/sitemap.xml', urlset(own));
+    cdnDocs.set(`/s${i}.xml`, urlset(onCdn));
+    homes.push(home);
+    for (const u of [...own, ...onCdn]) pages.add(u);
+  }
+  return { homes, pages };
+}
+
+const registry = () => createRegistry([robotsTxt(), xmlSitemap()]);
+const client = () => opened.track(createWebClient({ allowPrivateNetworks: true, retries: 1 }));
+
+describe('runWorker', () => {
+  it('walks the sites with the batch job on several workers: the local batch pages, exactly once, per-host limit held across workers', async () => {
+    const meter = new HostMeter();
+    const { homes, pages } = await sites(12, meter);
+    const queueName = 'same-as-local';
+    const sinks = [memorySink('w1'), memorySink('w2')];
+    const workers = sinks.map((sink, i) =>
+      runWorker({
+        connection: redis.url,
+        queueName,
+        webClient: client(),
+        registry: registry(),
+        sink,
+        sites: 4,
+        perHost: 1,
+        name: `w${i + 1}`,
+      }),
+    );
+    const results: SiteResult[] = [];
+    const done = await enqueueSites<SiteResult>(homes, {
+      connection: redis.url,
+      queueName,
+      wait: true,
+      onResult: (o) => {
+        if (o.ok) results.push(o.result);
+      },
+    });
+    await Promise.all(workers.map((w) => w.stop()));
+    expect(done).toMatchObject({ sites: 12, finished: 12, failed: [] });
+    expect(results.map((r) => r.status)).toEqual(Array(12).fill('ok'));
+
+    const queued = sinks.flatMap((s) => s.rows.pages.map((p) => p.url));
+    expect(queued.length).toBe(pages.size);
+    expect(new Set(queued)).toEqual(pages);
+    expect(sinks.flatMap((s) => s.rows.sites.map((r) => r.site)).sort()).toEqual([...homes].sort());
+    // Both workers took sites, and the shared host never saw two requests at once.
+    expect(sinks.every((s) => s.rows.sites.length > 0)).toBe(true);
+    expect(Math.max(...meter.peak.values())).toBe(1);
+
+    // The same sites walked by the local batch give the same pages.
+    const local = memorySink('local');
+    for await (const _ of batchWalk(homes, {
+      webClient: client(),
+      registry: registry(),
+      sink: local,
+      perHost: 1,
+    })) {
+      // results go to the sink
+    }
+    expect(new Set(local.rows.pages.map((p) => p.url))).toEqual(new Set(queued));
+  });
+
+  it('shares the incremental state: a second run over unchanged sites transfers no body and emits no page', async () => {
+    const meter = new HostMeter();
+    const { homes, pages } = await sites(6, meter);
+    const queueName = 'incremental';
+    const run = async (name: string) => {
+      const sink = memorySink(name);
+      const state = redisStateStore({ connection: redis.url, prefix: 'inc:' });
+      // Each run on another worker: only Redis carries the state from one to the next.
+      const worker = runWorker({
+        connection: redis.url,
+        queueName,
+        webClient: client(),
+        registry: registry(),
+        sink,
+        state,
+        name,
+      });
+      const result = await enqueueSites(homes, { connection: redis.url, queueName, wait: true });
+      await worker.stop();
+      await state.close();
+      return { sink, result };
+    };
+    const first = await run('day-1');
+    expect(first.result.finished).toBe(6);
+    expect(new Set(first.sink.rows.pages.map((p) => p.url))).toEqual(pages);
+    expect(first.sink.rows.pages.every((p) => p.change === 'new')).toBe(true);
+    const firstBytes = meter.bytes;
+
+    const second = await run('day-2');
+    expect(second.result.finished).toBe(6);
+    expect(second.sink.rows.pages).toEqual([]);
+    expect(meter.bytes).toBe(firstBytes);
+    expect(second.sink.rows.sites.reduce((n, r) => n + r.notModified, 0)).toBeGreaterThanOrEqual(18);
+  });
+});
