@@ -255,7 +255,7 @@ export function csvLine(page: Page, sitemapUrl: string, stripPrefix = ''): strin
     // The common page by hand, as for NDJSON: the same bytes as the general path below.
     const lm = page.lastModified;
     const cf = page.changeFrequency;
-    return `${csvField(stripUrl(sitemapUrl, stripPrefix))},${csvField(stripUrl(page.url, stripPrefix))},${String(page.priority)},${lm ? lm.toISOString() : ''},${cf === null ? '' : csvField(cf)},,,,,,`;
+    return `${csvField(stripUrl(sitemapUrl, stripPrefix))},${csvField(stripUrl(page.url, stripPrefix))},${String(page.priority)},${lm ? lm.toISOString() : ''},${cf === null ? '' : csvField(cf)},,,,,,,`;
   }
   const news = page.newsStory;
   return [
