@@ -165,3 +165,20 @@ describe('walkSite with a state', () => {
     expect(sink.rows.sites).toEqual([r]);
   });
 });
+
+describe('walkSite on a host that never answers', () => {
+  it('gives up on the host after its first network failure instead of probing every known path', async () => {
+    const server = await opened.server({ '*': () => {} }, { host: '127.0.3.6' });
+    const client = opened.track(
+      createWebClient({ allowPrivateNetworks: true, retries: 1, requestTimeoutMs: 300 }),
+    );
+    const sink = memorySink();
+    const r = await walkSite(
+      { site: `${server.origin}/` },
+      { webClient: client, registry: testRegistry(), gate: hostGate(), sink },
+    );
+    expect(r.status).toBe('unreachable');
+    // robots.txt, and at most the first probes already sent with it: not 15 requests.
+    expect(server.requests.length).toBeLessThanOrEqual(5);
+  });
+});
