@@ -55,6 +55,12 @@ function timed(cmd, args, { stdout = 'ignore' } = {}) {
   });
 }
 
+function countBy(values) {
+  const counts = {};
+  for (const v of values) counts[v] = (counts[v] ?? 0) + 1;
+  return counts;
+}
+
 function rows(path) {
   try {
     return readFileSync(path, 'utf8')
@@ -106,7 +112,7 @@ async function batch(name, extra = []) {
     maxInFlightPerHost: f.maxInFlightPerHost,
     pageRows: pages.length,
     siteRows: sites.length,
-    statuses: sites.reduce((a, s) => ({ ...a, [s.status]: (a[s.status] ?? 0) + 1 }), {}),
+    statuses: countBy(sites.map((s) => s.status)),
     slowestSiteMs: Math.max(...sites.map((s) => s.ms)),
   };
   delete r.stderr;
