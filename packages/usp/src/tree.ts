@@ -15,6 +15,7 @@ import {
   type TreeOptions,
   type WalkedPage,
   type WalkStats,
+  type WalkSummary,
   type WebClient,
 } from '@usp-ts/core';
 import { createWebClient, hostIsPrivate, type WebClientOptions } from '@usp-ts/fetcher';
@@ -214,6 +215,10 @@ class NodePageWalk implements PageWalk {
 
   get tree(): Sitemap | null {
     return this.#walk?.tree ?? null;
+  }
+
+  get summary(): WalkSummary | null {
+    return this.#walk?.summary ?? null;
   }
 
   [Symbol.asyncIterator](): this {
