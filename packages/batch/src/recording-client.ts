@@ -32,8 +32,6 @@ export interface RequestCounts {
   lastFailure: string;
 }
 
-const HOST_FAILURES = new Set(['timeout', 'connection', 'dns', 'tls']);
-
 function hostOf(url: string): string {
   try {
     return new URL(url).hostname;
@@ -58,14 +56,6 @@ export class RecordingClient implements WebClient {
     lastFailure: '',
   };
 
-  /**
-   * Hosts that failed at the network level (after the client's retries) in this walk, with the
-   * failure: later requests to them fail at once. A stand-in for the per-origin breaker of the
-   * failing-sites issue (14) until core has one: a host that never answers would otherwise cost
-   * its site robots.txt and 14 known paths, each a full timeout.
-   */
-  readonly #dead = new Map<string, string>();
-
   constructor(
     readonly inner: WebClient,
     readonly gate: PolitenessGate,
@@ -73,18 +63,6 @@ export class RecordingClient implements WebClient {
 
   async get(url: string, options: WebRequestOptions = {}): Promise<WebResponse> {
     const host = hostOf(url);
-    const dead = this.#dead.get(host);
-    if (dead !== undefined) {
-      this.counts.failed++;
-      return {
-        kind: 'error',
-        url,
-        status: null,
-        message: `host unreachable (earlier in this walk: ${dead})`,
-        code: 'connection',
-        retryable: false,
-      };
-    }
     const release = await this.gate.acquire(host, options.signal);
     const started = performance.now();
     let response: WebResponse;
@@ -100,10 +78,6 @@ export class RecordingClient implements WebClient {
       if (response.status === null) {
         this.counts.failed++;
         this.counts.lastFailure = response.message;
-        // Only failures of the host itself (not a blocked address or an invalid URL) count.
-        if (!options.signal?.aborted && HOST_FAILURES.has(response.code)) {
-          this.#dead.set(host, response.message);
-        }
       } else {
         this.counts.answered++;
       }
