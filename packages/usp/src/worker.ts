@@ -3,6 +3,7 @@
 // unacknowledged batches so a slow consumer on the main thread still pauses the parse.
 import { parentPort, workerData } from 'node:worker_threads';
 import { type Page, type PagesSitemapType, parseDocument, type Registry, type Warning } from '@usp-ts/core';
+import { importPlugins, registryWithPlugins } from './plugin-modules.js';
 import { createDefaultRegistry } from './plugins.js';
 import { encodePages, type FromWorker, nodeGunzip, type ToWorker, tagDates } from './worker-parse.js';
 
@@ -13,7 +14,12 @@ const port = parentPort;
 if (port === null) throw new Error('worker.js runs as a worker thread of createWorkerParser');
 
 async function loadRegistry(): Promise<Registry> {
-  const mod = (workerData as { registryModule: string | null } | null)?.registryModule ?? null;
+  const data = workerData as { registryModule: string | null; pluginModules?: string[] } | null;
+  const mod = data?.registryModule ?? null;
+  // The same plugin modules as the caller's registry: documents parse alike on either thread.
+  if (mod === null && data?.pluginModules !== undefined && data.pluginModules.length > 0) {
+    return registryWithPlugins(await importPlugins(data.pluginModules));
+  }
   if (mod === null) return createDefaultRegistry();
   const m = (await import(mod)) as { createRegistry?: () => Registry };
   if (typeof m.createRegistry !== 'function') throw new Error(`${mod} does not export createRegistry()`);
