@@ -366,7 +366,9 @@ describe('usp ls', () => {
         ...tabtree()
           .split('\n')
           .slice(3, -1)
-          .map((l) => l.slice(1)),
+          .map((l) => l.slice(1))
+          // Fetched once per walk: the index's sitemap-a.xml is the one listed first, not read again.
+          .filter((l) => l !== `\t\t\t${o}/a1` && l !== `\t\t\t${o}/a2`),
         '',
       ].join('\n'),
     );
@@ -383,7 +385,7 @@ describe('usp ls', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as { url: string; sitemap: string });
     expect(rows.map((row) => row.url).sort()).toEqual(
-      [`${o}/a1`, `${o}/a1`, `${o}/a2`, `${o}/a2`, `${o}/b1`, 'https://other.example/b,2'].sort(),
+      [`${o}/a1`, `${o}/a2`, `${o}/b1`, 'https://other.example/b,2'].sort(),
     );
     const pages = await runCli(['ls', ...NET, '-f', 'pages', '-u', '--sitemap', `${o}/sitemap-b.xml.gz`]);
     expect(pages.stdout).toBe('/b1\n/https://other.example/b,2\n');
