@@ -181,14 +181,14 @@ describe('usp ls', () => {
     expect(r.code).toBe(0);
     const [header, ...rows] = r.stdout.trimEnd().split('\n');
     expect(header).toBe(
-      'sitemap,url,priority,lastModified,changeFrequency,newsTitle,newsPublishDate,newsPublicationName,newsPublicationLanguage,images,alternates',
+      'sitemap,url,priority,lastModified,changeFrequency,newsTitle,newsPublishDate,newsPublicationName,newsPublicationLanguage,images,alternates,extensions',
     );
     expect(rows.sort()).toEqual(
       [
-        `${o}/sitemap-a.xml,${o}/a1,0.8,2024-05-06T07:08:09+02:00,,,,,,,`,
-        `${o}/sitemap-a.xml,${o}/a2,0.5,,always,,,,,,`,
-        `${o}/sitemap-b.xml.gz,${o}/b1,0.5,,,,,,,,`,
-        `${o}/sitemap-b.xml.gz,"https://other.example/b,2",0.5,,,,,,,,`,
+        `${o}/sitemap-a.xml,${o}/a1,0.8,2024-05-06T07:08:09+02:00,,,,,,,,`,
+        `${o}/sitemap-a.xml,${o}/a2,0.5,,always,,,,,,,`,
+        `${o}/sitemap-b.xml.gz,${o}/b1,0.5,,,,,,,,,`,
+        `${o}/sitemap-b.xml.gz,"https://other.example/b,2",0.5,,,,,,,,,`,
       ].sort(),
     );
   });

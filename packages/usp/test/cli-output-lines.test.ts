@@ -38,6 +38,7 @@ function referenceCsvLine(page: Page, sitemapUrl: string, stripPrefix = ''): str
       .filter((l) => l !== null)
       .join(' '),
     page.alternates?.map((a) => `${a.hreflang}=${a.href}`).join(' '),
+    page.extensions === undefined ? undefined : JSON.stringify(page.extensions),
   ]
     .map(referenceCsvField)
     .join(',');

@@ -145,7 +145,7 @@ describe('usp parse', () => {
       file('urlset.xml'),
     ]);
     expect(csv.stdout.split('\n')[2]).toBe(
-      'https://example.com/s.xml,https://example.com/news,0.5,,,"Hello, ""world""",2024-01-02T03:04:05+00:00,Example,en,,',
+      'https://example.com/s.xml,https://example.com/news,0.5,,,"Hello, ""world""",2024-01-02T03:04:05+00:00,Example,en,,,',
     );
   });
 

@@ -236,6 +236,7 @@ export const CSV_HEADER = [
   'newsPublicationLanguage',
   'images',
   'alternates',
+  'extensions',
 ].join(',');
 
 function csvField(value: string | number | null | undefined): string {
@@ -244,13 +245,17 @@ function csvField(value: string | number | null | undefined): string {
   return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 
-/** One page as a CSV row (RFC 4180 quoting); images and alternates space-separated. */
+/**
+ * One page as a CSV row (RFC 4180 quoting); images and alternates space-separated. The last
+ * column is `page.extensions` as JSON (Google Video's `videos`, a third party's own fields): an
+ * extension reaches the CSV, as it reaches the NDJSON, by what it writes there.
+ */
 export function csvLine(page: Page, sitemapUrl: string, stripPrefix = ''): string {
   if (isPlainPage(page)) {
     // The common page by hand, as for NDJSON: the same bytes as the general path below.
     const lm = page.lastModified;
     const cf = page.changeFrequency;
-    return `${csvField(stripUrl(sitemapUrl, stripPrefix))},${csvField(stripUrl(page.url, stripPrefix))},${String(page.priority)},${lm ? lm.toISOString() : ''},${cf === null ? '' : csvField(cf)},,,,,,`;
+    return `${csvField(stripUrl(sitemapUrl, stripPrefix))},${csvField(stripUrl(page.url, stripPrefix))},${String(page.priority)},${lm ? lm.toISOString() : ''},${cf === null ? '' : csvField(cf)},,,,,,,`;
   }
   const news = page.newsStory;
   return [
@@ -268,6 +273,7 @@ export function csvLine(page: Page, sitemapUrl: string, stripPrefix = ''): strin
       .filter((l) => l !== null)
       .join(' '),
     page.alternates?.map((a) => `${a.hreflang}=${a.href}`).join(' '),
+    page.extensions === undefined ? undefined : JSON.stringify(page.extensions),
   ]
     .map(csvField)
     .join(',');
