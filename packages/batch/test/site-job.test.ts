@@ -161,7 +161,48 @@ describe('walkSite with a state', () => {
     // Port 9 (discard) on a loopback address nobody listens on: refused.
     const r = await walkSite({ site: 'http://127.0.3.5:9/' }, ctx);
     expect(r.status).toBe('unreachable');
-    expect(r.reason).toMatch(/no answer/);
+    expect(r.reason).toMatch(/ECONNREFUSED|refused/i);
     expect(sink.rows.sites).toEqual([r]);
+  });
+});
+
+describe('walkSite on a host that never answers', () => {
+  it('gives up on the host after its first network failure instead of probing every known path', async () => {
+    const server = await opened.server({ '*': () => {} }, { host: '127.0.3.6' });
+    const client = opened.track(
+      createWebClient({ allowPrivateNetworks: true, retries: 1, requestTimeoutMs: 300 }),
+    );
+    const sink = memorySink();
+    const r = await walkSite(
+      { site: `${server.origin}/` },
+      { webClient: client, registry: testRegistry(), gate: hostGate(), sink },
+    );
+    expect(r.status).toBe('unreachable');
+    // robots.txt, and at most the first probes already sent with it: not 15 requests.
+    expect(server.requests.length).toBeLessThanOrEqual(5);
+  });
+});
+
+describe('walkSite and robots.txt', () => {
+  it("hands robots.txt's Crawl-delay for * to the gate, for the site's host", async () => {
+    const { site, home } = await startSite('127.0.3.7');
+    site.set('/robots.txt', `User-agent: *\nCrawl-delay: 0.05\nSitemap: ${home}s.xml\n`);
+    site.set('/s.xml', urlset([{ loc: `${home}p` }]));
+    const inner = hostGate();
+    const delays: [string, number][] = [];
+    const gate = {
+      acquire: inner.acquire,
+      setCrawlDelay(host: string, ms: number) {
+        delays.push([host, ms]);
+        inner.setCrawlDelay(host, ms);
+      },
+    };
+    const client = opened.track(createWebClient({ allowPrivateNetworks: true, retries: 1 }));
+    const r = await walkSite(
+      { site: home },
+      { webClient: client, registry: testRegistry(), gate, sink: memorySink() },
+    );
+    expect(r.pages).toBe(1);
+    expect(delays).toEqual([['127.0.3.7', 50]]);
   });
 });

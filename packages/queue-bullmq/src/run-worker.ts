@@ -54,7 +54,9 @@ export interface RunWorkerOptions {
    * with the state. Default `<host name>-<pid>`.
    */
   readonly name?: string;
-  /** Called as each site ends (after its output is kept). */
+  /** See `startQueueWorker`. Default `false`. */
+  readonly stopWhenIdle?: boolean;
+  /** Called as each site ends: its rows are kept and BullMQ has recorded the job as completed. */
   readonly onResult?: (result: SiteResult) => void;
   readonly onError?: (error: Error) => void;
 }
@@ -76,6 +78,7 @@ const OPTION_KEYS = {
   lockDurationMs: true,
   stalledIntervalMs: true,
   name: true,
+  stopWhenIdle: true,
   onResult: true,
   onError: true,
 } satisfies Record<keyof RunWorkerOptions, true>;
@@ -128,6 +131,8 @@ export function runWorker(options: RunWorkerOptions): QueueWorker {
     options.gate === undefined
       ? redisPolitenessGate({
           connection,
+          // A dead worker's request slots come back on the same time scale as its sites.
+          ...(options.lockDurationMs !== undefined ? { leaseMs: options.lockDurationMs } : {}),
           perHost: options.perHost ?? DEFAULT_PER_HOST,
           maxCrawlDelayMs: options.maxCrawlDelayMs ?? DEFAULT_MAX_CRAWL_DELAY_MS,
         })
@@ -141,7 +146,9 @@ export function runWorker(options: RunWorkerOptions): QueueWorker {
     ...(options.lockDurationMs !== undefined ? { lockDurationMs: options.lockDurationMs } : {}),
     ...(options.stalledIntervalMs !== undefined ? { stalledIntervalMs: options.stalledIntervalMs } : {}),
     name: runId,
+    ...(options.stopWhenIdle !== undefined ? { stopWhenIdle: options.stopWhenIdle } : {}),
     ...(options.onError !== undefined ? { onError: options.onError } : {}),
+    ...(options.onResult !== undefined ? { onCompleted: options.onResult } : {}),
     async process(job, control) {
       const result = await walkSite(job.full === true ? { site: job.site, full: true } : { site: job.site }, {
         webClient: options.webClient,
@@ -158,7 +165,6 @@ export function runWorker(options: RunWorkerOptions): QueueWorker {
       if (control.signal.aborted && result.status === 'partial' && result.reason === 'aborted') {
         throw new JobReleasedError();
       }
-      options.onResult?.(result);
       return result;
     },
   });

@@ -36,6 +36,7 @@ import {
   stripUrl,
   writeTree,
 } from './output.js';
+import { PLUGIN_HELP, PLUGIN_OPTIONS, pluginsFrom } from './plugins.js';
 
 /**
  * Formats printed as pages arrive. `pages` prints the same lines as usp (which prints them after
@@ -66,6 +67,7 @@ const LS_OPTIONS = {
   'max-pages': { type: 'string' },
   'parse-workers': { type: 'string' },
   'no-progress': { type: 'boolean' },
+  ...PLUGIN_OPTIONS,
   ...NETWORK_OPTIONS,
 } satisfies OptionSpec;
 
@@ -101,6 +103,7 @@ options:
   --no-normalize-homepage   don't reduce the URL to scheme://host/ first; the URL must then be a
                             directory, ending in / (for one sitemap, use --sitemap)
   --no-progress             no progress line (it shows only when stderr is a terminal)
+${PLUGIN_HELP}
 
 limits:
   --max-depth N             index nesting followed, robots.txt being 0 (default 11, as usp)
@@ -250,6 +253,9 @@ export async function runLs(args: string[], signal: AbortSignal): Promise<number
     webClientOptions: webClientOptionsFrom(p, LS_USAGE),
     signal,
   };
+  // Loaded here to fail early and in one line; the walk and its workers load the same URLs.
+  const plugins = await pluginsFrom(p, LS_USAGE);
+  if (plugins.urls.length > 0) options.pluginModules = plugins.urls;
   const log = new Log(count(p, 'verbose'), str(p, 'log-file'));
   const progress = new Progress(!flag(p, 'no-progress'));
   log.attach(progress);

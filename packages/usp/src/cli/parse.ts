@@ -36,6 +36,7 @@ import {
   stripUrl,
   writeTree,
 } from './output.js';
+import { PLUGIN_HELP, PLUGIN_OPTIONS, pluginsFrom } from './plugins.js';
 
 export const PARSE_USAGE =
   'usage: usp parse [-h] [--url URL] [-H HEADER] [-f FORMAT] [-u] [-v] [-l LOG_FILE] file';
@@ -48,6 +49,7 @@ const PARSE_OPTIONS = {
   'strip-url': { type: 'boolean', short: 'u' },
   verbose: { type: 'boolean', short: 'v', multiple: true },
   'log-file': { type: 'string', short: 'l' },
+  ...PLUGIN_OPTIONS,
 } satisfies OptionSpec;
 
 export const PARSE_HELP = `${PARSE_USAGE}
@@ -68,6 +70,7 @@ options:
   -u, --strip-url           strip scheme://host/ of the URL from each URL
   -v, --verbose             more output on stderr (-v info, -vv debug)
   -l, --log-file LOG_FILE   write logs to this file instead of stderr
+${PLUGIN_HELP}
 
 exit status:
   0  the document is a sitemap (an index, a robots.txt or a list of pages, even an empty urlset)
@@ -136,6 +139,7 @@ export async function runParse(args: string[], signal: AbortSignal): Promise<num
   if (!isHttpUrl(url)) throw new UsageError(`URL ${url} is not a HTTP(s) URL`, PARSE_USAGE);
   const format = choice(p, 'format', FORMATS, 'tabtree', PARSE_USAGE);
   const headers = headersFrom(list(p, 'header'), PARSE_USAGE);
+  const { registry } = await pluginsFrom(p, PARSE_USAGE);
   const log = new Log(count(p, 'verbose'), str(p, 'log-file'));
   try {
     const body = await openInput(file);
@@ -144,6 +148,7 @@ export async function runParse(args: string[], signal: AbortSignal): Promise<num
     if (format === 'json') {
       // The JSON form needs the whole node: pages wait in a temp file meanwhile.
       const parsed = await parseSitemapDocument(body, {
+        ...(registry !== undefined ? { registry } : {}),
         url,
         headers,
         onWarning,
@@ -158,6 +163,7 @@ export async function runParse(args: string[], signal: AbortSignal): Promise<num
     if (format === 'tabtree') await out.line(shown(out, url));
     if (format === 'csv') await out.line(CSV_HEADER);
     const parsed = await parseSitemapDocument(body, {
+      ...(registry !== undefined ? { registry } : {}),
       url,
       headers,
       onWarning,

@@ -15,6 +15,7 @@ import { inputNamer, type Namer, openInput } from './input.js';
 import { Log, Progress } from './log.js';
 import { NETWORK_HELP, NETWORK_OPTIONS, webClientOptionsFrom } from './network.js';
 import { Output } from './output.js';
+import { PLUGIN_HELP, PLUGIN_OPTIONS, pluginsFrom } from './plugins.js';
 
 export const VALIDATE_USAGE =
   'usage: usp validate [-h] [-f FORMAT] [--url URL] [--no-follow] [--max-sitemaps N] [options] url_or_file';
@@ -28,6 +29,7 @@ const VALIDATE_OPTIONS = {
   'max-per-code': { type: 'string' },
   verbose: { type: 'boolean', short: 'v', multiple: true },
   'log-file': { type: 'string', short: 'l' },
+  ...PLUGIN_OPTIONS,
   'no-progress': { type: 'boolean' },
   ...NETWORK_OPTIONS,
 } satisfies OptionSpec;
@@ -57,6 +59,7 @@ options:
                             the rest (default 10; 0: all). -f json keeps every finding
   -v, --verbose             more output on stderr (-v info, -vv debug)
   -l, --log-file LOG_FILE   write logs to this file instead of stderr
+${PLUGIN_HELP}
   --no-progress             no progress line (it shows only when stderr is a terminal)
 
 ${NETWORK_HELP}`;
@@ -192,6 +195,8 @@ export async function runValidate(args: string[], signal: AbortSignal): Promise<
     throw new UsageError(`URL ${url} is not a HTTP(s) URL`, VALIDATE_USAGE);
   const maxSitemaps = integer(p, 'max-sitemaps', VALIDATE_USAGE, 1);
   const maxPerCode = integer(p, 'max-per-code', VALIDATE_USAGE) ?? 10;
+  const { registry } = await pluginsFrom(p, VALIDATE_USAGE);
+  const withRegistry = registry !== undefined ? { registry } : {};
   let name = asIs;
   const webClientOptions = webClientOptionsFrom(p, VALIDATE_USAGE);
   const concurrency = integer(p, 'concurrency', VALIDATE_USAGE, 1);
@@ -206,6 +211,7 @@ export async function runValidate(args: string[], signal: AbortSignal): Promise<
       let bytes = 0;
       let entries = 0;
       report = await validateSitemap(target, {
+        ...withRegistry,
         webClientOptions,
         followChildren: !flag(p, 'no-follow'),
         maxSitemaps,
@@ -220,7 +226,7 @@ export async function runValidate(args: string[], signal: AbortSignal): Promise<
         },
       });
     } else {
-      report = await validateDocument(await openInput(target), { url });
+      report = await validateDocument(await openInput(target), { url, ...withRegistry });
       if (url === undefined) name = inputNamer(target);
     }
   } finally {
