@@ -1,6 +1,6 @@
 import type { SiteJob } from '@usp-ts/batch';
 import { InvalidOptionError, rejectUnknownOptions } from '@usp-ts/core';
-import { type Job, WaitingError, Worker } from 'bullmq';
+import { type Job, Queue, WaitingError, Worker } from 'bullmq';
 import { bullConnection, checkConnection, type RedisConnection } from './connection.js';
 import { checkQueueName, DEFAULT_QUEUE_NAME } from './site-queue.js';
 
@@ -55,6 +55,11 @@ export interface QueueWorkerOptions<R> {
   readonly maxStalledCount?: number;
   /** This worker's name, stored on the jobs it takes (shown by BullMQ dashboards). */
   readonly name?: string;
+  /**
+   * Stop on its own once nothing is waiting in the queue and this worker runs nothing (for scripts
+   * and benchmarks; a long-lived worker waits for more). Default `false`.
+   */
+  readonly stopWhenIdle?: boolean;
   /** Walks one site. Its result goes back to the producer through BullMQ. */
   readonly process: (job: SiteJob, control: JobControl) => Promise<R>;
   /** Connection and processing errors (Redis gone for a moment, a job that failed): for logs. */
@@ -69,6 +74,7 @@ const OPTION_KEYS = {
   stalledIntervalMs: true,
   maxStalledCount: true,
   name: true,
+  stopWhenIdle: true,
   process: true,
   onError: true,
 } satisfies Record<keyof QueueWorkerOptions<unknown>, true>;
@@ -106,6 +112,7 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
   const onError = options.onError ?? (() => {});
 
   const stopping = new AbortController();
+  let running = 0;
   const processor = async (job: Job<SiteJob, R>, token?: string, jobSignal?: AbortSignal): Promise<R> => {
     const signal = jobSignal === undefined ? stopping.signal : AbortSignal.any([stopping.signal, jobSignal]);
     const control: JobControl = {
@@ -122,6 +129,7 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
         if (!kept) throw new JobLockLostError(job.id ?? '?');
       },
     };
+    running++;
     try {
       return await options.process(job.data, control);
     } catch (error) {
@@ -131,6 +139,8 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
         throw new WaitingError();
       }
       throw error;
+    } finally {
+      running--;
     }
   };
 
@@ -155,5 +165,26 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
     return closing;
   };
   const closed = new Promise<void>((resolve) => worker.once('closed', () => resolve()));
+  if (options.stopWhenIdle === true) {
+    const queue = new Queue(queueName, { connection: bullConnection(connection) });
+    let checking = false;
+    const check = async () => {
+      if (checking || closing !== null || running > 0) return;
+      checking = true;
+      try {
+        const counts = await queue.getJobCounts('wait', 'delayed', 'prioritized', 'waiting-children');
+        if (running === 0 && Object.values(counts).every((n) => n === 0)) await stop();
+      } catch (error) {
+        onError(error as Error);
+      } finally {
+        checking = false;
+      }
+    };
+    worker.on('drained', () => void check());
+    worker.on('completed', () => void check());
+    worker.on('failed', () => void check());
+    void check();
+    void closed.then(() => queue.close());
+  }
   return { stop, closed };
 }

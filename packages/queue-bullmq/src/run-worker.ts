@@ -54,6 +54,8 @@ export interface RunWorkerOptions {
    * with the state. Default `<host name>-<pid>`.
    */
   readonly name?: string;
+  /** See `startQueueWorker`. Default `false`. */
+  readonly stopWhenIdle?: boolean;
   /** Called as each site ends (after its output is kept). */
   readonly onResult?: (result: SiteResult) => void;
   readonly onError?: (error: Error) => void;
@@ -76,6 +78,7 @@ const OPTION_KEYS = {
   lockDurationMs: true,
   stalledIntervalMs: true,
   name: true,
+  stopWhenIdle: true,
   onResult: true,
   onError: true,
 } satisfies Record<keyof RunWorkerOptions, true>;
@@ -141,6 +144,7 @@ export function runWorker(options: RunWorkerOptions): QueueWorker {
     ...(options.lockDurationMs !== undefined ? { lockDurationMs: options.lockDurationMs } : {}),
     ...(options.stalledIntervalMs !== undefined ? { stalledIntervalMs: options.stalledIntervalMs } : {}),
     name: runId,
+    ...(options.stopWhenIdle !== undefined ? { stopWhenIdle: options.stopWhenIdle } : {}),
     ...(options.onError !== undefined ? { onError: options.onError } : {}),
     async process(job, control) {
       const result = await walkSite(job.full === true ? { site: job.site, full: true } : { site: job.site }, {

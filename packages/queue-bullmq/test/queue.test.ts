@@ -167,6 +167,23 @@ describe('enqueueSites and startQueueWorker', () => {
     expect(result).toMatchObject({ finished: 1, failed: [] });
   });
 
+  it('with stopWhenIdle, a worker closes itself once the queue is empty and it runs nothing', async () => {
+    const name = nextQueue();
+    await enqueueSites(SITES, { connection: redis.url, queueName: name });
+    const walked: string[] = [];
+    const worker = startQueueWorker({
+      connection: redis.url,
+      queueName: name,
+      stopWhenIdle: true,
+      process: async (job) => {
+        walked.push(job.site);
+        return 1;
+      },
+    });
+    await worker.closed;
+    expect(walked.sort()).toEqual([...SITES].sort());
+  });
+
   it('checks options early', () => {
     expect(() =>
       startQueueWorker({ connection: 'http://127.0.0.1:6379', process: async () => 1 } as never),
