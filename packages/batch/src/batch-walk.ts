@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { StateStore } from '@usp-ts/core';
 import { InvalidOptionError, type Registry, rejectUnknownOptions, type WebClient } from '@usp-ts/core';
 import type { BatchSink } from './batch-sink.js';
@@ -103,6 +104,12 @@ export async function* batchWalk(
   if (fullEvery !== undefined && !(typeof fullEvery === 'number' && fullEvery > 0)) {
     throw new InvalidOptionError('fullEveryMs', 'must be a number > 0');
   }
+  // One listener on the caller's signal, however many walks run: each walk listens to this one.
+  const stop = new AbortController();
+  setMaxListeners(0, stop.signal);
+  const onAbort = () => stop.abort(options.signal?.reason);
+  if (options.signal?.aborted) onAbort();
+  else options.signal?.addEventListener('abort', onAbort, { once: true });
   const gate =
     options.gate ??
     hostGate({
@@ -118,7 +125,7 @@ export async function* batchWalk(
     ...(deadline !== undefined ? { deadlineMs: deadline } : {}),
     ...(fullEvery !== undefined ? { fullEveryMs: fullEvery } : {}),
     ...(options.walkOptions !== undefined ? { walkOptions: options.walkOptions } : {}),
-    ...(options.signal !== undefined ? { signal: options.signal } : {}),
+    signal: stop.signal,
   };
   const signal = options.signal;
   const counts = {
@@ -213,5 +220,6 @@ export async function* batchWalk(
     // A consumer that leaves early, or a failure, still waits for the walks in flight to settle.
     await Promise.allSettled(running.values());
     await lines.return?.(undefined);
+    options.signal?.removeEventListener('abort', onAbort);
   }
 }

@@ -2,6 +2,8 @@ export type { RunMark, SitemapState, SiteState, StateStore, StoredChild } from '
 export { type BatchSink, type MemoryRows, memorySink, type SiteOutput } from './batch-sink.js';
 export { type BatchProgress, type BatchWalkOptions, batchWalk, DEFAULT_SITES } from './batch-walk.js';
 export { memoryStateStore } from './memory-state-store.js';
+export { type NdjsonSink, type NdjsonSinkOptions, openNdjsonSink } from './ndjson-sink.js';
+export { OutputError } from './output-error.js';
 export {
   DEFAULT_MAX_CRAWL_DELAY_MS,
   DEFAULT_PER_HOST,
@@ -11,6 +13,7 @@ export {
   type PolitenessGate,
 } from './politeness-gate.js';
 export type { Change, PageRow, SitemapRow, SiteResult, SiteStatus } from './rows.js';
+export { type JournalContents, type JournalEntry, type JournalHeader, readJournal } from './run-journal.js';
 export {
   DEFAULT_SITE_DEADLINE_MS,
   type SiteJob,

@@ -62,6 +62,12 @@ export interface SiteJobContext {
 }
 
 export const DEFAULT_SITE_DEADLINE_MS = 10 * 60_000;
+/**
+ * How often a site's 14 known paths are all probed again. In between, an incremental walk probes
+ * only those that were sitemaps last time: on a daily run of sites with nothing new, the misses
+ * would otherwise be most of the requests.
+ */
+export const REPROBE_EVERY_MS = 7 * 86_400_000;
 
 const iso = (d: SitemapDate | null): string | null => (d === null ? null : d.toISOString());
 
@@ -87,6 +93,19 @@ function crawlDelayOf(node: IndexRobotsTxtSitemap): number | null {
     if (g.userAgents.includes('*') && g.crawlDelay !== null) return g.crawlDelay * 1000;
   }
   return null;
+}
+
+/** Known-path options that probe only the top-level sitemaps the last walk found (not robots.txt's). */
+function probeOnly(
+  prev: SiteState,
+  extra: readonly string[],
+): Pick<TreeOptions, 'knownPaths' | 'extraKnownPaths'> {
+  const listed = new Set<string>();
+  for (const s of prev.sitemaps) for (const c of s.children) listed.add(c.url);
+  const found = prev.sitemaps
+    .filter((s) => s.type !== 'IndexRobotsTxtSitemap' && !listed.has(s.url))
+    .map((s) => s.url);
+  return { knownPaths: [], extraKnownPaths: [...extra, ...found] };
 }
 
 function hostOf(url: string): string {
@@ -133,6 +152,7 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
       (prev !== null && ctx.fullEveryMs !== undefined && now - prev.fullWalkAt >= ctx.fullEveryMs);
     const prevByUrl = new Map((prev?.sitemaps ?? []).map((s) => [s.url, s]));
     const prevByFinal = new Map((prev?.sitemaps ?? []).map((s) => [s.finalUrl, s]));
+    const probeAll = prev === null || full || now - prev.probedAt >= REPROBE_EVERY_MS;
     let trust = prev?.lastmodTrust ?? 0;
     const honest = trust > 0;
     const next = new Map<string, SitemapState>();
@@ -261,6 +281,7 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
     let stoppedBy: StopReason | null = null;
     const options: TreeOptions = {
       ...ctx.walkOptions,
+      ...(probeAll || prev === null ? {} : probeOnly(prev, ctx.walkOptions?.extraKnownPaths ?? [])),
       webClient: client,
       registry: ctx.registry,
       deadlineMs: ctx.deadlineMs ?? DEFAULT_SITE_DEADLINE_MS,
@@ -309,6 +330,7 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
         site,
         walkedAt: now,
         fullWalkAt: full || prev === null ? now : prev.fullWalkAt,
+        probedAt: probeAll || prev === null ? now : prev.probedAt,
         lastmodTrust: trust,
         sitemaps: [...next.values()],
       };

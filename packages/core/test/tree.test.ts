@@ -285,6 +285,16 @@ describe('discovery', () => {
     expect(urls).toHaveLength(19);
   });
 
+  it('probes the given knownPaths instead of the 14, extra paths after them', async () => {
+    expect(knownPathUrls(H, { knownPaths: [], extraKnownPaths: [`${H}s.xml`] })).toEqual([`${H}s.xml`]);
+    const client = new FakeClient({});
+    await sitemapTreeForHomepage(H, opts(client, { useRobots: false, knownPaths: ['only.xml'] }));
+    expect(client.requests).toEqual([`${H}only.xml`]);
+    expect(() => walkPages(H, opts(client, { knownPaths: 'x' as unknown as string[] }))).toThrow(
+      InvalidOptionError,
+    );
+  });
+
   it('normalises the homepage with a warning, or keeps its path when asked', async () => {
     const warnings: Warning[] = [];
     const client = new FakeClient({});

@@ -19,6 +19,7 @@ commands:
   ls             download, parse and list the sitemap structure
   parse          parse one sitemap document from a file or stdin (no network)
   validate       check sitemaps against the sitemaps.org protocol and Google's rules
+  batch          walk many sites into NDJSON files: politely, resumably, incrementally
   demo           serve an example site on 127.0.0.1 and list it, offline
 
 Run "usp <command> --help" for a command's options.`;
@@ -38,6 +39,10 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; help: string }>> = 
   validate: async () => {
     const m = await import('./cli/validate.js');
     return { run: m.runValidate, help: m.VALIDATE_HELP };
+  },
+  batch: async () => {
+    const m = await import('./cli/batch.js');
+    return { run: m.runBatch, help: m.BATCH_HELP };
   },
   demo: async () => {
     const m = await import('./cli/demo.js');

@@ -29,7 +29,14 @@ function sitemap(url: string, extra: Partial<SitemapState> = {}): SitemapState {
 }
 
 function siteState(site: string, sitemaps: SitemapState[]): SiteState {
-  return { site, walkedAt: 1_790_000_000_000, fullWalkAt: 1_789_000_000_000, lastmodTrust: 2, sitemaps };
+  return {
+    site,
+    walkedAt: 1_790_000_000_000,
+    fullWalkAt: 1_789_000_000_000,
+    probedAt: 1_789_500_000_000,
+    lastmodTrust: 2,
+    sitemaps,
+  };
 }
 
 const plain = (s: SiteState | null) =>

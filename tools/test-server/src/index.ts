@@ -137,3 +137,11 @@ export class OpenedResources {
 }
 export { lastJsonLine, type NodeRun, type NodeRunOptions, runNode } from './child.js';
 export { startTestProxy, type TestProxy } from './proxy.js';
+export {
+  type FarmChange,
+  type FarmOptions,
+  type FarmSite,
+  type FarmSiteKind,
+  type SiteFarm,
+  startSiteFarm,
+} from './site-farm.js';

@@ -9,7 +9,9 @@ export type UspErrorCode =
   | 'USP_INVALID_URL'
   | 'USP_INVALID_OPTION'
   | 'USP_ABORTED'
-  | 'USP_PLUGIN_CONFLICT';
+  | 'USP_PLUGIN_CONFLICT'
+  | 'USP_STATE'
+  | 'USP_OUTPUT';
 
 export class UspError extends Error {
   /** True for this error class (or a subclass) from any copy of core (see brand.ts). */

@@ -1,4 +1,23 @@
 import type { StoredDocumentType } from '../walk/revisit.js';
+import { UspError } from './errors.js';
+
+/** Why a state store cannot be used: another run holds it, it is not a state, or I/O failed. */
+export type StateStoreProblem = 'locked' | 'corrupt' | 'io';
+
+/**
+ * A state store that cannot be opened or written (code `USP_STATE`). Stores never delete or
+ * rewrite what they cannot read: the message says what to do.
+ */
+export class StateStoreError extends UspError {
+  readonly problem: StateStoreProblem;
+  readonly path: string | null;
+  constructor(problem: StateStoreProblem, message: string, options?: { cause?: unknown; path?: string }) {
+    super('USP_STATE', message, options);
+    this.name = 'StateStoreError';
+    this.problem = problem;
+    this.path = options?.path ?? null;
+  }
+}
 
 /** A child as robots.txt or an index listed it; `lastModified` is its `<lastmod>` as ISO text. */
 export interface StoredChild {
@@ -48,6 +67,11 @@ export interface SiteState {
   readonly walkedAt: number;
   /** When the last walk without conditional requests or skips ended (`fullEvery`). */
   readonly fullWalkAt: number;
+  /**
+   * When the known paths were last all probed. In between, a walk probes only those that were
+   * sitemaps then (re-probing 14 paths of every site every day costs more than the sitemaps).
+   */
+  readonly probedAt: number;
   /**
    * Evidence that the site's index `<lastmod>` values are honest: the number of children whose
    * `<lastmod>` and body changed together, or -1 once one moved without the other (never trusted

@@ -106,6 +106,11 @@ export interface TreeOptions {
   /** Probe `KNOWN_SITEMAP_PATHS` (default true). */
   readonly useKnownPaths?: boolean;
   /**
+   * The paths probed in place of `KNOWN_SITEMAP_PATHS` (default those 14), e.g. `[]` with
+   * `extraKnownPaths` listing only the ones that answered last time (an incremental re-walk).
+   */
+  readonly knownPaths?: readonly string[];
+  /**
    * More paths to probe, after the built-in ones, in the order given. A path is joined to the
    * homepage with one `/` (usp joins verbatim, so `/x.xml` gave `//x.xml`); an absolute http(s)
    * URL is probed as it is.
@@ -245,7 +250,7 @@ export function walkSitemapPages(sitemapUrl: string, options: WalkPagesOptions):
 
 /** The URLs the walk probes for a homepage (already normalised, ending in `/`), in order. */
 export function knownPathUrls(homepage: string, options: Partial<TreeOptions> = {}): string[] {
-  const paths = [...KNOWN_SITEMAP_PATHS];
+  const paths = [...(options.knownPaths ?? KNOWN_SITEMAP_PATHS)];
   if (options.includeWordPressSitemap === true) paths.push(WORDPRESS_SITEMAP_PATH);
   if (options.includeSitemapTxt === true) paths.push(SITEMAP_TXT_PATH);
   const urls = paths.map((p) => homepage + p);
@@ -299,6 +304,7 @@ const TREE_OPTIONS = {
   registry: true,
   useRobots: true,
   useKnownPaths: true,
+  knownPaths: true,
   extraKnownPaths: true,
   includeWordPressSitemap: true,
   includeSitemapTxt: true,
@@ -365,12 +371,10 @@ function resolveConfig(
   ) {
     throw new InvalidOptionError('hostPolicy', "must be 'any' or 'same-site'");
   }
-  if (options.extraKnownPaths !== undefined) {
-    if (
-      !Array.isArray(options.extraKnownPaths) ||
-      options.extraKnownPaths.some((p) => typeof p !== 'string')
-    ) {
-      throw new InvalidOptionError('extraKnownPaths', 'must be an array of strings');
+  for (const name of ['knownPaths', 'extraKnownPaths'] as const) {
+    const paths = options[name];
+    if (paths !== undefined && (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string'))) {
+      throw new InvalidOptionError(name, 'must be an array of strings');
     }
   }
   if (options.sitemaps !== undefined) {

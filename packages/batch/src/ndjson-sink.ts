@@ -1,0 +1,247 @@
+import { randomUUID } from 'node:crypto';
+import {
+  closeSync,
+  existsSync,
+  fdatasyncSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type { RunMark, StateStore } from '@usp-ts/core';
+import type { BatchSink, SiteOutput } from './batch-sink.js';
+import { OutputError } from './output-error.js';
+import type { PageRow, SitemapRow, SiteResult } from './rows.js';
+import { type JournalEntry, RunJournal, readJournal } from './run-journal.js';
+
+export interface NdjsonSinkOptions {
+  /** The output directory (created when missing). */
+  readonly dir: string;
+  /** Write `.ndjson.gz` (one gzip member per committed site; `zcat` and `gunzip` read them as one). */
+  readonly gzip?: boolean;
+  /**
+   * Go on with the run the directory holds: sites in its journal are done, output past the last
+   * committed site is cut off. Without it, a directory that holds a run is refused.
+   */
+  readonly resume?: boolean;
+  /** The state the run saves to: a site whose state was saved just before a kill counts as done. */
+  readonly state?: StateStore | null;
+  /** Page rows a site holds in memory before they go to a temp file (default 8,192). */
+  readonly holdRows?: number;
+}
+
+/** The NDJSON sink of a run (`openNdjsonSink`). */
+export interface NdjsonSink extends BatchSink {
+  readonly runId: string;
+  /** Sites (and invalid lines) committed by an earlier part of this run. */
+  readonly done: ReadonlySet<string>;
+  /** Writes out what is pending and closes the files. */
+  close(): Promise<void>;
+}
+
+const FILES = ['pages', 'sitemaps', 'sites'] as const;
+type FileName = (typeof FILES)[number];
+
+const FSYNC_EVERY_MS = 2_000;
+
+/**
+ * Opens the output of a run: `pages.ndjson`, `sitemaps.ndjson`, `sites.ndjson` (`.gz` with
+ * `gzip`) and `journal.ndjson` in `dir`. A site's lines are held (in memory, then a temp file
+ * under `dir/.partial`) until its walk ends, then appended to the three files at once and the
+ * journal line written after them; a kill at any moment leaves either all of a site or nothing
+ * that a resumed run keeps. Writes are plain `write`s (safe against a killed process: the
+ * kernel has them); the files are fsync'd every 2 s and on close, for power loss.
+ */
+export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<NdjsonSink> {
+  const dir = options.dir;
+  const journalPath = join(dir, 'journal.ndjson');
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (cause) {
+    throw new OutputError(`cannot create the output directory ${dir}: ${describe(cause)}`, dir, { cause });
+  }
+  const existing = readJournal(journalPath);
+  if (!options.resume && (existing !== null || existsSync(journalPath))) {
+    throw new OutputError(
+      `${dir} holds a run already (journal.ndjson): add --resume to go on with it, or choose another output directory`,
+      dir,
+    );
+  }
+  if (options.resume && existing === null && existsSync(journalPath)) {
+    throw new OutputError(`${journalPath} is not a run journal; nothing was changed`, journalPath);
+  }
+  const gzip = existing?.header.gzip ?? options.gzip ?? false;
+  if (existing !== null && options.gzip !== undefined && options.gzip !== gzip) {
+    throw new OutputError(
+      `the run in ${dir} was started ${gzip ? 'with' : 'without'} --gzip; resume it the same way`,
+      dir,
+    );
+  }
+  const runId = existing?.header.runId ?? randomUUID();
+  const ext = gzip ? '.ndjson.gz' : '.ndjson';
+  const paths = Object.fromEntries(FILES.map((f) => [f, join(dir, f + ext)])) as Record<FileName, string>;
+  const done = new Set<string>();
+  let offsets: Record<FileName, number> = { pages: 0, sitemaps: 0, sites: 0 };
+  for (const e of existing?.entries ?? []) {
+    done.add(e.site);
+    offsets = { ...offsets, ...(e.offsets as Record<FileName, number>) };
+  }
+  const sizeOf = (p: string): number => (existsSync(p) ? statSync(p).size : 0);
+  // A site whose state was saved after its lines were written, but killed before its journal
+  // line: its lines are whole, so it is done and its line is written now.
+  let recovered: JournalEntry | null = null;
+  const mark = existing !== null && options.state ? await options.state.lastMark(runId) : null;
+  if (mark !== null && !done.has(mark.site)) {
+    const o = mark.offsets as Record<FileName, number>;
+    const ahead = FILES.every((f) => o[f] >= offsets[f] && o[f] <= sizeOf(paths[f]));
+    if (ahead) {
+      done.add(mark.site);
+      offsets = { ...o };
+      recovered = { type: 'site', site: mark.site, status: 'recovered', offsets: o };
+    }
+  }
+  let journal: RunJournal;
+  const fds = {} as Record<FileName, number>;
+  try {
+    for (const f of FILES) {
+      if (existing !== null && sizeOf(paths[f]) < offsets[f]) {
+        throw new OutputError(`${paths[f]} is shorter than its journal says; nothing was changed`, paths[f]);
+      }
+    }
+    journal =
+      existing === null
+        ? RunJournal.create(journalPath, { type: 'run', runId, startedAt: new Date().toISOString(), gzip })
+        : RunJournal.reopen(journalPath, existing.goodBytes);
+    for (const f of FILES) {
+      const fd = openSync(paths[f], existing === null ? 'w' : 'r+');
+      // Lines of a site that was not committed are cut off.
+      ftruncateSync(fd, offsets[f]);
+      closeSync(fd);
+      fds[f] = openSync(paths[f], 'a');
+    }
+  } catch (cause) {
+    if (cause instanceof OutputError) throw cause;
+    throw new OutputError(`cannot write to ${dir}: ${describe(cause)}`, dir, { cause });
+  }
+  if (recovered !== null) journal.append(recovered);
+  const partialDir = join(dir, '.partial');
+  rmSync(partialDir, { recursive: true, force: true });
+  const holdRows = options.holdRows ?? 8_192;
+  let spills = 0;
+  let chain: Promise<void> = Promise.resolve();
+  let dirty = false;
+  let closed = false;
+  const sync = (): void => {
+    if (!dirty) return;
+    dirty = false;
+    for (const f of FILES) fdatasyncSync(fds[f]);
+    fdatasyncSync(journal.fd);
+  };
+  const timer = setInterval(() => {
+    try {
+      sync();
+    } catch {
+      // Reported by the next write.
+    }
+  }, FSYNC_EVERY_MS);
+  timer.unref();
+
+  const append = (f: FileName, text: string): void => {
+    if (text === '') return;
+    const data = gzip ? gzipSync(text) : Buffer.from(text);
+    writeSync(fds[f], data);
+    offsets[f] += data.length;
+  };
+
+  return {
+    runId,
+    done,
+    begin(): SiteOutput {
+      let held: string[] = [];
+      let spill: { path: string; fd: number } | null = null;
+      const sitemaps: string[] = [];
+      const flushHeld = (): void => {
+        if (spill === null) {
+          mkdirSync(partialDir, { recursive: true });
+          const path = join(partialDir, `${process.pid}-${spills++}.ndjson`);
+          spill = { path, fd: openSync(path, 'w') };
+        }
+        writeSync(spill.fd, held.join(''));
+        held = [];
+      };
+      const dropSpill = (): void => {
+        if (spill === null) return;
+        closeSync(spill.fd);
+        rmSync(spill.path, { force: true });
+        spill = null;
+      };
+      return {
+        page(row: PageRow) {
+          held.push(`${JSON.stringify(row)}\n`);
+          if (held.length >= holdRows) flushHeld();
+        },
+        sitemap(row: SitemapRow) {
+          sitemaps.push(`${JSON.stringify(row)}\n`);
+        },
+        commit(result: SiteResult, saveState?: (mark: RunMark) => Promise<void>) {
+          const run = async (): Promise<void> => {
+            if (closed) throw new OutputError('the output was closed before the site was committed', dir);
+            let pagesText = held.join('');
+            if (spill !== null) {
+              const s = spill as { path: string; fd: number };
+              pagesText = readFileSync(s.path, 'utf8') + pagesText;
+              dropSpill();
+            }
+            try {
+              append('pages', pagesText);
+              append('sitemaps', sitemaps.join(''));
+              append('sites', `${JSON.stringify(result)}\n`);
+              dirty = true;
+            } catch (cause) {
+              throw new OutputError(`cannot write to ${dir}: ${describe(cause)}`, dir, { cause });
+            }
+            await saveState?.({ runId, site: result.site, offsets: { ...offsets } });
+            journal.append({
+              type: 'site',
+              site: result.site,
+              status: result.status,
+              offsets: { ...offsets },
+            });
+            done.add(result.site);
+          };
+          const next = chain.then(run);
+          chain = next.catch(() => {});
+          return next;
+        },
+        discard() {
+          held = [];
+          sitemaps.length = 0;
+          dropSpill();
+        },
+      };
+    },
+    async close() {
+      if (closed) return;
+      await chain;
+      closed = true;
+      clearInterval(timer);
+      dirty = true;
+      try {
+        sync();
+      } finally {
+        for (const f of FILES) closeSync(fds[f]);
+        journal.close();
+        rmSync(partialDir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

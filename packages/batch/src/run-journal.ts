@@ -1,0 +1,96 @@
+import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+
+/** The first line of a journal: which run the directory holds. */
+export interface JournalHeader {
+  readonly type: 'run';
+  readonly runId: string;
+  readonly startedAt: string;
+  readonly gzip: boolean;
+}
+
+/** A site committed: its result and where the output files ended after its lines. */
+export interface JournalEntry {
+  readonly type: 'site';
+  readonly site: string;
+  readonly status: string;
+  readonly offsets: Readonly<Record<string, number>>;
+}
+
+export interface JournalContents {
+  readonly header: JournalHeader;
+  readonly entries: JournalEntry[];
+  /** Bytes of the journal up to its last complete line (a torn last line is dropped). */
+  readonly goodBytes: number;
+}
+
+/**
+ * Reads a journal: the header and every complete site line. A last line cut by a kill has no
+ * newline (or does not parse) and is ignored; `null` when the file has no header.
+ */
+export function readJournal(path: string): JournalContents | null {
+  if (!existsSync(path)) return null;
+  const text = readFileSync(path, 'utf8');
+  let header: JournalHeader | null = null;
+  const entries: JournalEntry[] = [];
+  let pos = 0;
+  let goodBytes = 0;
+  for (;;) {
+    const nl = text.indexOf('\n', pos);
+    if (nl < 0) break;
+    const line = text.slice(pos, nl);
+    pos = nl + 1;
+    let value: { type?: unknown };
+    try {
+      value = JSON.parse(line);
+    } catch {
+      break;
+    }
+    if (header === null) {
+      if (value.type !== 'run') return null;
+      header = value as JournalHeader;
+    } else if (value.type === 'site') {
+      entries.push(value as JournalEntry);
+    }
+    goodBytes = Buffer.byteLength(text.slice(0, pos));
+  }
+  return header === null ? null : { header, entries, goodBytes };
+}
+
+/**
+ * The run journal (`journal.ndjson` in the output directory): a header, then one line per
+ * committed site, appended after that site's output lines. It is what a resumed run trusts: output
+ * past the last entry's offsets belongs to a site that was not committed and is cut off.
+ */
+export class RunJournal {
+  readonly #fd: number;
+
+  private constructor(fd: number) {
+    this.#fd = fd;
+  }
+
+  get fd(): number {
+    return this.#fd;
+  }
+
+  static create(path: string, header: JournalHeader): RunJournal {
+    const fd = openSync(path, 'wx');
+    writeSync(fd, `${JSON.stringify(header)}\n`);
+    return new RunJournal(fd);
+  }
+
+  /** Opens an existing journal for appending after cutting a torn last line. */
+  static reopen(path: string, goodBytes: number): RunJournal {
+    const fd = openSync(path, 'r+');
+    ftruncateSync(fd, goodBytes);
+    closeSync(fd);
+    return new RunJournal(openSync(path, 'a'));
+  }
+
+  append(entry: JournalEntry): void {
+    writeSync(this.#fd, `${JSON.stringify(entry)}\n`);
+  }
+
+  close(): void {
+    closeSync(this.#fd);
+  }
+}

@@ -1,0 +1,124 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { memoryStateStore } from '../src/memory-state-store.js';
+import { openNdjsonSink } from '../src/ndjson-sink.js';
+import type { PageRow, SiteResult } from '../src/rows.js';
+
+const root = mkdtempSync(join(tmpdir(), 'usp-sink-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+const fresh = () => join(root, `o${n++}`);
+
+const result = (site: string, pages: number): SiteResult => ({
+  site,
+  status: 'ok',
+  reason: null,
+  pages,
+  sitemaps: 1,
+  requests: 1,
+  notModified: 0,
+  skipped: 0,
+  bytes: 0,
+  ms: 0,
+});
+const page = (site: string, i: number) =>
+  ({ site, sitemap: `${site}s.xml`, url: `${site}p${i}` }) as unknown as PageRow;
+const lines = (path: string) =>
+  (path.endsWith('.gz') ? gunzipSync(readFileSync(path)).toString() : readFileSync(path, 'utf8'))
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l));
+
+async function commitSite(sink: Awaited<ReturnType<typeof openNdjsonSink>>, site: string, pages: number) {
+  const out = sink.begin(site);
+  for (let i = 0; i < pages; i++) out.page(page(site, i));
+  await out.commit(result(site, pages));
+}
+
+describe('openNdjsonSink', () => {
+  it('keeps a site only when committed; a discarded one leaves nothing, a large one spills and comes back whole', async () => {
+    const dir = fresh();
+    const sink = await openNdjsonSink({ dir, holdRows: 3 });
+    const dropped = sink.begin('https://d.example/');
+    dropped.page(page('https://d.example/', 0));
+    dropped.discard();
+    await commitSite(sink, 'https://a.example/', 10);
+    await sink.close();
+    expect(lines(join(dir, 'pages.ndjson')).map((p) => p.url)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `https://a.example/p${i}`),
+    );
+    expect(lines(join(dir, 'sites.ndjson')).map((s) => s.site)).toEqual(['https://a.example/']);
+  });
+
+  it('on resume cuts output past the last journal line and a torn journal line, and knows what is done', async () => {
+    const dir = fresh();
+    const sink = await openNdjsonSink({ dir, gzip: true });
+    await commitSite(sink, 'https://a.example/', 2);
+    await commitSite(sink, 'https://b.example/', 3);
+    await sink.close();
+    // What a kill between a site's lines and its journal line leaves: lines without a journal entry.
+    appendFileSync(join(dir, 'pages.ndjson.gz'), Buffer.from('garbage of a site never committed'));
+    appendFileSync(join(dir, 'journal.ndjson'), '{"type":"site","site":"https://c.exa');
+    const again = await openNdjsonSink({ dir, resume: true });
+    expect([...again.done].sort()).toEqual(['https://a.example/', 'https://b.example/']);
+    await commitSite(again, 'https://c.example/', 1);
+    await again.close();
+    expect(lines(join(dir, 'pages.ndjson.gz')).map((p) => p.url)).toEqual([
+      'https://a.example/p0',
+      'https://a.example/p1',
+      'https://b.example/p0',
+      'https://b.example/p1',
+      'https://b.example/p2',
+      'https://c.example/p0',
+    ]);
+    expect(lines(join(dir, 'journal.ndjson')).filter((l) => l.type === 'site')).toHaveLength(3);
+  });
+
+  it('counts as done a site whose state was saved just before the kill, keeping its lines once', async () => {
+    const dir = fresh();
+    const state = memoryStateStore();
+    const sink = await openNdjsonSink({ dir, state });
+    await commitSite(sink, 'https://a.example/', 1);
+    // The state transaction of site b ran (its mark holds the offsets after its lines), the journal line did not.
+    const out = sink.begin('https://b.example/');
+    out.page(page('https://b.example/', 0));
+    let mark: Parameters<NonNullable<Parameters<typeof out.commit>[1]>>[0] | null = null;
+    await out.commit(result('https://b.example/', 1), async (m) => {
+      mark = m;
+      await state.saveSite(
+        {
+          site: 'https://b.example/',
+          walkedAt: 0,
+          fullWalkAt: 0,
+          probedAt: 0,
+          lastmodTrust: 0,
+          sitemaps: [],
+        },
+        m,
+      );
+    });
+    await sink.close();
+    const journal = join(dir, 'journal.ndjson');
+    const text = readFileSync(journal, 'utf8').split('\n');
+    // Drop b's journal line, as a kill right after the state transaction would have.
+    writeFileSync(journal, `${text.filter((l) => !l.includes('https://b.example/')).join('\n')}`);
+    expect(mark).not.toBeNull();
+    const again = await openNdjsonSink({ dir, resume: true, state });
+    expect([...again.done].sort()).toEqual(['https://a.example/', 'https://b.example/']);
+    await again.close();
+    expect(lines(join(dir, 'pages.ndjson')).map((p) => p.url)).toEqual([
+      'https://a.example/p0',
+      'https://b.example/p0',
+    ]);
+  });
+
+  it('refuses a directory holding a run unless resuming, and a resume with the other --gzip', async () => {
+    const dir = fresh();
+    await (await openNdjsonSink({ dir })).close();
+    await expect(openNdjsonSink({ dir })).rejects.toMatchObject({ code: 'USP_OUTPUT' });
+    await expect(openNdjsonSink({ dir, resume: true, gzip: true })).rejects.toThrow(/--gzip/);
+  });
+});

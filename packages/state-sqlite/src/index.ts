@@ -1,0 +1,1 @@
+export { type SqliteStateStoreOptions, sqliteStateStore } from './sqlite-state-store.js';

@@ -1,0 +1,242 @@
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { sqliteStateStore } from '@usp-ts/state-sqlite';
+import { type SiteFarm, startSiteFarm } from '@usp-ts/test-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWebClient, walkPages } from '../src/index.js';
+import { runCli, spawnCli } from './cli-helpers.js';
+
+// ~50 sites, each on its own loopback address (127.78.0.x), built like the web (see the site
+// farm): urlsets, indexes, gzipped sitemaps, dead sites, a host that never answers, a refused one.
+let farm: SiteFarm;
+const dir = mkdtempSync(join(tmpdir(), 'usp-batch-'));
+const sitesFile = join(dir, 'sites.txt');
+
+const FAST = ['--allow-private-networks', '--timeout', '1500ms', '--retries', '1', '--site-deadline', '4s'];
+
+interface Row {
+  site: string;
+  url: string;
+  sitemap?: string;
+  change?: string;
+  status?: string | number | null;
+  notModified?: boolean;
+  skipped?: boolean;
+  type?: string;
+}
+
+function rows(path: string): Row[] {
+  if (!existsSync(path)) return [];
+  const raw = readFileSync(path);
+  const text = path.endsWith('.gz') ? gunzipSync(raw).toString('utf8') : raw.toString('utf8');
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Row);
+}
+
+const pageKeys = (rs: Row[]) => rs.map((r) => `${r.sitemap} ${r.url}`);
+
+beforeAll(async () => {
+  farm = await startSiteFarm({ sites: 50, seed: 7, octet: 78, pages: [20, 120] });
+  writeFileSync(sitesFile, farm.sitesFile());
+});
+afterAll(async () => {
+  await farm.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('usp batch', () => {
+  it('walks every site once and lists the same pages as walkPages on each site', async () => {
+    const out = join(dir, 'plain');
+    const r = await runCli(['batch', '--out', out, '--sites', '8', ...FAST, sitesFile]);
+    expect(r.stderr).toMatch(/usp batch: 50 sites/);
+    expect(r.code).toBe(0);
+    const sites = rows(join(out, 'sites.ndjson'));
+    expect(sites.map((s) => s.site).sort()).toEqual(farm.sites.map((s) => s.homepage).sort());
+    const byStatus = (st: string) => sites.filter((s) => s.status === st).map((s) => s.site);
+    expect(byStatus('unreachable').sort()).toEqual(
+      farm.sites
+        .filter((s) => s.kind === 'hang' || s.kind === 'refuse')
+        .map((s) => s.homepage)
+        .sort(),
+    );
+    // Per site, the library's walk over the same sites gives the same pages.
+    const client = createWebClient({ allowPrivateNetworks: true, retries: 1, requestTimeoutMs: 1500 });
+    const expected: string[] = [];
+    try {
+      for (const s of farm.sites) {
+        if (s.kind === 'hang' || s.kind === 'refuse') continue;
+        for await (const { page, sitemap } of walkPages(s.homepage, { webClient: client, parseWorkers: 0 })) {
+          expected.push(`${sitemap.url} ${page.url}`);
+        }
+      }
+    } finally {
+      await client.close();
+    }
+    const got = rows(join(out, 'pages.ndjson'));
+    expect(pageKeys(got).sort()).toEqual(expected.sort());
+    expect(new Set(got.map((p) => p.url))).toEqual(farm.allPages());
+    expect(got.every((p) => p.change === undefined)).toBe(true);
+  });
+
+  it('never has more than --per-host requests in flight to one host', async () => {
+    const slow = await startSiteFarm({ sites: 6, seed: 3, octet: 79, pages: [5, 10], delayMs: 30 });
+    try {
+      const file = join(dir, 'slow.txt');
+      writeFileSync(file, slow.sitesFile());
+      const r = await runCli([
+        'batch',
+        '--out',
+        join(dir, 'polite'),
+        '--per-host',
+        '1',
+        '--concurrency',
+        '8',
+        ...FAST,
+        file,
+      ]);
+      expect(r.code).toBe(0);
+      const t = slow.totals();
+      expect(t.requests).toBeGreaterThan(20);
+      expect(t.maxInFlightPerHost).toBe(1);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('is incremental with --state: 304s replay robots.txt and indexes, only changed pages come out, marked', async () => {
+    const state = join(dir, 'state.sqlite');
+    const run = async (name: string) => {
+      const out = join(dir, name);
+      const r = await runCli(['batch', '--out', out, '--state', state, '--sites', '8', ...FAST, sitesFile]);
+      expect(r.code, r.stderr).toBe(0);
+      return { pages: rows(join(out, 'pages.ndjson')), sitemaps: rows(join(out, 'sitemaps.ndjson')) };
+    };
+    const first = await run('inc1');
+    expect(new Set(first.pages.map((p) => p.url))).toEqual(farm.allPages());
+    expect(first.pages.every((p) => p.change === 'new')).toBe(true);
+
+    // Nothing changed: no page rows; robots.txt and indexes answered 304 and their children were walked.
+    farm.resetCounters();
+    const second = await run('inc2');
+    expect(second.pages).toEqual([]);
+    const robots = second.sitemaps.filter((s) => s.type === 'IndexRobotsTxtSitemap');
+    const indexes = second.sitemaps.filter((s) => s.type === 'IndexXMLSitemap');
+    expect(robots.length).toBeGreaterThan(20);
+    expect(robots.every((s) => s.status === 304 && s.notModified === true)).toBe(true);
+    expect(indexes.length).toBeGreaterThan(3);
+    expect(indexes.every((s) => s.notModified === true)).toBe(true);
+    const childrenOfIndexes = second.sitemaps.filter((s) =>
+      indexes.some((i) => i.url === (s as { parent?: string }).parent),
+    );
+    expect(childrenOfIndexes.length).toBeGreaterThan(indexes.length);
+    expect(farm.totals().bytesSent).toBe(0);
+
+    // 20 % of the urlsets change (a lastmod moves, a page is added; indexes say so): exactly those come out.
+    const change = farm.change(0.2, 11);
+    const third = await run('inc3');
+    const marked = (c: string) => new Set(third.pages.filter((p) => p.change === c).map((p) => p.url));
+    expect(marked('changed')).toEqual(change.changedPages);
+    expect(marked('new')).toEqual(change.newPages);
+    expect(new Set(third.pages.map((p) => p.sitemap))).toEqual(new Set(change.changedSitemaps));
+
+    // The indexes' lastmods moved with their children: proven honest, so unmoved children are not asked for.
+    const change2 = farm.change(0.2, 12);
+    const fourth = await run('inc4');
+    const skipped = fourth.sitemaps.filter((s) => s.skipped === true);
+    expect(skipped.length).toBeGreaterThan(0);
+    expect(skipped.every((s) => !change2.changedSitemaps.includes(s.url))).toBe(true);
+    const marked4 = (c: string) => new Set(fourth.pages.filter((p) => p.change === c).map((p) => p.url));
+    expect(marked4('changed')).toEqual(change2.changedPages);
+    expect(marked4('new')).toEqual(change2.newPages);
+  });
+
+  it('resumes a run killed with SIGKILL: every site once in sites.ndjson, every page once in pages.ndjson', async () => {
+    const slow = await startSiteFarm({ sites: 24, seed: 5, octet: 80, pages: [40, 200], delayMs: 15 });
+    try {
+      const file = join(dir, 'resume.txt');
+      writeFileSync(file, slow.sitesFile());
+      const out = join(dir, 'resume');
+      const state = join(dir, 'resume.sqlite');
+      const args = ['batch', '--out', out, '--state', state, '--sites', '3', '--gzip', ...FAST, file];
+      const child = spawnCli(args);
+      // Killed once a few sites are in: mid-run, with walks in flight.
+      const journal = join(out, 'journal.ndjson');
+      while (!(existsSync(journal) && readFileSync(journal, 'utf8').split('\n').length > 6)) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      child.kill('SIGKILL');
+      await once(child, 'close');
+      const partial = rows(join(out, 'sites.ndjson.gz'));
+      expect(partial.length).toBeLessThan(24);
+
+      const refused = await runCli(args);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/holds a run already.*--resume/);
+
+      const r = await runCli([...args, '--resume']);
+      expect(r.code, r.stderr).toBe(0);
+      const sites = rows(join(out, 'sites.ndjson.gz'));
+      expect(sites.map((s) => s.site).sort()).toEqual(slow.sites.map((s) => s.homepage).sort());
+      const pages = pageKeys(rows(join(out, 'pages.ndjson.gz')));
+      expect(pages.length).toBe(new Set(pages).size);
+      expect(new Set(rows(join(out, 'pages.ndjson.gz')).map((p) => p.url))).toEqual(slow.allPages());
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('reports bad input lines as invalid rows and walks duplicates once', async () => {
+    const file = join(dir, 'bad.txt');
+    const one = farm.sites[0].homepage;
+    writeFileSync(
+      file,
+      `# my sites\n\n${one}\nnot a url\n${one.toUpperCase()}x/../\nftp://example.com/\n${one}#again\n`,
+    );
+    const out = join(dir, 'bad');
+    const r = await runCli(['batch', '--out', out, ...FAST, file]);
+    expect(r.code).toBe(0);
+    const sites = rows(join(out, 'sites.ndjson'));
+    expect(sites.map((s) => [s.site, s.status])).toEqual(
+      expect.arrayContaining([
+        [one, expect.any(String)],
+        ['not a url', 'invalid'],
+        ['ftp://example.com/', 'invalid'],
+      ]),
+    );
+    expect(sites).toHaveLength(3);
+  });
+
+  it('stops with exit 1 and one line on a locked or corrupt state file, deleting nothing', async () => {
+    const corrupt = join(dir, 'corrupt.sqlite');
+    const bytes = 'not a database\n'.repeat(500);
+    writeFileSync(corrupt, bytes);
+    const r1 = await runCli(['batch', '--out', join(dir, 'c1'), '--state', corrupt, ...FAST, sitesFile]);
+    expect(r1.code).toBe(1);
+    expect(r1.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r1.stderr).toMatch(/not a usable SQLite database/);
+    expect(readFileSync(corrupt, 'utf8')).toBe(bytes);
+
+    const lockedPath = join(dir, 'locked.sqlite');
+    const holder = sqliteStateStore(lockedPath);
+    try {
+      const size = statSync(lockedPath).size;
+      const r2 = await runCli(['batch', '--out', join(dir, 'c2'), '--state', lockedPath, ...FAST, sitesFile]);
+      expect(r2.code).toBe(1);
+      expect(r2.stderr).toMatch(/in use by another run/);
+      expect(statSync(lockedPath).size).toBe(size);
+    } finally {
+      await holder.close();
+    }
+  });
+
+  it('exits 2 on usage errors', async () => {
+    const r = await runCli(['batch', sitesFile]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--out/);
+  });
+});
