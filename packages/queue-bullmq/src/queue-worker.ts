@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { SiteJob } from '@usp-ts/batch';
 import { InvalidOptionError, rejectUnknownOptions } from '@usp-ts/core';
 import { type Job, Queue, WaitingError, Worker } from 'bullmq';
@@ -62,7 +63,9 @@ export interface QueueWorkerOptions<R> {
   readonly stopWhenIdle?: boolean;
   /** Walks one site. Its result goes back to the producer through BullMQ. */
   readonly process: (job: SiteJob, control: JobControl) => Promise<R>;
-  /** Connection and processing errors (Redis gone for a moment, a job that failed): for logs. */
+  /** Called once BullMQ has recorded a job as completed, with the processor's result. */
+  readonly onCompleted?: (result: R) => void;
+  /** Connection errors (Redis gone for a moment) and each failed try of a job (to log, or to stop on). */
   readonly onError?: (error: Error) => void;
 }
 
@@ -76,6 +79,7 @@ const OPTION_KEYS = {
   name: true,
   stopWhenIdle: true,
   process: true,
+  onCompleted: true,
   onError: true,
 } satisfies Record<keyof QueueWorkerOptions<unknown>, true>;
 
@@ -112,9 +116,12 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
   const onError = options.onError ?? (() => {});
 
   const stopping = new AbortController();
+  setMaxListeners(0, stopping.signal);
   let running = 0;
   const processor = async (job: Job<SiteJob, R>, token?: string, jobSignal?: AbortSignal): Promise<R> => {
     const signal = jobSignal === undefined ? stopping.signal : AbortSignal.any([stopping.signal, jobSignal]);
+    // A walk listens on it once per request in flight: many, by design.
+    setMaxListeners(0, signal);
     const control: JobControl = {
       signal,
       attempt: job.attemptsMade + 1,
@@ -153,9 +160,11 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
     ...(options.name !== undefined ? { name: options.name } : {}),
   });
   worker.on('error', (error) => onError(error));
-  worker.on('failed', (_job, error) => {
-    if (error instanceof JobLockLostError) onError(error);
-  });
+  worker.on('failed', (_job, error) => onError(error));
+  if (options.onCompleted !== undefined) {
+    const onCompleted = options.onCompleted;
+    worker.on('completed', (_job, result) => onCompleted(result));
+  }
 
   let closing: Promise<void> | null = null;
   const stop = (): Promise<void> => {

@@ -56,7 +56,7 @@ export interface RunWorkerOptions {
   readonly name?: string;
   /** See `startQueueWorker`. Default `false`. */
   readonly stopWhenIdle?: boolean;
-  /** Called as each site ends (after its output is kept). */
+  /** Called as each site ends: its rows are kept and BullMQ has recorded the job as completed. */
   readonly onResult?: (result: SiteResult) => void;
   readonly onError?: (error: Error) => void;
 }
@@ -131,6 +131,8 @@ export function runWorker(options: RunWorkerOptions): QueueWorker {
     options.gate === undefined
       ? redisPolitenessGate({
           connection,
+          // A dead worker's request slots come back on the same time scale as its sites.
+          ...(options.lockDurationMs !== undefined ? { leaseMs: options.lockDurationMs } : {}),
           perHost: options.perHost ?? DEFAULT_PER_HOST,
           maxCrawlDelayMs: options.maxCrawlDelayMs ?? DEFAULT_MAX_CRAWL_DELAY_MS,
         })
@@ -146,6 +148,7 @@ export function runWorker(options: RunWorkerOptions): QueueWorker {
     name: runId,
     ...(options.stopWhenIdle !== undefined ? { stopWhenIdle: options.stopWhenIdle } : {}),
     ...(options.onError !== undefined ? { onError: options.onError } : {}),
+    ...(options.onResult !== undefined ? { onCompleted: options.onResult } : {}),
     async process(job, control) {
       const result = await walkSite(job.full === true ? { site: job.site, full: true } : { site: job.site }, {
         webClient: options.webClient,
@@ -162,7 +165,6 @@ export function runWorker(options: RunWorkerOptions): QueueWorker {
       if (control.signal.aborted && result.status === 'partial' && result.reason === 'aborted') {
         throw new JobReleasedError();
       }
-      options.onResult?.(result);
       return result;
     },
   });

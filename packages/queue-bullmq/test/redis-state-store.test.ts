@@ -32,6 +32,7 @@ describe('redisStateStore', () => {
       await one.saveSite({
         site: 'https://a.example/',
         walkedAt: 1,
+        probedAt: 1,
         fullWalkAt: 1,
         lastmodTrust: 0,
         sitemaps: [],
@@ -50,6 +51,7 @@ describe('redisStateStore', () => {
       await store.saveSite({
         site: 'https://b.example/',
         walkedAt: 2,
+        probedAt: 2,
         fullWalkAt: 2,
         lastmodTrust: 0,
         sitemaps: [],
