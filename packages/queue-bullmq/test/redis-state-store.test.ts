@@ -1,3 +1,4 @@
+import type { SiteState } from '@usp-ts/core';
 import { stateStoreSuite } from '@usp-ts/state-store-testkit';
 import { startTestRedis, type TestRedis } from '@usp-ts/test-redis';
 import { Redis } from 'ioredis';
@@ -5,6 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisStateStore } from '../src/redis-state-store.js';
 
 let redis: TestRedis;
+
+/** An empty site state (built apart, so it suits SiteState with or without newer fields). */
+function siteState(site: string, at: number): SiteState {
+  const state = { site, walkedAt: at, probedAt: at, fullWalkAt: at, lastmodTrust: 0, sitemaps: [] };
+  return state as SiteState;
+}
 let prefix = 0;
 let lastPrefix = '';
 
@@ -29,14 +36,7 @@ describe('redisStateStore', () => {
     const one = redisStateStore({ connection: redis.url, prefix: 'shared:' });
     const two = redisStateStore({ connection: redis.url, prefix: 'shared:' });
     try {
-      await one.saveSite({
-        site: 'https://a.example/',
-        walkedAt: 1,
-        probedAt: 1,
-        fullWalkAt: 1,
-        lastmodTrust: 0,
-        sitemaps: [],
-      });
+      await one.saveSite(siteState('https://a.example/', 1));
       expect((await two.loadSite('https://a.example/'))?.walkedAt).toBe(1);
     } finally {
       await one.close();
@@ -48,14 +48,7 @@ describe('redisStateStore', () => {
     const client = new Redis(redis.url);
     try {
       const store = redisStateStore({ connection: client, prefix: 'own:' });
-      await store.saveSite({
-        site: 'https://b.example/',
-        walkedAt: 2,
-        probedAt: 2,
-        fullWalkAt: 2,
-        lastmodTrust: 0,
-        sitemaps: [],
-      });
+      await store.saveSite(siteState('https://b.example/', 2));
       await store.close();
       expect(await client.exists('own:site:https://b.example/')).toBe(1);
     } finally {
