@@ -6,8 +6,8 @@
 // no `workspace:` range and no placeholder URL. Also: every published package is in the one
 // `fixed` group of .changeset/config.json, so all are released at one version.
 // Prints the plan (name, version, files, size). `--release` (the release script) also refuses an
-// unset repository URL and a dist/ with files no clean build makes, which are only warnings for a
-// working checkout whose dist/ has outlived a rename.
+// unset repository URL (`--dry-run` lets that pass) and a dist/ with files no clean build makes,
+// which are only warnings for a working checkout whose dist/ has outlived a rename.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -31,6 +31,8 @@ import {
 
 const run = promisify(execFile);
 const release = process.argv.includes('--release');
+/** The release dry run: as `--release`, but the repository URL may still be unset. */
+const dryRun = process.argv.includes('--dry-run');
 
 const ALLOWED_TOP = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md)$/;
 const ALLOWED_DIST = /^dist\/.+\.(js|d\.ts)$/;
@@ -96,6 +98,9 @@ async function check(pkg, context, packDir) {
   if (differing.length > 0)
     problems.push(`${differing.join(', ')} differ from the root setting: run \`pnpm packages:sync\``);
   if (!existsSync(join(dir, 'README.md'))) problems.push('no README.md');
+  if (!Array.isArray(manifest.keywords) || manifest.keywords.length === 0) problems.push('no keywords');
+  if (typeof manifest.description !== 'string' || manifest.description === '')
+    problems.push('no description');
   if (!existsSync(join(dir, 'dist'))) {
     problems.push('no dist/: run `pnpm build` first');
     return { manifest, problems, warnings };
@@ -170,7 +175,7 @@ if (setting.url.includes(PLACEHOLDER_HOST))
   global.push(`the root repository.url is a placeholder: ${setting.url}`);
 if (setting.url === '') {
   const note = 'the root package.json has no repository.url yet: set it, then `pnpm packages:sync`';
-  (release ? global : globalWarnings).push(note);
+  (release && !dryRun ? global : globalWarnings).push(note);
 }
 
 const groups = fixedGroups();

@@ -1,4 +1,4 @@
-import { describeFormatKit, extensionHost, wrapEntries } from '@usp-ts/format-testkit';
+import { describeFormatKit, extensionHost, wrapEntries } from '@usp-ts/testkit';
 import { googleImage } from '../src/index.js';
 
 const NS = { image: 'http://www.google.com/schemas/sitemap-image/1.1' };

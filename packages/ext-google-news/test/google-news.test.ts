@@ -1,4 +1,4 @@
-import { KIT_NS, runExtension as kitRun } from '@usp-ts/format-testkit';
+import { KIT_NS, runExtension as kitRun } from '@usp-ts/testkit';
 import { describe, expect, it } from 'vitest';
 import { googleNews, NEWS_NAMESPACES } from '../src/index.js';
 

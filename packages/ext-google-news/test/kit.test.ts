@@ -1,4 +1,4 @@
-import { describeFormatKit, extensionHost, wrapEntries } from '@usp-ts/format-testkit';
+import { describeFormatKit, extensionHost, wrapEntries } from '@usp-ts/testkit';
 import { googleNews } from '../src/index.js';
 
 const NS = { news: 'http://www.google.com/schemas/sitemap-news/0.9' };

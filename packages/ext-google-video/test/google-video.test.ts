@@ -1,5 +1,5 @@
 import { type Page, pageToJSON } from '@usp-ts/core';
-import { KIT_NS, runExtension as kitRun } from '@usp-ts/format-testkit';
+import { KIT_NS, runExtension as kitRun } from '@usp-ts/testkit';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { googleVideo, VIDEO_NAMESPACES, type Video } from '../src/index.js';
 

@@ -1,4 +1,4 @@
-import { describeFormatKit, extensionHost, wrapEntries } from '@usp-ts/format-testkit';
+import { describeFormatKit, extensionHost, wrapEntries } from '@usp-ts/testkit';
 import { googleVideo } from '../src/index.js';
 
 const NS = { video: 'http://www.google.com/schemas/sitemap-video/1.1' };

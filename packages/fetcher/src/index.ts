@@ -6,7 +6,7 @@ export {
   WebClientError,
   type WebErrorCode,
 } from './errors.js';
-export { DEFAULTS, type ResolvedOptions, type WebClientOptions } from './options.js';
+export { DEFAULTS, type ResolvedOptions, type RetryInfo, type WebClientOptions } from './options.js';
 export { type ProxyRoutes, proxyFromEnv } from './proxy-routes.js';
 export { backoffDelay, parseRetryAfter, RETRYABLE_STATUSES } from './retry.js';
 export { DEFAULT_USER_AGENT, VERSION } from './version.js';

@@ -45,6 +45,14 @@ export interface WebClientOptions {
   readonly maxRedirects?: number;
   /** Attempts in all, the first included (usp's `retry_count`). Default 5; 1 disables retrying. */
   readonly retries?: number;
+  /**
+   * Attempts in all for a request that got no HTTP response at all (refused, reset, DNS, TLS,
+   * timeout), never more than `retries`. Default 2: one retry. A host that refused or stayed silent
+   * twice in a row will not answer a third time soon enough to be worth minutes of a walk.
+   */
+  readonly networkAttempts?: number;
+  /** Called before each retry wait, with why and how long (for a log line). Default none. */
+  readonly onRetry?: (info: RetryInfo) => void;
   /** First backoff step; doubled per retry, with jitter. Default 1,000 ms (usp's fixed sleep). */
   readonly baseDelayMs?: number;
   /** Largest backoff step. Default 30,000 ms. */
@@ -77,6 +85,24 @@ export interface WebClientOptions {
   readonly perHostDelayMs?: number;
 }
 
+/** What `onRetry` is told before the client waits and tries again. */
+export interface RetryInfo {
+  /** The URL asked for. */
+  readonly url: string;
+  /** The attempt that failed, counting from 1. */
+  readonly attempt: number;
+  /** The attempts the client may make in all for this failure (`retries` or `networkAttempts`). */
+  readonly maxAttempts: number;
+  /** Stable code of the failure (`http-status`, `timeout`, `connection`, ...). */
+  readonly code: string;
+  /** HTTP status, `null` when there was no response. */
+  readonly status: number | null;
+  /** The failure as text: `429 Too Many Requests`, `connect ECONNREFUSED 127.0.0.1:1`. */
+  readonly reason: string;
+  /** How long the client waits before the next attempt. */
+  readonly delayMs: number;
+}
+
 export interface ResolvedOptions {
   readonly userAgent: string;
   readonly headers: Readonly<Record<string, string>>;
@@ -88,6 +114,8 @@ export interface ResolvedOptions {
   readonly allowPrivateHosts: ReadonlySet<string>;
   readonly maxRedirects: number;
   readonly retries: number;
+  readonly networkAttempts: number;
+  readonly onRetry: ((info: RetryInfo) => void) | undefined;
   readonly baseDelayMs: number;
   readonly maxDelayMs: number;
   readonly maxRetryAfterMs: number;
@@ -107,6 +135,7 @@ export const DEFAULTS = {
   allowPrivateNetworks: false,
   maxRedirects: 10,
   retries: 5,
+  networkAttempts: 2,
   baseDelayMs: 1_000,
   maxDelayMs: 30_000,
   maxRetryAfterMs: 30_000,
@@ -154,6 +183,8 @@ const OPTION_KEYS = {
   allowPrivateHosts: true,
   maxRedirects: true,
   retries: true,
+  networkAttempts: true,
+  onRetry: true,
   baseDelayMs: true,
   maxDelayMs: true,
   maxRetryAfterMs: true,
@@ -201,6 +232,9 @@ export function resolveOptions(o: WebClientOptions, defaultUserAgent: string): R
       allowPrivateHosts.add(normalizeHost(h));
     }
   }
+  if (o.onRetry !== undefined && typeof o.onRetry !== 'function') {
+    throw new InvalidOptionError('onRetry', 'expected a function');
+  }
   const d = DEFAULTS;
   return {
     userAgent: o.userAgent ?? defaultUserAgent,
@@ -212,6 +246,8 @@ export function resolveOptions(o: WebClientOptions, defaultUserAgent: string): R
     allowPrivateHosts,
     maxRedirects: int('maxRedirects', o.maxRedirects, d.maxRedirects, 0),
     retries: int('retries', o.retries, d.retries, 1),
+    networkAttempts: int('networkAttempts', o.networkAttempts, d.networkAttempts, 1),
+    onRetry: o.onRetry,
     baseDelayMs: int('baseDelayMs', o.baseDelayMs, d.baseDelayMs, 0),
     maxDelayMs: int('maxDelayMs', o.maxDelayMs, d.maxDelayMs, 0),
     maxRetryAfterMs: int('maxRetryAfterMs', o.maxRetryAfterMs, d.maxRetryAfterMs, 0),

@@ -15,7 +15,13 @@ import { classifyNetworkError } from './classify.js';
 import { BlockedAddressError, WebAbortError, WebBodyError, type WebErrorCode } from './errors.js';
 import { KeepAlive } from './keep-alive.js';
 import { HostSpacing, KeyedSemaphore, type Release, Semaphore, sleep } from './limiter.js';
-import { normalizeHost, type ResolvedOptions, resolveOptions, type WebClientOptions } from './options.js';
+import {
+  normalizeHost,
+  type ResolvedOptions,
+  type RetryInfo,
+  resolveOptions,
+  type WebClientOptions,
+} from './options.js';
 import { withParserTiering } from './parser-tiering.js';
 import { proxyFor } from './proxy-routes.js';
 import { backoffDelay, parseRetryAfter, RETRYABLE_STATUSES } from './retry.js';
@@ -262,16 +268,38 @@ class UndiciWebClient implements FetcherWebClient {
         const res = await this.attempt(start, url, request, life.signal, attempt);
         if (res.kind !== 'error') return res;
         const err = res as FetchErrorResponse;
-        if (!err.retryable || attempt >= this.options.retries) return err;
-        let delay: number;
+        const o = this.options;
+        // No response at all: a host that refused or stayed silent twice rarely answers a third time.
+        const maxAttempts = err.status === null ? Math.min(o.networkAttempts, o.retries) : o.retries;
+        if (!err.retryable || attempt >= maxAttempts) return err;
+        // The caller (a walk's breaker) may have given up on this origin while we waited.
+        if (request.shouldRetry !== undefined && !request.shouldRetry(err)) return err;
+        const backoff = backoffDelay(attempt, o.baseDelayMs, o.maxDelayMs);
+        let delay = backoff;
         if (err.retryAfterMs !== undefined) {
           // Waiting longer than the cap would stall a walk; giving up now leaves the choice to the caller.
-          if (err.retryAfterMs > this.options.maxRetryAfterMs) return err;
-          delay = err.retryAfterMs;
-        } else {
-          delay = backoffDelay(attempt, this.options.baseDelayMs, this.options.maxDelayMs);
+          if (err.retryAfterMs > o.maxRetryAfterMs) return err;
+          // `Retry-After: 0` from a server that is overloaded must not turn retries into a burst.
+          delay = Math.max(err.retryAfterMs, backoff);
+        }
+        const info: RetryInfo = {
+          url,
+          attempt,
+          maxAttempts,
+          code: err.code,
+          status: err.status,
+          reason: err.message,
+          delayMs: delay,
+        };
+        if (o.onRetry !== undefined) {
+          try {
+            o.onRetry(info);
+          } catch {
+            // A logging hook that throws must not change what the request does.
+          }
         }
         await sleep(delay, life.signal, this.keepAlive);
+        if (request.shouldRetry !== undefined && !request.shouldRetry(err)) return err;
       }
     } catch (e) {
       if (signal?.aborted) throw new WebAbortError(url, signal.reason);

@@ -9,6 +9,7 @@ import {
   DEFAULT_USER_AGENT,
   type FetchErrorResponse,
   proxyFromEnv,
+  type RetryInfo,
   VERSION,
   WebAbortError,
 } from '../src/index.js';
@@ -368,12 +369,58 @@ describe('retries', () => {
     const s = await server({
       '/reset': (req, res) => {
         n++;
-        if (n < 3) req.socket.destroy();
+        if (n < 2) req.socket.destroy();
         else res.end('ok');
       },
     });
     expect(await text(await client().get(`${s.origin}/reset`))).toBe('ok');
+    expect(n).toBe(2);
+  });
+
+  it('tries a request that got no response twice by default, not `retries` times', async () => {
+    let n = 0;
+    const s = await server({
+      '/reset': (req) => {
+        n++;
+        req.socket.destroy();
+      },
+    });
+    const res = (await client().get(`${s.origin}/reset`)) as FetchErrorResponse;
+    expect(res).toMatchObject({ status: null, code: 'connection', attempts: 2 });
+    expect(n).toBe(2);
+    // networkAttempts raises it, never past retries.
+    n = 0;
+    await client({ networkAttempts: 4 }).get(`${s.origin}/reset`);
+    expect(n).toBe(4);
+    n = 0;
+    await client({ networkAttempts: 4, retries: 3 }).get(`${s.origin}/reset`);
     expect(n).toBe(3);
+  });
+
+  it('tries a refused connection twice, with one retry wait', async () => {
+    const s = await server();
+    const origin = s.origin;
+    await opened.closeServer(s);
+    const retries: RetryInfo[] = [];
+    const res = (await client({ onRetry: (r) => retries.push(r) }).get(`${origin}/x`)) as FetchErrorResponse;
+    expect(res).toMatchObject({ code: 'connection', attempts: 2 });
+    expect(retries).toHaveLength(1);
+    expect(retries[0]).toMatchObject({ url: `${origin}/x`, attempt: 1, maxAttempts: 2, code: 'connection' });
+    expect(retries[0].reason).toContain('ECONNREFUSED');
+  });
+
+  it('asks shouldRetry before each retry and stops when it says no', async () => {
+    const s = await server({ '/e': { status: 503 } });
+    const asked: (number | null)[] = [];
+    const res = (await client().get(`${s.origin}/e`, {
+      shouldRetry: (err) => {
+        asked.push(err.status);
+        return asked.length < 3;
+      },
+    })) as FetchErrorResponse;
+    expect(res).toMatchObject({ status: 503 });
+    // Asked before and after each wait: yes, yes (one retry), then no before the second wait.
+    expect(s.requests).toHaveLength(2);
   });
 
   it('reports a refused connection as connection, after retrying', async () => {
@@ -391,20 +438,25 @@ describe('retries', () => {
     expect(res.message).toContain('ECONNREFUSED');
   });
 
-  it('honours Retry-After instead of its own backoff', async () => {
+  it('waits the longer of Retry-After and its own backoff', async () => {
     let n = 0;
     const s = await server({
       '/busy': (_req, res) => {
         n++;
-        if (n === 1) {
-          // An HTTP date already past: retry at once. A backoff of a minute would time the test out.
-          res.writeHead(503, { 'Retry-After': new Date(Date.now() - 5000).toUTCString() });
+        if (n < 5) {
+          // A date already past and 0 seconds both mean "now": that must not remove the backoff.
+          const when = n % 2 === 0 ? '0' : new Date(Date.now() - 5000).toUTCString();
+          res.writeHead(n % 2 === 0 ? 429 : 503, { 'Retry-After': when });
           res.end();
         } else res.end('ok');
       },
     });
-    const res = await client({ baseDelayMs: 60_000, maxDelayMs: 60_000 }).get(`${s.origin}/busy`);
-    expect(await text(res)).toBe('ok');
+    const retries: RetryInfo[] = [];
+    const c = client({ baseDelayMs: 40, maxDelayMs: 40, onRetry: (r) => retries.push(r) });
+    expect(await text(await c.get(`${s.origin}/busy`))).toBe('ok');
+    expect(retries.map((r) => r.status)).toEqual([503, 429, 503, 429]);
+    // Equal jitter: half the step is fixed.
+    for (const r of retries) expect(r.delayMs).toBeGreaterThanOrEqual(20);
   });
 
   it('waits as long as Retry-After says', async () => {

@@ -6,7 +6,7 @@ import {
   type Warning,
   type XmlExtension,
 } from '@usp-ts/core';
-import { parseWith } from '@usp-ts/format-testkit';
+import { parseWith } from '@usp-ts/testkit';
 import { describe, expect, it } from 'vitest';
 import { ATOM_03_NAMESPACE, ATOM_10_NAMESPACE, atom } from '../src/index.js';
 

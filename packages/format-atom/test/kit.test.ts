@@ -1,4 +1,4 @@
-import { describeFormatKit } from '@usp-ts/format-testkit';
+import { describeFormatKit } from '@usp-ts/testkit';
 import { atom } from '../src/index.js';
 
 const atom10 = `<?xml version="1.0" encoding="utf-8"?>

@@ -1,5 +1,5 @@
 import type { ParsedDocument, RobotsRules, Warning } from '@usp-ts/core';
-import { type ParseWithOptions, parseWith } from '@usp-ts/format-testkit';
+import { type ParseWithOptions, parseWith } from '@usp-ts/testkit';
 import { type RobotsTxtOptions, robotsTxt } from '../src/index.js';
 
 export interface ParseOptions extends Partial<ParseWithOptions> {

@@ -1,5 +1,5 @@
 import { InvalidOptionError } from '@usp-ts/core';
-import { streamedBody } from '@usp-ts/format-testkit';
+import { streamedBody } from '@usp-ts/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isRobotsTxtUrl, robotsTxt } from '../src/index.js';

@@ -1,4 +1,4 @@
-import { describeFormatKit } from '@usp-ts/format-testkit';
+import { describeFormatKit } from '@usp-ts/testkit';
 import { rss } from '../src/index.js';
 
 const NAMESPACES =

@@ -6,7 +6,7 @@ import {
   type Warning,
   type XmlExtension,
 } from '@usp-ts/core';
-import { parseWith } from '@usp-ts/format-testkit';
+import { parseWith } from '@usp-ts/testkit';
 import { describe, expect, it } from 'vitest';
 import { rss } from '../src/index.js';
 

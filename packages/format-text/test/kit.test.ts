@@ -1,4 +1,4 @@
-import { describeFormatKit } from '@usp-ts/format-testkit';
+import { describeFormatKit } from '@usp-ts/testkit';
 import { plainText } from '../src/index.js';
 
 describeFormatKit({

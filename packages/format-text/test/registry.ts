@@ -1,5 +1,5 @@
 import type { Page, ParsedDocument, Warning } from '@usp-ts/core';
-import { type ParseWithOptions, parseWith } from '@usp-ts/format-testkit';
+import { type ParseWithOptions, parseWith } from '@usp-ts/testkit';
 import { type PlainTextOptions, plainText } from '../src/index.js';
 
 export interface ParseOptions extends Partial<ParseWithOptions> {

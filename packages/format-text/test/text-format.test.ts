@@ -1,5 +1,5 @@
 import { DEFAULT_PRIORITY, InvalidOptionError } from '@usp-ts/core';
-import { streamedBody } from '@usp-ts/format-testkit';
+import { streamedBody } from '@usp-ts/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { plainText } from '../src/index.js';

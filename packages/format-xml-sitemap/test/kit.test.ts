@@ -1,7 +1,7 @@
 import { googleImage } from '@usp-ts/ext-google-image';
 import { googleNews } from '@usp-ts/ext-google-news';
 import { googleVideo } from '@usp-ts/ext-google-video';
-import { describeFormatKit } from '@usp-ts/format-testkit';
+import { describeFormatKit } from '@usp-ts/testkit';
 import { xmlSitemap } from '../src/index.js';
 
 const urlset = `<?xml version="1.0" encoding="UTF-8"?>

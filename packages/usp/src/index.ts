@@ -27,6 +27,13 @@ export {
   UNFETCHED_CHILD_REASON,
 } from './document.js';
 export { filePageStore } from './page-store-file.js';
+export {
+  importPlugins,
+  type LoadedPlugins,
+  PluginModuleError,
+  registryWithPlugins,
+  resolvePluginModule,
+} from './plugin-modules.js';
 export { createDefaultRegistry, defaultPlugins } from './plugins.js';
 export {
   clientOptionsFor,

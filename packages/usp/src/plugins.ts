@@ -1,4 +1,4 @@
-import { createRegistry, type Plugin, type Registry } from '@usp-ts/core';
+import { createRegistry, type Plugin, type Registry, type XmlExtension } from '@usp-ts/core';
 import { googleImage } from '@usp-ts/ext-google-image';
 import { googleNews } from '@usp-ts/ext-google-news';
 import { googleVideo } from '@usp-ts/ext-google-video';
@@ -12,12 +12,13 @@ import { xmlSitemap } from '@usp-ts/format-xml-sitemap';
  * Every format this package ships, in the order detection asks them: robots.txt before plain
  * text (both claim non-XML documents; robots.txt only by its URL), then the XML formats.
  * A fresh list on every call: plugins are plain data, but callers may edit the array.
+ * `extensions` are more namespace extensions for the XML sitemap format, after News, Image and Video.
  */
-export function defaultPlugins(): Plugin[] {
+export function defaultPlugins(options: { extensions?: readonly XmlExtension[] } = {}): Plugin[] {
   return [
     robotsTxt(),
     plainText(),
-    xmlSitemap({ extensions: [googleNews(), googleImage(), googleVideo()] }),
+    xmlSitemap({ extensions: [googleNews(), googleImage(), googleVideo(), ...(options.extensions ?? [])] }),
     rss(),
     atom(),
   ];

@@ -15,10 +15,12 @@ import {
   type TreeOptions,
   type WalkedPage,
   type WalkStats,
+  type WalkSummary,
   type WebClient,
 } from '@usp-ts/core';
 import { createWebClient, hostIsPrivate, type WebClientOptions } from '@usp-ts/fetcher';
 import { filePageStore } from './page-store-file.js';
+import { importPlugins, registryWithPlugins } from './plugin-modules.js';
 import { createDefaultRegistry } from './plugins.js';
 import { createWorkerParser, nodeGunzip, type WorkerParser } from './worker-parse.js';
 
@@ -31,8 +33,15 @@ export type SitemapTreeOptions = Omit<TreeOptions, 'webClient' | 'registry'> & {
   webClient?: WebClient;
   /** Options for the default client (user agent, timeouts, retries, private networks, ...). */
   webClientOptions?: WebClientOptions;
-  /** Default: {@link createDefaultRegistry}. */
+  /** Default: {@link createDefaultRegistry}, with `pluginModules` added. */
   registry?: Registry;
+  /**
+   * ES modules (URLs: see `resolvePluginModule` for paths and package names) whose default export
+   * is a plugin factory or a list of plugins, added to the default registry (formats first,
+   * extensions beside Google News, Image and Video); the parse workers load them too. Ignored
+   * with `registry`. Default none.
+   */
+  pluginModules?: readonly string[];
   /**
    * Worker threads that parse large documents while another one is being parsed in this thread
    * (a second core's worth of parsing when several sitemaps are in flight). Default 1 on a machine
@@ -82,6 +91,7 @@ const WORKER_URL = new URL('./worker.js', import.meta.url);
  */
 function defaultParser(options: SitemapTreeOptions): WorkerParser | null {
   if (options.parse !== undefined) return null;
+  // The workers cannot receive a registry object; plugin modules they can load themselves.
   const custom = options.registry !== undefined;
   const workers = options.parseWorkers ?? (custom ? 0 : availableParallelism() >= 2 ? 1 : 0);
   if (!Number.isInteger(workers) || workers < 0) {
@@ -96,11 +106,16 @@ function defaultParser(options: SitemapTreeOptions): WorkerParser | null {
     callerThreadDocuments: 1,
     workerUrl: WORKER_URL,
     resourceLimits: { maxYoungGenerationSizeMb: 4 },
+    ...(options.pluginModules !== undefined ? { pluginModules: options.pluginModules } : {}),
   });
 }
 
 async function prepare(target: string, options: SitemapTreeOptions, withStore: boolean): Promise<Prepared> {
-  const { webClient, webClientOptions, registry, parseWorkers: _workers, ...rest } = options;
+  const { webClient, webClientOptions, registry, pluginModules, parseWorkers: _workers, ...rest } = options;
+  const withPlugins =
+    registry === undefined && pluginModules !== undefined && pluginModules.length > 0
+      ? registryWithPlugins(await importPlugins(pluginModules))
+      : undefined;
   const pool = defaultParser(options);
   const owned =
     webClient === undefined
@@ -109,7 +124,7 @@ async function prepare(target: string, options: SitemapTreeOptions, withStore: b
   const full: TreeOptions = {
     ...rest,
     webClient: owned ?? (webClient as WebClient),
-    registry: registry ?? createDefaultRegistry(),
+    registry: registry ?? withPlugins ?? createDefaultRegistry(),
     pageStore: rest.pageStore ?? (withStore ? filePageStore() : undefined),
     // node:zlib with 64 KiB output chunks: about three times the speed of DecompressionStream.
     gunzip: rest.gunzip ?? nodeGunzip,
@@ -214,6 +229,10 @@ class NodePageWalk implements PageWalk {
 
   get tree(): Sitemap | null {
     return this.#walk?.tree ?? null;
+  }
+
+  get summary(): WalkSummary | null {
+    return this.#walk?.summary ?? null;
   }
 
   [Symbol.asyncIterator](): this {

@@ -286,6 +286,11 @@ export interface WorkerParserOptions {
    * sent to another thread, so a custom registry needs this.
    */
   registryModule?: string | URL;
+  /**
+   * Plugin modules (URLs, see `resolvePluginModule`) the workers add to the default registry, as
+   * `sitemapTreeForHomepage`'s `pluginModules` and `usp --plugin` do. Ignored with `registryModule`.
+   */
+  pluginModules?: readonly string[];
   /** Where the worker script is, for bundlers that move it (default: `./worker.js` beside this file). */
   workerUrl?: string | URL;
   /** Bytes of body sent ahead to a worker before it has read them (default 1 MiB). */
@@ -362,6 +367,7 @@ const WORKER_PARSER_OPTIONS = {
   workers: true,
   inlineBelowBytes: true,
   registryModule: true,
+  pluginModules: true,
   workerUrl: true,
   maxBytesInFlight: true,
   resourceLimits: true,
@@ -419,7 +425,7 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
 
   const spawn = (slot: Slot): Worker => {
     const w = new Worker(workerUrl, {
-      workerData: { registryModule },
+      workerData: { registryModule, pluginModules: [...(options.pluginModules ?? [])] },
       ...(resourceLimits !== undefined ? { resourceLimits } : {}),
     });
     w.unref();

@@ -11,6 +11,7 @@ import {
   type Registry,
   type Warning,
 } from '@usp-ts/core';
+import { importPlugins, registryWithPlugins } from './plugin-modules.js';
 import { createDefaultRegistry } from './plugins.js';
 import {
   encodePages,
@@ -33,7 +34,12 @@ const DISCARD: PageWriter = {
 };
 
 async function loadRegistry(): Promise<Registry> {
-  const mod = (workerData as { registryModule: string | null } | null)?.registryModule ?? null;
+  const data = workerData as { registryModule: string | null; pluginModules?: string[] } | null;
+  const mod = data?.registryModule ?? null;
+  // The same plugin modules as the caller's registry: documents parse alike on either thread.
+  if (mod === null && data?.pluginModules !== undefined && data.pluginModules.length > 0) {
+    return registryWithPlugins(await importPlugins(data.pluginModules));
+  }
   if (mod === null) return createDefaultRegistry();
   const m = (await import(mod)) as { createRegistry?: () => Registry };
   if (typeof m.createRegistry !== 'function') throw new Error(`${mod} does not export createRegistry()`);

@@ -181,14 +181,14 @@ describe('usp ls', () => {
     expect(r.code).toBe(0);
     const [header, ...rows] = r.stdout.trimEnd().split('\n');
     expect(header).toBe(
-      'sitemap,url,priority,lastModified,changeFrequency,newsTitle,newsPublishDate,newsPublicationName,newsPublicationLanguage,images,alternates',
+      'sitemap,url,priority,lastModified,changeFrequency,newsTitle,newsPublishDate,newsPublicationName,newsPublicationLanguage,images,alternates,extensions',
     );
     expect(rows.sort()).toEqual(
       [
-        `${o}/sitemap-a.xml,${o}/a1,0.8,2024-05-06T07:08:09+02:00,,,,,,,`,
-        `${o}/sitemap-a.xml,${o}/a2,0.5,,always,,,,,,`,
-        `${o}/sitemap-b.xml.gz,${o}/b1,0.5,,,,,,,,`,
-        `${o}/sitemap-b.xml.gz,"https://other.example/b,2",0.5,,,,,,,,`,
+        `${o}/sitemap-a.xml,${o}/a1,0.8,2024-05-06T07:08:09+02:00,,,,,,,,`,
+        `${o}/sitemap-a.xml,${o}/a2,0.5,,always,,,,,,,`,
+        `${o}/sitemap-b.xml.gz,${o}/b1,0.5,,,,,,,,,`,
+        `${o}/sitemap-b.xml.gz,"https://other.example/b,2",0.5,,,,,,,,,`,
       ].sort(),
     );
   });
@@ -273,18 +273,61 @@ describe('usp ls', () => {
   });
 
   it('exits 1 with one line saying so when nothing at all could be reached', async () => {
-    // Port 1 on loopback: connection refused for robots.txt and every known path.
+    // Port 1 on loopback: connection refused.
     const r = await runCli(['ls', '--retries', '1', '--timeout', '5s', 'http://127.0.0.1:1/']);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('http://127.0.0.1:1/\n');
     const last = r.stderr.trimEnd().split('\n').at(-1);
     expect(last).toMatch(
-      /^usp: http:\/\/127\.0\.0\.1:1\/: site unreachable: all \d+ requests failed, the last with: \S/,
+      /^usp: http:\/\/127\.0\.0\.1:1\/: site unreachable: http:\/\/127\.0\.0\.1:1\/robots\.txt: connect ECONNREFUSED/,
     );
     expect(r.stderr.match(/site unreachable/g)).toHaveLength(1);
     const nd = await runCli(['ls', '--retries', '1', '-f', 'ndjson', 'http://127.0.0.1:1/']);
     expect(nd.code).toBe(1);
     expect(nd.stdout).toBe('');
+  });
+
+  it('a refused port: robots.txt is tried twice, the known paths never; -v says each retry', async () => {
+    const r = await runCli(['ls', '-v', 'http://127.0.0.1:1/']);
+    expect(r.code).toBe(1);
+    const retries = r.stderr.split('\n').filter((l) => l.includes('retrying'));
+    expect(retries).toHaveLength(1);
+    expect(retries[0]).toMatch(
+      /^usp: info: retrying http:\/\/127\.0\.0\.1:1\/robots\.txt \(attempt 2 of 2\) in \d+ ms: connect ECONNREFUSED/,
+    );
+    expect(r.stderr).toContain('[unreachable]');
+    expect(r.stderr).not.toContain('sitemap.xml');
+  });
+
+  it('a host that accepts and never answers: two requests in all, then exit 1', async () => {
+    const silent = await startTestServer({ '/robots.txt': () => {} });
+    try {
+      const r = await runCli(['ls', '--allow-private-networks', '--timeout', '300ms', `${silent.origin}/`]);
+      expect(r.code).toBe(1);
+      expect(silent.requests).toEqual(['GET /robots.txt', 'GET /robots.txt']);
+      expect(r.stderr).toMatch(/site unreachable: .*robots\.txt: Request timed out/);
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it('--deadline before any answer is unreachable (exit 1), not an empty site', async () => {
+    const silent = await startTestServer({ '/robots.txt': () => {} });
+    try {
+      const r = await runCli(['ls', '--allow-private-networks', '--deadline', '300ms', `${silent.origin}/`]);
+      expect(r.code).toBe(1);
+      expect(r.stderr.trimEnd().split('\n').at(-1)).toBe(
+        `usp: ${silent.origin}/: site unreachable: the walk's deadline of 300 ms passed`,
+      );
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it('a walk cut by a budget after something was read exits 0 with a warning naming the budget', async () => {
+    const r = await runCli(['ls', ...NET, '--max-sitemaps', '2', '-f', 'ndjson', `${o}/`]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/usp: warning: Walk stopped: the walk's limit of 2 sitemaps was reached/);
   });
 
   it('exits 0 for a site that answers 404 everywhere (reached, no sitemap)', async () => {

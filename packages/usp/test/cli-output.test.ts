@@ -107,7 +107,7 @@ describe('output formats', () => {
   });
 
   it('quotes CSV fields per RFC 4180 and joins alternates', () => {
-    expect(CSV_HEADER.split(',')).toHaveLength(11);
+    expect(CSV_HEADER.split(',')).toHaveLength(12);
     expect(
       csvLine(
         page('https://ex.com/a,b', {
@@ -119,9 +119,15 @@ describe('output formats', () => {
         'https://ex.com/s.xml',
       ),
     ).toBe(
-      'https://ex.com/s.xml,"https://ex.com/a,b",0.5,,,,,,,,de=https://ex.com/de x-default=https://ex.com/',
+      'https://ex.com/s.xml,"https://ex.com/a,b",0.5,,,,,,,,de=https://ex.com/de x-default=https://ex.com/,',
     );
-    expect(csvLine(page('https://ex.com/"q"\nx'), 's')).toBe('s,"https://ex.com/""q""\nx",0.5,,,,,,,,');
+    expect(csvLine(page('https://ex.com/"q"\nx'), 's')).toBe('s,"https://ex.com/""q""\nx",0.5,,,,,,,,,');
+    // An extension's data (a third party's own fields included) is the last column, as JSON.
+    const withVideo = page('https://ex.com/v', {
+      extensions: { videos: [{ title: 'A,b' }], minutes: 25 } as never,
+    });
+    const json = JSON.stringify({ videos: [{ title: 'A,b' }], minutes: 25 });
+    expect(csvLine(withVideo, 's')).toBe(`s,https://ex.com/v,0.5,,,,,,,,,"${json.replaceAll('"', '""')}"`);
   });
 
   it('escapes control characters of hostile URLs on a terminal only', async () => {

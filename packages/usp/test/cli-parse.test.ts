@@ -145,7 +145,7 @@ describe('usp parse', () => {
       file('urlset.xml'),
     ]);
     expect(csv.stdout.split('\n')[2]).toBe(
-      'https://example.com/s.xml,https://example.com/news,0.5,,,"Hello, ""world""",2024-01-02T03:04:05+00:00,Example,en,,',
+      'https://example.com/s.xml,https://example.com/news,0.5,,,"Hello, ""world""",2024-01-02T03:04:05+00:00,Example,en,,,',
     );
   });
 
@@ -162,7 +162,10 @@ describe('usp parse', () => {
     const json = JSON.parse(r.stdout);
     expect(json.type).toBe('InvalidSitemap');
     expect(json.reason).toContain('html');
-    expect(r.stderr).toBe(`usp: http://usp-local-dummy.local/: not a sitemap: ${json.reason}\n`);
+    // The message names stdin, not the stand-in URL.
+    expect(r.stderr).toBe(
+      `usp: <stdin>: not a sitemap: ${json.reason.replace('http://usp-local-dummy.local/', '<stdin>')}\n`,
+    );
   });
 
   it('says why a document is not a sitemap, keeps the output, exits 1', async () => {
@@ -182,11 +185,23 @@ describe('usp parse', () => {
     const empty = await runCli(['parse', file('empty.xml')]);
     expect(empty.code).toBe(1);
     expect(empty.stdout).toBe('http://usp-local-dummy.local/\n');
-    expect(empty.stderr).toBe('usp: http://usp-local-dummy.local/: not a sitemap: the document is empty\n');
+    expect(empty.stderr).toBe(`usp: ${file('empty.xml')}: not a sitemap: the document is empty\n`);
     const prose = await runCli(['parse', '-f', 'json', '-'], { input: 'Hello, world\n' });
     expect(prose.code).toBe(1);
     expect(JSON.parse(prose.stdout)).toMatchObject({ type: 'PagesTextSitemap', pages: [] });
     expect(prose.stderr.trimEnd().split('\n').at(-1)).toMatch(/: not a sitemap: no URL in it/);
+  });
+
+  it('names the file in its messages, the dummy URL staying the base of relative links', async () => {
+    writeFileSync(
+      file('warn.xml'),
+      `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>/rel</loc></url><url><loc>https://example.com/a</loc><lastmod>2024-13-45</lastmod></url></urlset>`,
+    );
+    const r = await runCli(['parse', file('warn.xml')]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('http://usp-local-dummy.local/\n\thttps://example.com/a\n');
+    expect(r.stderr).toContain(`[invalid-date] (${file('warn.xml')})`);
+    expect(r.stderr).not.toContain('usp-local-dummy');
   });
 
   it('exits 0 for a sitemap with no URLs in it (an empty urlset is still a sitemap)', async () => {

@@ -69,6 +69,11 @@ beforeAll(async () => {
     headers: { 'Content-Type': 'text/plain' },
     body: `User-agent: *\nSitemap: ${o}/good.xml\n`,
   });
+  // 30 pages on another host and 12 bad dates: a report that must be cut short.
+  server.route('/noisy.xml', {
+    headers: XML,
+    body: `<urlset xmlns="${NS}">${Array.from({ length: 30 }, (_, i) => `<url><loc>https://cdn.example/p${i}</loc></url>`).join('')}${Array.from({ length: 12 }, (_, i) => `<url><loc>${o}/d${i}</loc><lastmod>2024-13-${i + 10}</lastmod></url>`).join('')}</urlset>`,
+  });
 });
 
 afterAll(async () => {
@@ -138,6 +143,35 @@ describe('usp validate', () => {
     expect(html.report.findings.map((f) => f.code)).toEqual(['html']);
     const text = await validateJson([`${o}/text-as-xml.xml`]);
     expect(text.report.findings.map((f) => [f.severity, f.code])).toEqual([['warning', 'content-type']]);
+  });
+
+  it('shows at most --max-per-code findings of one code per sitemap, counts the rest, and sums up by code', async () => {
+    const r = await runCli(['validate', ...NET, `${o}/noisy.xml`]);
+    expect(r.code).toBe(1);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines.filter((l) => /^ {2}error +entry \d+ +cross-host /.test(l))).toHaveLength(10);
+    expect(lines.filter((l) => /^ {2}error +entry \d+ +invalid-date /.test(l))).toHaveLength(10);
+    expect(lines).toContain('  … and 20 more [cross-host]');
+    expect(lines).toContain('  … and 2 more [invalid-date]');
+    // The ones shown are the first, in document order.
+    expect(lines[1]).toMatch(/entry 1 +cross-host +URL https:\/\/cdn\.example\/p0 /);
+    expect(lines.slice(-4)).toEqual([
+      'summary:',
+      '  error   cross-host          30',
+      '  error   invalid-date        12',
+      '42 errors, 0 warnings in 1 sitemap',
+    ]);
+    const three = await runCli(['validate', ...NET, '--max-per-code', '3', `${o}/noisy.xml`]);
+    expect(three.stdout).toContain('  … and 27 more [cross-host]');
+    expect(three.stdout.split('\n').filter((l) => l.includes(' cross-host '))).toHaveLength(3 + 1);
+    const all = await runCli(['validate', ...NET, '--max-per-code', '0', `${o}/noisy.xml`]);
+    expect(all.stdout).not.toContain('more [');
+    expect(all.stdout.split('\n').filter((l) => /^ {2}error +entry /.test(l))).toHaveLength(42);
+    // JSON keeps every finding.
+    const { report } = await validateJson(['--max-per-code', '1', `${o}/noisy.xml`]);
+    expect(report.findings).toHaveLength(42);
+    const bad = await runCli(['validate', '--max-per-code', 'x', `${o}/noisy.xml`]);
+    expect(bad.code).toBe(2);
   });
 
   it('follows an index to its children and reports the one that cannot be fetched', async () => {
@@ -234,6 +268,23 @@ describe('usp validate', () => {
       expect(code).toBe(1);
       expect(report.findings.map((f) => f.code)).toEqual(['too-many-urls']);
       expect(report.sitemaps[0].entries).toBe(50_001);
+    });
+
+    it('names the file in the report and in JSON, not the dummy URL', async () => {
+      const path = join(dir, 'named.xml');
+      writeFileSync(
+        path,
+        `<urlset xmlns="${NS}"><url><loc>https://example.com/a</loc><lastmod>2024-13-45</lastmod></url></urlset>`,
+      );
+      const human = await runCli(['validate', path]);
+      expect(human.stdout.split('\n')[0]).toBe(
+        `${path} (PagesXMLSitemap, 1 entries, ${98 + NS.length} bytes)`,
+      );
+      expect(human.stdout).not.toContain('usp-local-dummy');
+      const { report } = await validateJson([path]);
+      expect(report.findings[0].sitemap).toBe(path);
+      const html = await runCli(['validate', '-'], { input: '<html><body>hi</body></html>' });
+      expect(html.stdout.split('\n')[0]).toBe('<stdin> (not a sitemap)');
     });
 
     it('checks hosts only when --url says where the file lives', async () => {

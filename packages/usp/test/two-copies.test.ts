@@ -22,6 +22,10 @@ import { lastJsonLine, runNode, startTestServer, type TestServer } from '@usp-ts
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
+/** Core A is the workspace's build at its own version (0.0.0 before the first release). */
+const CORE_A_VERSION = JSON.parse(
+  readFileSync(join(repo, 'packages', 'core', 'package.json'), 'utf8'),
+).version;
 const CORE_B_VERSION = '0.99.0';
 
 const CHILD = `
@@ -169,7 +173,7 @@ describe('a plugin on another copy of core than usp', () => {
     expect(run.stderr).toBe('');
     const out = lastJsonLine(run);
     // Two copies really are loaded.
-    expect(out).toMatchObject({ coreA: '0.0.0', coreB: CORE_B_VERSION, distinctClasses: true });
+    expect(out).toMatchObject({ coreA: CORE_A_VERSION, coreB: CORE_B_VERSION, distinctClasses: true });
     expect(out).toMatchObject({
       pages: 1,
       // The video's date went through usp's file page store and came back a date, not a string.

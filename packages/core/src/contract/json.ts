@@ -1,5 +1,6 @@
 import type { Page, PageExtensions } from './model.js';
-import { isIndexSitemap, isPagesSitemap, type Sitemap } from './sitemap.js';
+import { IndexWebsiteSitemap, isIndexSitemap, isPagesSitemap, type Sitemap } from './sitemap.js';
+import type { WalkOutcome } from './walk-summary.js';
 
 /** The JSON form of a page: the contract of the CLI's json output and the conformance comparison. */
 export interface PageJSON {
@@ -34,6 +35,10 @@ export interface SitemapJSON {
   type: Sitemap['type'];
   url: string;
   reason?: string;
+  /** The root only: how the walk ended (`IndexWebsiteSitemap.summary`). */
+  outcome?: WalkOutcome;
+  /** The root only, when the outcome is not `ok`: why. */
+  outcomeReason?: string;
   lastModified?: string;
   subSitemaps?: SitemapJSON[];
   pages?: PageJSON[];
@@ -75,6 +80,10 @@ export function sitemapToJSON(sitemap: Sitemap, options: ToJSONOptions = {}): Si
   const withPages = options.withPages ?? true;
   const json: SitemapJSON = { type: sitemap.type, url: sitemap.url };
   if (sitemap.lastModified) json.lastModified = sitemap.lastModified.toISOString();
+  if (sitemap instanceof IndexWebsiteSitemap) {
+    json.outcome = sitemap.summary.outcome;
+    if (sitemap.summary.reason !== null) json.outcomeReason = sitemap.summary.reason;
+  }
   if (sitemap.type === 'InvalidSitemap') json.reason = sitemap.reason;
   else if (isIndexSitemap(sitemap))
     json.subSitemaps = sitemap.subSitemaps.map((c) => sitemapToJSON(c, options));

@@ -2,6 +2,7 @@ import { brandClass, isBranded } from './brand.js';
 import type { ChildRef, Page, RobotsRules } from './model.js';
 import { type StoredPages, storedPages } from './page-store.js';
 import type { SitemapDate } from './sitemap-date.js';
+import { OK_SUMMARY, type WalkSummary } from './walk-summary.js';
 import type { Warning } from './warning.js';
 
 export type IndexSitemapType = 'IndexWebsiteSitemap' | 'IndexRobotsTxtSitemap' | 'IndexXMLSitemap';
@@ -101,6 +102,12 @@ export abstract class AbstractPagesSitemap extends BaseSitemap {
 /** The root of a walk: the homepage, with robots.txt and known-path sitemaps as children. */
 export class IndexWebsiteSitemap extends AbstractIndexSitemap {
   readonly type = 'IndexWebsiteSitemap' as const;
+  /** How the walk that built this tree ended (`ok`, `unreachable`, `partial`) and why. */
+  readonly summary: WalkSummary;
+  constructor(init: NodeInit & { subSitemaps?: Sitemap[]; summary?: WalkSummary }) {
+    super(init);
+    this.summary = init.summary ?? OK_SUMMARY;
+  }
 }
 
 /** A robots.txt; children are its `Sitemap:` lines. */

@@ -22,6 +22,7 @@ export type WarningCode =
   | 'fetch'
   | 'recursion'
   | 'blocked'
+  | 'unreachable'
   | 'soft-404'
   | 'over-spec'
   | (string & {});

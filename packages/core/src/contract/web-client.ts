@@ -18,6 +18,11 @@ export interface WebRequestOptions {
   /** Conditional request validators from an earlier crawl; a match answers `not-modified`. */
   readonly ifNoneMatch?: string;
   readonly ifModifiedSince?: string;
+  /**
+   * Asked before each retry with the failure just met; `false` returns that failure at once. A
+   * walk's origin breaker uses it to stop retrying a host it has given up on. Default: retry.
+   */
+  readonly shouldRetry?: (error: WebErrorResponse) => boolean;
 }
 
 export type WebResponse = WebSuccessResponse | WebErrorResponse | WebNotModifiedResponse;

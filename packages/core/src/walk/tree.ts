@@ -5,6 +5,7 @@ import type { HeaderLookup } from '../contract/plugin.js';
 import type { Registry } from '../contract/registry.js';
 import { IndexRobotsTxtSitemap, IndexWebsiteSitemap, type Sitemap } from '../contract/sitemap.js';
 import type { SitemapDate } from '../contract/sitemap-date.js';
+import type { WalkSummary } from '../contract/walk-summary.js';
 import type { Warning, WarningListener } from '../contract/warning.js';
 import type { WebClient } from '../contract/web-client.js';
 import {
@@ -16,6 +17,7 @@ import {
 } from '../engine/document.js';
 import { rejectUnknownOptions } from '../engine/options.js';
 import { isHttpUrl, stripUrlToHomepage } from '../engine/url.js';
+import { OriginBreaker, type OriginBreakerOptions } from './origin-breaker.js';
 import type { Revisit, WalkedDocument } from './revisit.js';
 import {
   type Ancestry,
@@ -182,6 +184,15 @@ export interface TreeOptions {
   /** Replaces core's `parseDocument` (for example to parse in a worker thread). */
   readonly parse?: (options: ParseDocumentOptions) => Promise<ParsedDocument>;
   readonly gunzip?: Gunzip;
+  /**
+   * The per-origin breaker: after a document on an origin got no HTTP response (after its
+   * retries), or 3 in a row were answered 429/503, the walk stops retrying there and then stops
+   * sending that origin requests; its later sitemaps become `InvalidSitemap`s saying "host
+   * unreachable", with one `unreachable` warning. Thresholds (see `OriginBreakerOptions`), a
+   * breaker of your own (shared by several walks), or `false` for none. Default: a new breaker
+   * with the default thresholds.
+   */
+  readonly originBreaker?: OriginBreakerOptions | OriginBreaker | false;
 }
 
 export interface WalkPagesOptions extends TreeOptions {
@@ -198,11 +209,13 @@ export interface WalkedPage {
 /** The iterable a streaming walk returns; the tree's shape is there once iteration is over. */
 export interface PageWalk extends AsyncIterableIterator<WalkedPage> {
   readonly stats: WalkStats;
+  /** How the walk ended (`ok`, `unreachable`, `partial`) once iteration is over; `null` before. */
+  readonly summary: WalkSummary | null;
   /** The tree (pages counted, not kept unless a `pageStore` was given) once the walk ended. */
   readonly tree: Sitemap | null;
 }
 
-export type { StopReason, WalkedSitemapInfo, WalkStats } from './walk.js';
+export type { WalkedSitemapInfo, WalkStats } from './walk.js';
 
 /**
  * Finds and parses every sitemap of a website as usp does: robots.txt, then the known paths
@@ -332,6 +345,7 @@ const TREE_OPTIONS = {
   onResponse: true,
   parse: true,
   gunzip: true,
+  originBreaker: true,
 } satisfies Record<keyof TreeOptions, true>;
 const WALK_OPTIONS = { ...TREE_OPTIONS, bufferPages: true } satisfies Record<keyof WalkPagesOptions, true>;
 
@@ -431,7 +445,14 @@ function resolveConfig(
     maxPages: int('maxPages', options.maxPages, Number.POSITIVE_INFINITY, 0),
     pageStore,
     homepageUrl,
+    breaker: breakerOf(options.originBreaker),
   };
+}
+
+function breakerOf(option: TreeOptions['originBreaker']): OriginBreaker | null {
+  if (option === false) return null;
+  if (option instanceof OriginBreaker) return option;
+  return new OriginBreaker(option ?? {});
 }
 
 async function runHomepage(walk: Walk, home: Homepage): Promise<IndexWebsiteSitemap> {
@@ -480,7 +501,12 @@ async function runHomepage(walk: Walk, home: Homepage): Promise<IndexWebsiteSite
   } finally {
     walk.finish();
   }
-  return new IndexWebsiteSitemap({ url: home.url, subSitemaps: children, warnings: walk.walkWarnings });
+  return new IndexWebsiteSitemap({
+    url: home.url,
+    subSitemaps: children,
+    warnings: walk.walkWarnings,
+    summary: walk.summary,
+  });
 }
 
 async function runSingle(walk: Walk, url: string): Promise<Sitemap> {
@@ -564,6 +590,10 @@ class PageStream implements PageWalk {
 
   get tree(): Sitemap | null {
     return this.#tree;
+  }
+
+  get summary(): WalkSummary | null {
+    return this.#finished ? this.#walk.summary : null;
   }
 
   [Symbol.asyncIterator](): this {

@@ -11,15 +11,14 @@ import {
   type Sitemap,
 } from '../contract/sitemap.js';
 import type { SitemapDate } from '../contract/sitemap-date.js';
+import type { StopReason, WalkSummary } from '../contract/walk-summary.js';
 import type { Warning, WarningCode } from '../contract/warning.js';
 import type { WebResponse } from '../contract/web-client.js';
 import { type ParseDocumentOptions, type ParsedDocument, parseDocument } from '../engine/document.js';
 import { isHttpUrl, urlKey } from '../engine/url.js';
+import type { OriginBreaker } from './origin-breaker.js';
 import { type ReuseKind, replayedNode, type StoredDocument } from './revisit.js';
 import type { TreeOptions } from './tree.js';
-
-/** Why a walk stopped before it had fetched everything it found. */
-export type StopReason = 'aborted' | 'deadline' | 'maxSitemaps' | 'maxPages';
 
 /** Counters of a walk, handed to `onProgress` as it goes. */
 export interface WalkStats {
@@ -91,6 +90,8 @@ export interface WalkConfig
   readonly maxPages: number;
   readonly pageStore: PageStore;
   readonly homepageUrl: string | null;
+  /** `null` when the caller turned it off (`originBreaker: false`). */
+  readonly breaker: OriginBreaker | null;
 }
 
 const STOP_TEXT: Record<StopReason, (c: WalkConfig) => string> = {
@@ -152,6 +153,10 @@ export class Walk {
   #inFlight = 0;
   #pages = 0;
   #bytes = 0;
+  /** Requests that got an HTTP response of any status: the site was reached. */
+  #answered = 0;
+  /** The first request that got no response at all, as `url: message`. */
+  #firstFailure: string | null = null;
 
   constructor(config: WalkConfig, sink: PageSink | null) {
     this.config = config;
@@ -178,6 +183,26 @@ export class Walk {
       bytes: this.#bytes,
       stoppedBy: this.#stopReason,
     };
+  }
+
+  /**
+   * How the walk ended: `unreachable` when no request got an HTTP response and something was
+   * tried or cut (network failures, the deadline, an abort); `partial` when a budget, the deadline
+   * or an abort stopped it after something was read; `ok` otherwise.
+   */
+  get summary(): WalkSummary {
+    const stoppedBy = this.#stopReason;
+    const unreachableOrigins = this.config.breaker?.openOrigins().map((o) => o.origin) ?? [];
+    const cut = stoppedBy === 'aborted' || stoppedBy === 'deadline';
+    if (this.#answered === 0 && (this.#firstFailure !== null || cut)) {
+      const reason =
+        this.#firstFailure ?? (stoppedBy === null ? 'no response' : STOP_TEXT[stoppedBy](this.config));
+      return { outcome: 'unreachable', reason, stoppedBy, unreachableOrigins };
+    }
+    if (stoppedBy !== null) {
+      return { outcome: 'partial', reason: STOP_TEXT[stoppedBy](this.config), stoppedBy, unreachableOrigins };
+    }
+    return { outcome: 'ok', reason: null, stoppedBy, unreachableOrigins };
   }
 
   start(): void {
@@ -292,6 +317,20 @@ export class Walk {
       this.#slots.release();
       return this.#unfetched(task);
     }
+    const refusal = this.config.breaker?.refusal(task.url) ?? null;
+    if (refusal !== null) {
+      // The origin was given up earlier in this walk: no request, and no warning per document
+      // (the breaker's one warning said so when it opened).
+      this.#slots.release();
+      this.#done++;
+      const reason = `Unable to fetch sitemap from ${task.url}: ${refusal}`;
+      return {
+        node: this.#invalidNode(task.url, reason, task.lastModified, null),
+        requestedUrl: task.url,
+        contentType: null,
+        unfetched: true,
+      };
+    }
     if (this.#fetched >= this.config.maxSitemaps) {
       this.#slots.release();
       this.stop('maxSitemaps');
@@ -354,10 +393,12 @@ export class Walk {
     const { url, lastModified } = task;
     const opts = this.config.options;
     const conditional = plan ?? hook(() => opts.conditionalRequest?.(url));
+    const breaker = this.config.breaker;
     let response: WebResponse;
     try {
       response = await this.config.webClient.get(url, {
         signal: this.signal,
+        ...(breaker !== null ? { shouldRetry: () => breaker.mayRetry(url) } : {}),
         ...(opts.headers !== undefined ? { headers: opts.headers } : {}),
         ...(conditional?.ifNoneMatch !== undefined ? { ifNoneMatch: conditional.ifNoneMatch } : {}),
         ...(conditional?.ifModifiedSince !== undefined
@@ -373,6 +414,7 @@ export class Walk {
           : String(error);
       return [this.#result(task, this.#fetchFailed(url, message, lastModified, false), null), []];
     }
+    this.#record(url, response);
     if (response.kind === 'error') {
       const quiet = task.quiet404 === true && (response.status === 404 || response.status === 410);
       return [this.#result(task, this.#fetchFailed(url, response.message, lastModified, quiet), null), []];
@@ -410,6 +452,24 @@ export class Walk {
       return [this.#result(task, this.#invalidNode(url, reason, lastModified, 'blocked'), contentType), []];
     }
     return this.#parse(task, response.url, response, contentType);
+  }
+
+  /** Counts the answer for the walk's outcome and tells the breaker. */
+  #record(url: string, response: WebResponse): void {
+    const status = response.kind === 'error' ? response.status : 200;
+    if (status !== null) this.#answered++;
+    else if (this.#firstFailure === null && response.kind === 'error') {
+      this.#firstFailure = `${url}: ${response.message}`;
+    }
+    if (this.config.breaker?.record(url, response) === true) {
+      const reason = this.config.breaker.refusal(url) ?? '';
+      this.#warn(
+        this.walkWarnings,
+        'unreachable',
+        `Giving up on ${originOf(url)} for the rest of the walk (${reason}); its other sitemaps are not fetched`,
+        url,
+      );
+    }
   }
 
   #fetchFailed(url: string, message: string, lastModified: SitemapDate | null, quiet: boolean): Sitemap {
@@ -696,6 +756,14 @@ export function sameSite(a: string, b: string): boolean {
   if (getDomain === null) throw new Error('sameSite: call loadPublicSuffixList() first');
   const da = getDomain(ha, { allowPrivateDomains: true });
   return da !== null && da === getDomain(hb, { allowPrivateDomains: true });
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
 }
 
 function hostOf(url: string): string | null {

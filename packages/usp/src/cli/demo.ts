@@ -45,7 +45,7 @@ export async function runDemo(args: string[], signal: AbortSignal): Promise<numb
   try {
     const home = `${server.origin}/`;
     process.stderr.write(`usp demo: serving an example site at ${home}; running: usp ls ${home}\n\n`);
-    const tree = await runListing({
+    const { tree } = await runListing({
       url: home,
       format,
       strip: flag(p, 'strip-url'),

@@ -3,11 +3,12 @@ import {
   type IndexWebsiteSitemap,
   InvalidSitemap,
   isHttpUrl,
+  OK_SUMMARY,
   stripUrlToHomepage,
   type WalkStats,
-  type WebClient,
+  type WalkSummary,
 } from '@usp-ts/core';
-import { createWebClient } from '@usp-ts/fetcher';
+import { createWebClient, type RetryInfo } from '@usp-ts/fetcher';
 import { clientOptionsFor, type SitemapTreeOptions, sitemapTreeForHomepage, walkPages } from '../tree.js';
 import {
   choice,
@@ -35,6 +36,7 @@ import {
   stripUrl,
   writeTree,
 } from './output.js';
+import { PLUGIN_HELP, PLUGIN_OPTIONS, pluginsFrom } from './plugins.js';
 
 /**
  * Formats printed as pages arrive. `pages` prints the same lines as usp (which prints them after
@@ -65,6 +67,7 @@ const LS_OPTIONS = {
   'max-pages': { type: 'string' },
   'parse-workers': { type: 'string' },
   'no-progress': { type: 'boolean' },
+  ...PLUGIN_OPTIONS,
   ...NETWORK_OPTIONS,
 } satisfies OptionSpec;
 
@@ -100,6 +103,7 @@ options:
   --no-normalize-homepage   don't reduce the URL to scheme://host/ first; the URL must then be a
                             directory, ending in / (for one sitemap, use --sitemap)
   --no-progress             no progress line (it shows only when stderr is a terminal)
+${PLUGIN_HELP}
 
 limits:
   --max-depth N             index nesting followed, robots.txt being 0 (default 11, as usp)
@@ -112,10 +116,17 @@ limits:
 
 ${NETWORK_HELP}
 
+a host that refuses, stays silent or fails DNS/TLS is tried twice per request (5 times for the
+retryable HTTP statuses, waiting the longer of Retry-After and the backoff); once a request to a
+host got no response after its retries, or 3 in a row were answered 429/503, the walk gives that
+host up and its other sitemaps are listed as "host unreachable" (-v shows each retry).
+
 exit status:
-  0  the walk ran, whatever it found: a site with no sitemap, 404s, broken sitemaps included
-  1  the site could not be reached at all: robots.txt and every known path failed at the network
-     level (connection refused, timeout, DNS, address blocked); one line on stderr says so
+  0  the walk ran, whatever it found: a site with no sitemap, 404s, broken sitemaps included;
+     also when --deadline or --max-* cut it after something was read (a warning names the limit)
+  1  the site could not be reached at all: no request got an HTTP response (connection refused,
+     timeout, DNS, TLS, address blocked, or --deadline / Ctrl-C before any answer); one line on
+     stderr says why
   2  usage error`;
 
 /** The prefix `--strip-url` removes: the homepage as the tree will normalise it. */
@@ -143,8 +154,14 @@ export interface LsRun {
   out: Output;
 }
 
-/** Lists a site; shared by `ls` and `demo`. Returns the tree unless the format streamed. */
-export async function runListing(run: LsRun): Promise<IndexWebsiteSitemap | null> {
+export interface Listing {
+  /** The tree, unless the format streamed. */
+  readonly tree: IndexWebsiteSitemap | null;
+  readonly summary: WalkSummary;
+}
+
+/** Lists a site; shared by `ls` and `demo`. */
+export async function runListing(run: LsRun): Promise<Listing> {
   const { url, format, strip, log, progress, out } = run;
   const options: SitemapTreeOptions = {
     ...run.options,
@@ -175,12 +192,13 @@ export async function runListing(run: LsRun): Promise<IndexWebsiteSitemap | null
     await out.flush();
     progress.clear();
     log.info(`${pages} pages in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const summary = walk.summary ?? OK_SUMMARY;
     // The shape of the walk (pages counted, not kept): what `demo` summarises after `pages`.
-    if (format !== 'pages' || walk.tree === null) return null;
+    if (format !== 'pages' || walk.tree === null) return { tree: null, summary };
     for (const s of walk.tree.allSitemaps()) {
       if (s instanceof InvalidSitemap) log.info(`Invalid sitemap: ${s.url}, reason: ${s.reason}`);
     }
-    return walk.tree as IndexWebsiteSitemap;
+    return { tree: walk.tree as IndexWebsiteSitemap, summary };
   }
   const tree = await sitemapTreeForHomepage(url, options);
   progress.clear();
@@ -191,34 +209,7 @@ export async function runListing(run: LsRun): Promise<IndexWebsiteSitemap | null
   }
   await writeTree(out, tree, format, strip ? tree.url : '');
   log.info(`${sitemaps} sitemaps in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  return tree;
-}
-
-/** Whether any request got an HTTP answer: a walk where none did never reached the site. */
-interface Reach {
-  answered: number;
-  failed: number;
-  lastFailure: string;
-}
-
-/**
- * Wraps a client to count network-level failures (`status: null`: refused, timeout, DNS, blocked)
- * against HTTP answers of any status. The tree keeps no node for a failed top-level probe, and a
- * 404 and a refused connection look alike there, so the count is taken at the client.
- */
-function reachCountingClient(inner: WebClient, reach: Reach): WebClient {
-  return {
-    async get(url, options) {
-      const response = await inner.get(url, options);
-      if (response.kind === 'error' && response.status === null) {
-        reach.failed++;
-        reach.lastFailure = response.message;
-      } else {
-        reach.answered++;
-      }
-      return response;
-    },
-  };
+  return { tree, summary: tree.summary };
 }
 
 export async function runLs(args: string[], signal: AbortSignal): Promise<number> {
@@ -262,33 +253,45 @@ export async function runLs(args: string[], signal: AbortSignal): Promise<number
     webClientOptions: webClientOptionsFrom(p, LS_USAGE),
     signal,
   };
+  // Loaded here to fail early and in one line; the walk and its workers load the same URLs.
+  const plugins = await pluginsFrom(p, LS_USAGE);
+  if (plugins.urls.length > 0) options.pluginModules = plugins.urls;
   const log = new Log(count(p, 'verbose'), str(p, 'log-file'));
   const progress = new Progress(!flag(p, 'no-progress'));
   log.attach(progress);
-  const reach: Reach = { answered: 0, failed: 0, lastFailure: '' };
-  const client = createWebClient(await clientOptionsFor([url, ...sitemaps], options.webClientOptions));
+  const client = createWebClient(
+    await clientOptionsFor([url, ...sitemaps], {
+      ...options.webClientOptions,
+      onRetry: (r) => log.info(retryLine(r)),
+    }),
+  );
+  let summary: WalkSummary;
   try {
     const out = new Output(process.stdout, { eager: STREAMED.has(format) });
-    await runListing({
+    ({ summary } = await runListing({
       url,
       format,
       strip: flag(p, 'strip-url'),
-      options: { ...options, webClient: reachCountingClient(client, reach) },
+      options: { ...options, webClient: client },
       log,
       progress,
       out,
-    });
+    }));
   } finally {
     progress.clear();
     log.summary();
     await log.close();
     await client.close();
   }
-  if (reach.answered === 0 && reach.failed > 0) {
-    process.stderr.write(
-      `usp: ${url}: site unreachable: all ${reach.failed} requests failed, the last with: ${reach.lastFailure}\n`,
-    );
+  if (summary.outcome === 'unreachable') {
+    process.stderr.write(`usp: ${url}: site unreachable: ${summary.reason}\n`);
     return 1;
   }
   return 0;
+}
+
+/** One `-v` line per retry: a user watching a slow run sees why it waits. */
+export function retryLine(r: RetryInfo): string {
+  const wait = r.delayMs >= 1000 ? `${(r.delayMs / 1000).toFixed(1)} s` : `${r.delayMs} ms`;
+  return `retrying ${r.url} (attempt ${r.attempt + 1} of ${r.maxAttempts}) in ${wait}: ${r.reason}`;
 }

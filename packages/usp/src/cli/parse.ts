@@ -1,4 +1,3 @@
-import { open } from 'node:fs/promises';
 import {
   AbstractPagesSitemap,
   countingPageStore,
@@ -8,6 +7,7 @@ import {
   type Page,
   type ParsedDocument,
   stripUrlToHomepage,
+  type Warning,
 } from '@usp-ts/core';
 import { LOCAL_DUMMY_URL, parseSitemapDocument } from '../document.js';
 import { filePageStore } from '../page-store-file.js';
@@ -23,6 +23,7 @@ import {
   str,
   UsageError,
 } from './args.js';
+import { inputNamer, type Namer, openInput } from './input.js';
 import { Log } from './log.js';
 import {
   CSV_HEADER,
@@ -35,6 +36,7 @@ import {
   stripUrl,
   writeTree,
 } from './output.js';
+import { PLUGIN_HELP, PLUGIN_OPTIONS, pluginsFrom } from './plugins.js';
 
 export const PARSE_USAGE =
   'usage: usp parse [-h] [--url URL] [-H HEADER] [-f FORMAT] [-u] [-v] [-l LOG_FILE] file';
@@ -47,6 +49,7 @@ const PARSE_OPTIONS = {
   'strip-url': { type: 'boolean', short: 'u' },
   verbose: { type: 'boolean', short: 'v', multiple: true },
   'log-file': { type: 'string', short: 'l' },
+  ...PLUGIN_OPTIONS,
 } satisfies OptionSpec;
 
 export const PARSE_HELP = `${PARSE_USAGE}
@@ -67,30 +70,13 @@ options:
   -u, --strip-url           strip scheme://host/ of the URL from each URL
   -v, --verbose             more output on stderr (-v info, -vv debug)
   -l, --log-file LOG_FILE   write logs to this file instead of stderr
+${PLUGIN_HELP}
 
 exit status:
   0  the document is a sitemap (an index, a robots.txt or a list of pages, even an empty urlset)
   1  it is not one (HTML, an unknown root element, an empty file, text with no URL in it: the
      output is printed as usual and one line on stderr says why), or it could not be read
   2  usage error`;
-
-/** Opens a file for streaming, turning the usual failures into one clear message. */
-export async function openInput(file: string): Promise<AsyncIterable<Uint8Array>> {
-  if (file === '-') return process.stdin;
-  try {
-    const handle = await open(file, 'r');
-    if ((await handle.stat()).isDirectory()) {
-      await handle.close();
-      throw new Error(`cannot read ${file}: it is a directory`);
-    }
-    return handle.createReadStream();
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new Error(`cannot read ${file}: no such file`);
-    if (code === 'EACCES') throw new Error(`cannot read ${file}: permission denied`);
-    throw err;
-  }
-}
 
 function pageLine(
   out: Output,
@@ -125,10 +111,10 @@ function notASitemap(parsed: ParsedDocument): string | null {
 }
 
 /** One stderr line (never the log file: it is the command's result) and exit 1, or exit 0. */
-function exitFor(url: string, parsed: ParsedDocument): number {
+function exitFor(url: string, parsed: ParsedDocument, name: Namer): number {
   const reason = notASitemap(parsed);
   if (reason === null) return 0;
-  process.stderr.write(`usp: ${url}: not a sitemap: ${reason}\n`);
+  process.stderr.write(`usp: ${name(url)}: not a sitemap: ${name(reason)}\n`);
   return 1;
 }
 
@@ -145,10 +131,15 @@ export async function runParse(args: string[], signal: AbortSignal): Promise<num
     return 0;
   }
   const file = onePositional(p, 'file', PARSE_USAGE);
-  const url = str(p, 'url') ?? LOCAL_DUMMY_URL;
+  const given = str(p, 'url');
+  const url = given ?? LOCAL_DUMMY_URL;
+  // Messages name the file; the stand-in URL is only the base of relative links.
+  const name = given === undefined ? inputNamer(file) : (text: string) => text;
+  const onWarning = (w: Warning) => log.warning({ ...w, message: name(w.message), url: name(w.url) });
   if (!isHttpUrl(url)) throw new UsageError(`URL ${url} is not a HTTP(s) URL`, PARSE_USAGE);
   const format = choice(p, 'format', FORMATS, 'tabtree', PARSE_USAGE);
   const headers = headersFrom(list(p, 'header'), PARSE_USAGE);
+  const { registry } = await pluginsFrom(p, PARSE_USAGE);
   const log = new Log(count(p, 'verbose'), str(p, 'log-file'));
   try {
     const body = await openInput(file);
@@ -157,23 +148,25 @@ export async function runParse(args: string[], signal: AbortSignal): Promise<num
     if (format === 'json') {
       // The JSON form needs the whole node: pages wait in a temp file meanwhile.
       const parsed = await parseSitemapDocument(body, {
+        ...(registry !== undefined ? { registry } : {}),
         url,
         headers,
-        onWarning: (w) => log.warning(w),
+        onWarning,
         pageStore: filePageStore(),
         signal,
       });
       summary(log, parsed);
       await writeTree(out, parsed.sitemap, format, prefix);
-      return exitFor(url, parsed);
+      return exitFor(url, parsed, name);
     }
     // Every other format is written as the pages are parsed, and none is kept.
     if (format === 'tabtree') await out.line(shown(out, url));
     if (format === 'csv') await out.line(CSV_HEADER);
     const parsed = await parseSitemapDocument(body, {
+      ...(registry !== undefined ? { registry } : {}),
       url,
       headers,
-      onWarning: (w) => log.warning(w),
+      onWarning,
       pageStore: countingPageStore(),
       signal,
       async onPages(pages) {
@@ -190,7 +183,7 @@ export async function runParse(args: string[], signal: AbortSignal): Promise<num
         await out.line(`\t${shown(out, stripUrl(child.url, prefix))}`);
     }
     await out.flush();
-    return exitFor(url, parsed);
+    return exitFor(url, parsed, name);
   } finally {
     log.summary();
     await log.close();

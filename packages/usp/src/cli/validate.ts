@@ -11,10 +11,11 @@ import {
   str,
   UsageError,
 } from './args.js';
+import { inputNamer, type Namer, openInput } from './input.js';
 import { Log, Progress } from './log.js';
 import { NETWORK_HELP, NETWORK_OPTIONS, webClientOptionsFrom } from './network.js';
 import { Output } from './output.js';
-import { openInput } from './parse.js';
+import { PLUGIN_HELP, PLUGIN_OPTIONS, pluginsFrom } from './plugins.js';
 
 export const VALIDATE_USAGE =
   'usage: usp validate [-h] [-f FORMAT] [--url URL] [--no-follow] [--max-sitemaps N] [options] url_or_file';
@@ -25,8 +26,10 @@ const VALIDATE_OPTIONS = {
   url: { type: 'string' },
   'no-follow': { type: 'boolean' },
   'max-sitemaps': { type: 'string' },
+  'max-per-code': { type: 'string' },
   verbose: { type: 'boolean', short: 'v', multiple: true },
   'log-file': { type: 'string', short: 'l' },
+  ...PLUGIN_OPTIONS,
   'no-progress': { type: 'boolean' },
   ...NETWORK_OPTIONS,
 } satisfies OptionSpec;
@@ -48,11 +51,15 @@ checks:
 options:
   -h, --help                show this help message and exit
   -f, --format FORMAT       human (default) or json
-  --url URL                 for a file: where it lives (enables the host checks)
+  --url URL                 for a file: where it lives (enables the host checks); without it the
+                            report names the file
   --no-follow               don't check the sitemaps an index names
   --max-sitemaps N          check at most N documents (default 1000)
+  --max-per-code N          findings of one code shown in full per sitemap, then one line counts
+                            the rest (default 10; 0: all). -f json keeps every finding
   -v, --verbose             more output on stderr (-v info, -vv debug)
   -l, --log-file LOG_FILE   write logs to this file instead of stderr
+${PLUGIN_HELP}
   --no-progress             no progress line (it shows only when stderr is a terminal)
 
 ${NETWORK_HELP}`;
@@ -64,37 +71,85 @@ function location(f: Finding): string {
 }
 
 function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
+  return `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 }
 
-/** The human report: findings grouped by sitemap, one line each, then a total. */
-export async function writeHumanReport(out: Output, report: ValidationReport): Promise<void> {
+const asIs: Namer = (text) => text;
+
+export interface HumanReportOptions {
+  /** Findings of one code shown in full per sitemap; the rest are counted. 0: all. */
+  maxPerCode: number;
+  name?: Namer;
+}
+
+/**
+ * The human report, as a linter prints one: findings grouped by sitemap, at most `maxPerCode`
+ * of one code per sitemap and then one line counting the rest, and a summary by code.
+ */
+export async function writeHumanReport(
+  out: Output,
+  report: ValidationReport,
+  options: HumanReportOptions,
+): Promise<void> {
+  const name = options.name ?? asIs;
+  const limit = options.maxPerCode === 0 ? Number.POSITIVE_INFINITY : options.maxPerCode;
   const bySitemap = new Map<string, Finding[]>();
   for (const f of report.findings) {
     const list = bySitemap.get(f.sitemap);
     if (list === undefined) bySitemap.set(f.sitemap, [f]);
     else list.push(f);
   }
+  const writeFindings = async (findings: readonly Finding[]) => {
+    const shown = new Map<string, number>();
+    for (const f of findings) {
+      const n = shown.get(f.code) ?? 0;
+      shown.set(f.code, n + 1);
+      if (n >= limit) continue;
+      const pending = out.line(
+        `  ${f.severity.padEnd(8)}${location(f).padEnd(13)}${f.code.padEnd(20)}${name(f.message)}`,
+      );
+      if (pending) await pending;
+    }
+    for (const [code, n] of shown) {
+      if (n > limit) await out.line(`  … and ${(n - limit).toLocaleString('en-US')} more [${code}]`);
+    }
+  };
   const listed = new Set<string>();
   for (const s of report.sitemaps) {
     listed.add(s.url);
     const findings = bySitemap.get(s.url) ?? [];
     const what =
       s.type === 'InvalidSitemap' ? 'not a sitemap' : `${s.type}, ${s.entries} entries, ${s.bytes} bytes`;
-    await out.line(`${s.url} (${what})${findings.length === 0 ? ': ok' : ''}`);
-    for (const f of findings) {
-      await out.line(`  ${f.severity.padEnd(8)}${location(f).padEnd(13)}${f.code.padEnd(20)}${f.message}`);
-    }
+    await out.line(`${name(s.url)} (${what})${findings.length === 0 ? ': ok' : ''}`);
+    await writeFindings(findings);
   }
   // Findings about a URL that never became a document of its own (a redirect's origin).
   for (const [url, findings] of bySitemap) {
     if (listed.has(url)) continue;
-    await out.line(url);
-    for (const f of findings) {
-      await out.line(`  ${f.severity.padEnd(8)}${location(f).padEnd(13)}${f.code.padEnd(20)}${f.message}`);
-    }
+    await out.line(name(url));
+    await writeFindings(findings);
   }
   await out.line('');
+  if (report.findings.length > 0) {
+    const counts = new Map<string, { severity: string; code: string; n: number }>();
+    for (const f of report.findings) {
+      const key = `${f.severity} ${f.code}`;
+      const c = counts.get(key);
+      if (c === undefined) counts.set(key, { severity: f.severity, code: f.code, n: 1 });
+      else c.n++;
+    }
+    // Errors first, then the most frequent.
+    const rows = [...counts.values()].sort((a, b) =>
+      a.severity === b.severity ? b.n - a.n : a.severity === 'error' ? -1 : 1,
+    );
+    const width = Math.max(...rows.map((r) => r.n.toLocaleString('en-US').length));
+    await out.line('summary:');
+    for (const r of rows) {
+      await out.line(
+        `  ${r.severity.padEnd(8)}${r.code.padEnd(20)}${r.n.toLocaleString('en-US').padStart(width)}`,
+      );
+    }
+  }
   const total =
     report.findings.length === 0
       ? `no findings in ${plural(report.sitemaps.length, 'sitemap')}`
@@ -102,6 +157,28 @@ export async function writeHumanReport(out: Output, report: ValidationReport): P
   await out.line(
     report.unchecked > 0 ? `${total} (${report.unchecked} more not checked: --max-sitemaps)` : total,
   );
+  await out.flush();
+}
+
+/**
+ * The JSON report, written piece by piece (one finding a line) rather than as one string: a
+ * report of 200,000 findings would otherwise be built whole in memory before the first byte.
+ * Every finding is kept.
+ */
+export async function writeJsonReport(
+  out: Output,
+  report: ValidationReport,
+  name: Namer = asIs,
+): Promise<void> {
+  const named = (f: Finding): Finding => ({ ...f, message: name(f.message), sitemap: name(f.sitemap) });
+  await out.line(`{"ok":${report.ok},"errors":${report.errors},"warnings":${report.warnings},"findings":[`);
+  const last = report.findings.length - 1;
+  for (let i = 0; i <= last; i++) {
+    const pending = out.line(`${JSON.stringify(named(report.findings[i]))}${i < last ? ',' : ''}`);
+    if (pending) await pending;
+  }
+  const sitemaps = report.sitemaps.map((s) => ({ ...s, url: name(s.url) }));
+  await out.line(`],"sitemaps":${JSON.stringify(sitemaps)},"unchecked":${report.unchecked}}`);
   await out.flush();
 }
 
@@ -117,6 +194,10 @@ export async function runValidate(args: string[], signal: AbortSignal): Promise<
   if (url !== undefined && !isHttpUrl(url))
     throw new UsageError(`URL ${url} is not a HTTP(s) URL`, VALIDATE_USAGE);
   const maxSitemaps = integer(p, 'max-sitemaps', VALIDATE_USAGE, 1);
+  const maxPerCode = integer(p, 'max-per-code', VALIDATE_USAGE) ?? 10;
+  const { registry } = await pluginsFrom(p, VALIDATE_USAGE);
+  const withRegistry = registry !== undefined ? { registry } : {};
+  let name = asIs;
   const webClientOptions = webClientOptionsFrom(p, VALIDATE_USAGE);
   const concurrency = integer(p, 'concurrency', VALIDATE_USAGE, 1);
   const log = new Log(count(p, 'verbose'), str(p, 'log-file'));
@@ -130,6 +211,7 @@ export async function runValidate(args: string[], signal: AbortSignal): Promise<
       let bytes = 0;
       let entries = 0;
       report = await validateSitemap(target, {
+        ...withRegistry,
         webClientOptions,
         followChildren: !flag(p, 'no-follow'),
         maxSitemaps,
@@ -144,18 +226,15 @@ export async function runValidate(args: string[], signal: AbortSignal): Promise<
         },
       });
     } else {
-      report = await validateDocument(await openInput(target), { url });
+      report = await validateDocument(await openInput(target), { url, ...withRegistry });
+      if (url === undefined) name = inputNamer(target);
     }
   } finally {
     progress.clear();
     await log.close();
   }
   const out = new Output(process.stdout);
-  if (format === 'json') {
-    await out.line(JSON.stringify(report, null, 2));
-    await out.flush();
-  } else {
-    await writeHumanReport(out, report);
-  }
+  if (format === 'json') await writeJsonReport(out, report, name);
+  else await writeHumanReport(out, report, { maxPerCode, name });
   return report.ok ? 0 : 1;
 }

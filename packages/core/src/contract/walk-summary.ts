@@ -1,0 +1,34 @@
+/** Why a walk stopped before it had fetched everything it found. */
+export type StopReason = 'aborted' | 'deadline' | 'maxSitemaps' | 'maxPages';
+
+/**
+ * How a walk ended:
+ * - `ok`: it fetched everything it found (404s and broken documents included: the site answered);
+ * - `unreachable`: no request got an HTTP response (network failures, blocked addresses aside),
+ *   or the deadline or an abort came before any did;
+ * - `partial`: a budget (`maxSitemaps`, `maxPages`), the deadline or an abort cut it after
+ *   something was read.
+ */
+export type WalkOutcome = 'ok' | 'unreachable' | 'partial';
+
+/** The end of a walk, on the tree's root (`IndexWebsiteSitemap.summary`) and on a `PageWalk`. */
+export interface WalkSummary {
+  readonly outcome: WalkOutcome;
+  /**
+   * One line saying why, `null` for `ok`: the first network failure (`URL: message`) or the
+   * stop (`the walk's deadline of 20000 ms passed`).
+   */
+  readonly reason: string | null;
+  /** The budget, deadline or abort that stopped the walk, `null` when nothing did. */
+  readonly stoppedBy: StopReason | null;
+  /** Origins the walk's breaker gave up on (`http://host:port`), in the order it did. */
+  readonly unreachableOrigins: readonly string[];
+}
+
+/** The summary of a walk that has not said otherwise. */
+export const OK_SUMMARY: WalkSummary = Object.freeze({
+  outcome: 'ok',
+  reason: null,
+  stoppedBy: null,
+  unreachableOrigins: Object.freeze([]) as readonly string[],
+});

@@ -1,0 +1,89 @@
+import { sitemapToJSON, sitemapTreeForHomepage, walkPages } from '@usp-ts/core';
+import { OpenedResources } from '@usp-ts/test-server';
+import { afterEach, describe, expect, it } from 'vitest';
+import { robots, TEXT, testClient, treeOptions, urlset, XML } from './tree-helpers.js';
+
+// How a walk ended, on the tree's root and on a page walk: ok, unreachable or partial.
+
+const opened = new OpenedResources();
+const client = (extra: Parameters<typeof testClient>[0] = {}) => opened.track(testClient(extra));
+
+afterEach(() => opened.closeAll());
+
+const never = () => {};
+
+async function smallSite() {
+  const s = await opened.server();
+  const o = s.origin;
+  s.route('/robots.txt', { headers: TEXT, body: robots([`${o}/a.xml`, `${o}/b.xml`]) });
+  s.route('/a.xml', { headers: XML, body: urlset([`${o}/1`, `${o}/2`]) });
+  s.route('/b.xml', { headers: XML, body: urlset([`${o}/3`]) });
+  return s;
+}
+
+describe('walk outcome', () => {
+  it('ok: everything found was fetched, 404s included; the JSON root carries it', async () => {
+    const s = await smallSite();
+    const tree = await sitemapTreeForHomepage(`${s.origin}/`, treeOptions(client()));
+    expect(tree.summary).toEqual({ outcome: 'ok', reason: null, stoppedBy: null, unreachableOrigins: [] });
+    const json = sitemapToJSON(tree);
+    expect(json.outcome).toBe('ok');
+    expect(json.outcomeReason).toBeUndefined();
+  });
+
+  it('ok: a site that answers 404 everywhere was reached', async () => {
+    const s = await opened.server();
+    const tree = await sitemapTreeForHomepage(`${s.origin}/`, treeOptions(client()));
+    expect(tree.summary.outcome).toBe('ok');
+  });
+
+  it('partial: a budget cut the walk after something was read, and the reason names it', async () => {
+    const s = await smallSite();
+    const tree = await sitemapTreeForHomepage(
+      `${s.origin}/`,
+      treeOptions(client(), { maxSitemaps: 2, useKnownPaths: false }),
+    );
+    expect(tree.summary).toMatchObject({
+      outcome: 'partial',
+      stoppedBy: 'maxSitemaps',
+      reason: "the walk's limit of 2 sitemaps was reached",
+    });
+    expect(sitemapToJSON(tree)).toMatchObject({
+      outcome: 'partial',
+      outcomeReason: expect.stringContaining('2 sitemaps'),
+    });
+  });
+
+  it('unreachable: the deadline passed before any response (not "a site without sitemaps")', async () => {
+    const s = await opened.server({ '/robots.txt': never });
+    const tree = await sitemapTreeForHomepage(`${s.origin}/`, treeOptions(client(), { deadlineMs: 150 }));
+    expect(tree.summary).toMatchObject({
+      outcome: 'unreachable',
+      stoppedBy: 'deadline',
+      reason: "the walk's deadline of 150 ms passed",
+    });
+  });
+
+  it('unreachable: an abort before any response', async () => {
+    const s = await opened.server({ '/robots.txt': never });
+    const ctl = new AbortController();
+    const walk = walkPages(`${s.origin}/`, treeOptions(client(), { signal: ctl.signal }));
+    const pages = (async () => {
+      for await (const _ of walk);
+    })();
+    while (s.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+    ctl.abort();
+    await pages;
+    expect(walk.summary).toMatchObject({ outcome: 'unreachable', stoppedBy: 'aborted' });
+  });
+
+  it('a page walk has no summary until it ends, then the same as the tree', async () => {
+    const s = await smallSite();
+    const walk = walkPages(`${s.origin}/`, treeOptions(client(), { maxPages: 1, useKnownPaths: false }));
+    expect(walk.summary).toBeNull();
+    let n = 0;
+    for await (const _ of walk) n++;
+    expect(n).toBe(1);
+    expect(walk.summary).toMatchObject({ outcome: 'partial', stoppedBy: 'maxPages' });
+  });
+});
