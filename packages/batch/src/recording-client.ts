@@ -62,7 +62,8 @@ export class RecordingClient implements WebClient {
   ) {}
 
   async get(url: string, options: WebRequestOptions = {}): Promise<WebResponse> {
-    const release = await this.gate.acquire(hostOf(url), options.signal);
+    const host = hostOf(url);
+    const release = await this.gate.acquire(host, options.signal);
     const started = performance.now();
     let response: WebResponse;
     try {

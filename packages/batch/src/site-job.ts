@@ -6,7 +6,6 @@ import {
   type Registry,
   type Revisit,
   SitemapDate,
-  type StopReason,
   type StoredDocument,
   sitemapTreeForHomepage,
   type TreeOptions,
@@ -278,7 +277,6 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
       });
     };
 
-    let stoppedBy: StopReason | null = null;
     const options: TreeOptions = {
       ...ctx.walkOptions,
       ...(probeAll || prev === null ? {} : probeOnly(prev, ctx.walkOptions?.extraKnownPaths ?? [])),
@@ -288,9 +286,6 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
       ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}),
       ...(revisit !== undefined ? { revisit } : {}),
       onDocument,
-      onProgress: (stats) => {
-        stoppedBy = stats.stoppedBy;
-      },
       pageStore: {
         open(url) {
           const tracker = new PageTracker({
@@ -305,18 +300,15 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
         },
       },
     };
-    await sitemapTreeForHomepage(site, options);
+    const tree = await sitemapTreeForHomepage(site, options);
     if (ctx.signal?.aborted) {
       output.discard();
       return result('partial', 'aborted');
     }
-    const unreachable = client.counts.answered === 0 && client.counts.failed > 0;
-    const status: SiteStatus = unreachable ? 'unreachable' : stoppedBy !== null ? 'partial' : 'ok';
-    const reason = unreachable
-      ? `no answer: ${client.counts.lastFailure}`
-      : stoppedBy !== null
-        ? `stopped: ${stoppedBy}`
-        : null;
+    // The walk's own verdict (core's breaker gives up on a dead origin within seconds).
+    const { outcome, reason } = tree.summary;
+    const unreachable = outcome === 'unreachable';
+    const status: SiteStatus = outcome;
     const final = result(status, reason);
     let save: ((mark: RunMark) => Promise<void>) | undefined;
     if (state !== null && !unreachable) {

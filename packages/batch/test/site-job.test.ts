@@ -161,7 +161,24 @@ describe('walkSite with a state', () => {
     // Port 9 (discard) on a loopback address nobody listens on: refused.
     const r = await walkSite({ site: 'http://127.0.3.5:9/' }, ctx);
     expect(r.status).toBe('unreachable');
-    expect(r.reason).toMatch(/no answer/);
+    expect(r.reason).toMatch(/ECONNREFUSED|refused/i);
     expect(sink.rows.sites).toEqual([r]);
+  });
+});
+
+describe('walkSite on a host that never answers', () => {
+  it('gives up on the host after its first network failure instead of probing every known path', async () => {
+    const server = await opened.server({ '*': () => {} }, { host: '127.0.3.6' });
+    const client = opened.track(
+      createWebClient({ allowPrivateNetworks: true, retries: 1, requestTimeoutMs: 300 }),
+    );
+    const sink = memorySink();
+    const r = await walkSite(
+      { site: `${server.origin}/` },
+      { webClient: client, registry: testRegistry(), gate: hostGate(), sink },
+    );
+    expect(r.status).toBe('unreachable');
+    // robots.txt, and at most the first probes already sent with it: not 15 requests.
+    expect(server.requests.length).toBeLessThanOrEqual(5);
   });
 });
