@@ -1,5 +1,5 @@
 // Builds what the usp CLI runs on, and nothing else: usp and the workspace packages it depends on
-// at run time (dependencies and peer dependencies, followed through), in dependency order.
+// at run time (dependencies, optional and peer dependencies, followed through), in dependency order.
 // `turbo --filter=usp...` would also build usp's devDependencies (the test kits, the test server,
 // the conformance corpus reader) before the first `pnpm usp demo`. Extra arguments go to turbo
 // (`--dry=json` lists the tasks without running them).
@@ -15,7 +15,8 @@ export function runtimeClosure(start, packages = workspacePackages()) {
     if (seen.has(name) || !byName.has(name)) return;
     seen.add(name);
     const m = byName.get(name);
-    for (const dep of Object.keys({ ...m.dependencies, ...m.peerDependencies })) visit(dep);
+    for (const dep of Object.keys({ ...m.dependencies, ...m.optionalDependencies, ...m.peerDependencies }))
+      visit(dep);
   };
   visit(start);
   return [...seen].sort();

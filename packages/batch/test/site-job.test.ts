@@ -182,3 +182,27 @@ describe('walkSite on a host that never answers', () => {
     expect(server.requests.length).toBeLessThanOrEqual(5);
   });
 });
+
+describe('walkSite and robots.txt', () => {
+  it("hands robots.txt's Crawl-delay for * to the gate, for the site's host", async () => {
+    const { site, home } = await startSite('127.0.3.7');
+    site.set('/robots.txt', `User-agent: *\nCrawl-delay: 0.05\nSitemap: ${home}s.xml\n`);
+    site.set('/s.xml', urlset([{ loc: `${home}p` }]));
+    const inner = hostGate();
+    const delays: [string, number][] = [];
+    const gate = {
+      acquire: inner.acquire,
+      setCrawlDelay(host: string, ms: number) {
+        delays.push([host, ms]);
+        inner.setCrawlDelay(host, ms);
+      },
+    };
+    const client = opened.track(createWebClient({ allowPrivateNetworks: true, retries: 1 }));
+    const r = await walkSite(
+      { site: home },
+      { webClient: client, registry: testRegistry(), gate, sink: memorySink() },
+    );
+    expect(r.pages).toBe(1);
+    expect(delays).toEqual([['127.0.3.7', 50]]);
+  });
+});
