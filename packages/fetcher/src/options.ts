@@ -41,6 +41,13 @@ export interface WebClientOptions {
    * homepage on the local network that the user asked for. Default none.
    */
   readonly allowPrivateHosts?: readonly string[];
+  /**
+   * Origins (`http://127.0.0.1:8080`, `https://intranet.example`) let through even when private:
+   * exactly that scheme, host and port, compared after WHATWG normalisation (`http://127.1:80` is
+   * `http://127.0.0.1`). Narrower than `allowPrivateHosts`: another service on another port of the
+   * same private host stays blocked. Default none.
+   */
+  readonly allowPrivateOrigins?: readonly string[];
   /** Redirects followed per request before `redirect-limit`. Default 10. */
   readonly maxRedirects?: number;
   /** Attempts in all, the first included (usp's `retry_count`). Default 5; 1 disables retrying. */
@@ -112,6 +119,8 @@ export interface ResolvedOptions {
   readonly allowPrivateNetworks: boolean;
   /** Lower-cased, IPv6 without brackets. */
   readonly allowPrivateHosts: ReadonlySet<string>;
+  /** As `URL.origin` gives them. */
+  readonly allowPrivateOrigins: ReadonlySet<string>;
   readonly maxRedirects: number;
   readonly retries: number;
   readonly networkAttempts: number;
@@ -156,6 +165,16 @@ export function normalizeHost(host: string): string {
   return h.startsWith('[') && h.endsWith(']') ? h.slice(1, -1) : h;
 }
 
+/** `scheme://host[:port]` of an http(s) URL as WHATWG normalises it; `null` for anything else. */
+export function httpOrigin(url: string): string | null {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.origin : null;
+  } catch {
+    return null;
+  }
+}
+
 function int(name: string, value: unknown, fallback: number, min: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
@@ -181,6 +200,7 @@ const OPTION_KEYS = {
   tlsCa: true,
   allowPrivateNetworks: true,
   allowPrivateHosts: true,
+  allowPrivateOrigins: true,
   maxRedirects: true,
   retries: true,
   networkAttempts: true,
@@ -235,6 +255,19 @@ export function resolveOptions(o: WebClientOptions, defaultUserAgent: string): R
   if (o.onRetry !== undefined && typeof o.onRetry !== 'function') {
     throw new InvalidOptionError('onRetry', 'expected a function');
   }
+  const allowPrivateOrigins = new Set<string>();
+  if (o.allowPrivateOrigins !== undefined) {
+    if (!Array.isArray(o.allowPrivateOrigins)) {
+      throw new InvalidOptionError('allowPrivateOrigins', 'expected an array of origins');
+    }
+    for (const u of o.allowPrivateOrigins) {
+      const origin = typeof u === 'string' ? httpOrigin(u) : null;
+      if (origin === null) {
+        throw new InvalidOptionError('allowPrivateOrigins', `not an http(s) origin: ${JSON.stringify(u)}`);
+      }
+      allowPrivateOrigins.add(origin);
+    }
+  }
   const d = DEFAULTS;
   return {
     userAgent: o.userAgent ?? defaultUserAgent,
@@ -244,6 +277,7 @@ export function resolveOptions(o: WebClientOptions, defaultUserAgent: string): R
     tlsCa: o.tlsCa,
     allowPrivateNetworks: bool('allowPrivateNetworks', o.allowPrivateNetworks, d.allowPrivateNetworks),
     allowPrivateHosts,
+    allowPrivateOrigins,
     maxRedirects: int('maxRedirects', o.maxRedirects, d.maxRedirects, 0),
     retries: int('retries', o.retries, d.retries, 1),
     networkAttempts: int('networkAttempts', o.networkAttempts, d.networkAttempts, 1),

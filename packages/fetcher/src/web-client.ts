@@ -16,6 +16,7 @@ import { BlockedAddressError, WebAbortError, WebBodyError, type WebErrorCode } f
 import { KeepAlive } from './keep-alive.js';
 import { HostSpacing, KeyedSemaphore, type Release, Semaphore, sleep } from './limiter.js';
 import {
+  httpOrigin,
   normalizeHost,
   type ResolvedOptions,
   type RetryInfo,
@@ -207,7 +208,7 @@ class UndiciWebClient implements FetcherWebClient {
     if (o.allowPrivateNetworks) return new Agent({ ...common, connect: withParserTiering(open) });
     const guarded = this.adopting(buildConnector({ ...tls, lookup: guardedLookup }));
     const connect: buildConnector.connector = (opts, callback) => {
-      if (o.allowPrivateHosts.has(normalizeHost(opts.hostname))) {
+      if (this.privateAllowed(opts.protocol, opts.hostname, opts.port)) {
         open(opts, callback);
         return;
       }
@@ -221,6 +222,16 @@ class UndiciWebClient implements FetcherWebClient {
       guarded(opts, callback);
     };
     return new Agent({ ...common, connect: withParserTiering(connect) });
+  }
+
+  /** Whether this host (or this exact origin) was let through although private. */
+  private privateAllowed(protocol: string, hostname: string, port: string): boolean {
+    const o = this.options;
+    if (o.allowPrivateHosts.has(normalizeHost(hostname))) return true;
+    if (o.allowPrivateOrigins.size === 0) return false;
+    const host = hostname.includes(':') && !hostname.startsWith('[') ? `[${hostname}]` : hostname;
+    const origin = httpOrigin(`${protocol}//${host}${port === '' ? '' : `:${port}`}`);
+    return origin !== null && o.allowPrivateOrigins.has(origin);
   }
 
   /** undici's connector returns the socket it creates: it is taken over there, before connecting. */
@@ -412,7 +423,7 @@ class UndiciWebClient implements FetcherWebClient {
   ): Promise<HopResult> {
     const o = this.options;
     const proxy = proxyFor(current, o.proxy);
-    if (!o.allowPrivateNetworks && !o.allowPrivateHosts.has(normalizeHost(current.hostname))) {
+    if (!o.allowPrivateNetworks && !this.privateAllowed(current.protocol, current.hostname, current.port)) {
       try {
         if (proxy !== undefined) await assertPublicHost(current.hostname);
         else assertPublicLiteral(current.hostname);

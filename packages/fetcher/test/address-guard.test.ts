@@ -176,4 +176,30 @@ describe('the SSRF guard (default on)', () => {
       expect(c.options.allowPrivateHosts.has('::1')).toBe(true);
     });
   });
+
+  describe('allowPrivateOrigins (exactly the homepage origin)', () => {
+    it('lets that scheme, host and port through, however spelt, and not another port', async () => {
+      const home = await server({ '/a': { body: 'home' } });
+      const other = await server({ '/b': { body: 'other service' } });
+      const c = guardedClient({ allowPrivateOrigins: [home.origin] });
+      expect(await text(await c.get(`${home.origin}/a`))).toBe('home');
+      expect(await text(await c.get(`http://127.1:${home.port}/a`))).toBe('home');
+      expect(await text(await c.get(`http://2130706433:${home.port}/a`))).toBe('home');
+      for (const host of ['127.0.0.1', '127.1', '2130706433']) {
+        expect(await c.get(`http://${host}:${other.port}/b`), host).toMatchObject({ code: 'blocked' });
+      }
+      home.route('/jump', { status: 302, headers: { Location: `${other.origin}/b` } });
+      expect(await c.get(`${home.origin}/jump`)).toMatchObject({ code: 'blocked' });
+      expect(other.requests).toEqual([]);
+    });
+
+    it('checks its entries early', () => {
+      expect(() => guardedClient({ allowPrivateOrigins: ['ftp://127.0.0.1'] })).toThrow(
+        /allowPrivateOrigins/,
+      );
+      expect(
+        guardedClient({ allowPrivateOrigins: ['HTTP://127.1:80/x'] }).options.allowPrivateOrigins,
+      ).toEqual(new Set(['http://127.0.0.1']));
+    });
+  });
 });

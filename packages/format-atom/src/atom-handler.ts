@@ -17,6 +17,13 @@ import {
   type XmlHandler,
 } from '@usp-ts/core';
 
+/**
+ * Which element says when an entry was published, by meaning and not by order: Atom 1.0's
+ * `<published>`, then Atom 0.3's `<issued>` (usp reads these two), then 0.3's `<created>` (the
+ * entry's creation, a fallback). A real 0.3 feed lists `<created>` before `<issued>`.
+ */
+const PUBLISHED_RANK: Readonly<Record<string, number>> = { published: 0, issued: 1, created: 2 };
+
 /** What one `<entry>` said, before validation. */
 interface EntryFields {
   /** First link that is an alternate (`rel="alternate"` or no `rel`). */
@@ -27,8 +34,10 @@ interface EntryFields {
   badHref: string | null;
   title: string | null;
   summary: string | null;
-  /** `<published>` (1.0), `<issued>` or `<created>` (0.3). */
+  /** `<published>` (1.0), `<issued>` or `<created>` (0.3), the best-ranked one seen. */
   published: SitemapDate | null;
+  /** Rank of `published` in {@link PUBLISHED_RANK}; lower is better. */
+  publishedRank: number;
   /** `<updated>` (1.0) or `<modified>` (0.3): used only without a published date. */
   updated: SitemapDate | null;
 }
@@ -103,9 +112,16 @@ export class AtomHandler implements XmlHandler {
         break;
       case 'published':
       case 'issued':
-      case 'created':
-        fields.published ??= this.readDate(el.local, text);
+      case 'created': {
+        const rank = PUBLISHED_RANK[el.local];
+        if (rank >= fields.publishedRank) break;
+        const date = this.readDate(el.local, text);
+        if (date !== null) {
+          fields.published = date;
+          fields.publishedRank = rank;
+        }
         break;
+      }
       case 'updated':
       case 'modified':
         fields.updated ??= this.readDate(el.local, text);
@@ -130,6 +146,7 @@ export class AtomHandler implements XmlHandler {
       title: null,
       summary: null,
       published: null,
+      publishedRank: Number.POSITIVE_INFINITY,
       updated: null,
     };
     this.entryDepth = depth;

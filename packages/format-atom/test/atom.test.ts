@@ -99,6 +99,26 @@ describe('atom()', () => {
     expect(dates(p)).toEqual(['2024-01-01T00:00:00+00:00', '2024-02-02T00:00:00+00:00', null]);
   });
 
+  it('takes <issued> as the publication date over <created>, in either order', async () => {
+    const entry = (dates: string) =>
+      `<entry><title>e</title><link rel="alternate" href="https://example.com/e"/>${dates}<modified>2004-04-20T11:56:34Z</modified></entry>`;
+    const created = '<created>2004-04-19T07:45:00Z</created>';
+    const issued = '<issued>2004-04-20T00:23:47Z</issued>';
+    for (const order of [created + issued, issued + created]) {
+      const p = await parse(
+        `<?xml version="1.0" encoding="utf-8"?><feed version="0.3" xmlns="${ATOM_03_NAMESPACE}"><title>t</title>${entry(order)}</feed>`,
+      );
+      expect(dates(p), order).toEqual(['2004-04-20T00:23:47+00:00']);
+    }
+    // <created> alone is still a publication date; Atom 1.0's <published> outranks everything.
+    const alone = await parse(`<feed xmlns="${ATOM_03_NAMESPACE}">${entry(created)}</feed>`);
+    expect(dates(alone)).toEqual(['2004-04-19T07:45:00+00:00']);
+    const published = await parse(
+      `<feed xmlns="${ATOM_03_NAMESPACE}">${entry(`${created}${issued}<published>2004-04-21T00:00:00Z</published>`)}</feed>`,
+    );
+    expect(dates(published)).toEqual(['2004-04-21T00:00:00+00:00']);
+  });
+
   it('reads a feed without a namespace', async () => {
     const p = await parse(
       '<feed><entry><title>Bare</title><link href="http://example.com/bare"/></entry></feed>',

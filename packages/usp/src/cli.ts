@@ -20,6 +20,7 @@ commands:
   parse          parse one sitemap document from a file or stdin (no network)
   validate       check sitemaps against the sitemaps.org protocol and Google's rules
   batch          walk many sites into NDJSON files: politely, resumably, incrementally
+  worker         walk the sites "usp batch --queue" put on a Redis queue (many machines)
   demo           serve an example site on 127.0.0.1 and list it, offline
 
 Run "usp <command> --help" for a command's options.`;
@@ -47,6 +48,10 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; help: string }>> = 
   demo: async () => {
     const m = await import('./cli/demo.js');
     return { run: m.runDemo, help: m.DEMO_HELP };
+  },
+  worker: async () => {
+    const m = await import('./cli/worker.js');
+    return { run: m.runWorkerCommand, help: m.WORKER_HELP };
   },
 };
 
@@ -94,8 +99,10 @@ async function main(argv: string[]): Promise<number> {
   process.on('SIGTERM', onSignal);
   try {
     const code = await command.run(rest, controller.signal);
-    // `demo --serve` waits for Ctrl-C to stop: that is its normal end.
-    return signalled !== null && first !== 'demo' ? (signalled as { exitCode: number }).exitCode : code;
+    // `demo --serve` and `worker` wait for a signal to stop: that is their normal end.
+    return signalled !== null && first !== 'demo' && first !== 'worker'
+      ? (signalled as { exitCode: number }).exitCode
+      : code;
   } catch (err) {
     if (signalled !== null) {
       process.stderr.write('usp: interrupted\n');

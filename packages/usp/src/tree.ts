@@ -66,20 +66,28 @@ interface Prepared {
 
 /**
  * The default client's options for a walk of `target` (a homepage, or the homepage and the
- * sitemap URLs of a walk given them). A host of these on a private address (a dev server on
- * localhost, an intranet host) is what the caller asked for, so it is let through; every other
- * private address a sitemap points at stays blocked. Explicit settings win.
+ * sitemap URLs of a walk given them). An origin of these on a private address (a dev server on
+ * localhost, an intranet host) is what the caller asked for, so exactly that scheme, host and
+ * port is let through; every other private address a sitemap points at, another port of the same
+ * host included, stays blocked. Explicit settings win.
  */
 export async function clientOptionsFor(
   target: string | readonly string[],
   options: WebClientOptions = {},
 ): Promise<WebClientOptions> {
-  if (options.allowPrivateNetworks === true || options.allowPrivateHosts !== undefined) return options;
-  const hosts = new Set<string>();
-  for (const url of typeof target === 'string' ? [target] : target) {
-    if (await hostIsPrivate(url)) hosts.add(new URL(url).hostname);
+  if (
+    options.allowPrivateNetworks === true ||
+    options.allowPrivateHosts !== undefined ||
+    options.allowPrivateOrigins !== undefined
+  ) {
+    return options;
   }
-  return hosts.size === 0 ? options : { ...options, allowPrivateHosts: [...hosts] };
+  const origins = new Set<string>();
+  for (const url of typeof target === 'string' ? [target] : target) {
+    // The origin, not the host: another port of a private host is another service.
+    if (await hostIsPrivate(url)) origins.add(new URL(url).origin);
+  }
+  return origins.size === 0 ? options : { ...options, allowPrivateOrigins: [...origins] };
 }
 
 const WORKER_URL = new URL('./worker.js', import.meta.url);

@@ -366,7 +366,9 @@ describe('usp ls', () => {
         ...tabtree()
           .split('\n')
           .slice(3, -1)
-          .map((l) => l.slice(1)),
+          .map((l) => l.slice(1))
+          // Fetched once per walk: the index's sitemap-a.xml is the one listed first, not read again.
+          .filter((l) => l !== `\t\t\t${o}/a1` && l !== `\t\t\t${o}/a2`),
         '',
       ].join('\n'),
     );
@@ -383,7 +385,7 @@ describe('usp ls', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as { url: string; sitemap: string });
     expect(rows.map((row) => row.url).sort()).toEqual(
-      [`${o}/a1`, `${o}/a1`, `${o}/a2`, `${o}/a2`, `${o}/b1`, 'https://other.example/b,2'].sort(),
+      [`${o}/a1`, `${o}/a2`, `${o}/b1`, 'https://other.example/b,2'].sort(),
     );
     const pages = await runCli(['ls', ...NET, '-f', 'pages', '-u', '--sitemap', `${o}/sitemap-b.xml.gz`]);
     expect(pages.stdout).toBe('/b1\n/https://other.example/b,2\n');
@@ -469,6 +471,49 @@ describe('usp ls', () => {
       expect(text).toMatch(/usp: info: Invalid sitemap: .*missing\.xml/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the private exception is the homepage origin: another port of 127.0.0.1 is refused, however spelt', async () => {
+    const home = await startTestServer();
+    const other = await startTestServer({
+      '/secret.xml': { headers: XML, body: urlset(['<url><loc>http://example.com/secret</loc></url>']) },
+    });
+    try {
+      const p = other.port;
+      const spellings = [`http://127.0.0.1:${p}`, `http://127.1:${p}`, `http://2130706433:${p}`];
+      home.route('/robots.txt', {
+        headers: { 'Content-Type': 'text/plain' },
+        body: `${spellings.map((o) => `Sitemap: ${o}/secret.xml`).join('\n')}\nSitemap: ${home.origin}/moved.xml\n`,
+      });
+      // A redirect from the allowed origin to the other port is refused too.
+      home.route('/moved.xml', { status: 302, headers: { Location: `http://127.0.0.1:${p}/secret.xml` } });
+      const r = await runCli(['ls', '--retries', '1', '-k', '-f', 'json', `${home.origin}/`]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(other.requests).toEqual([]);
+      expect(r.stdout).not.toContain('example.com/secret');
+      const children = JSON.parse(r.stdout).subSitemaps[0].subSitemaps;
+      expect(children).toHaveLength(4);
+      // The other spellings are the same URL once normalised: fetched once (refused) per walk.
+      expect(
+        children.map((c: { type: string; reason: string }) => [
+          c.type,
+          /Refused to connect to 127\.0\.0\.1|fetched already/.test(c.reason),
+        ]),
+      ).toEqual(Array(4).fill(['InvalidSitemap', true]));
+      expect(children[0].reason).toContain('Refused to connect to 127.0.0.1');
+      expect(children[3].reason).toContain('Refused to connect to 127.0.0.1');
+      // The homepage's own origin written another way (127.1, the same port) is still the homepage.
+      home.route('/own.xml', { headers: XML, body: urlset([`<url><loc>${home.origin}/own</loc></url>`]) });
+      home.route('/robots.txt', {
+        headers: { 'Content-Type': 'text/plain' },
+        body: `Sitemap: http://127.1:${home.port}/own.xml\n`,
+      });
+      const same = await runCli(['ls', '--retries', '1', '-k', '-f', 'json', `${home.origin}/`]);
+      expect(JSON.parse(same.stdout).subSitemaps[0].subSitemaps[0].type).toBe('PagesXMLSitemap');
+    } finally {
+      await home.close();
+      await other.close();
     }
   });
 

@@ -22,6 +22,8 @@ const cases = loadCases({ kind: 'site' });
 const REQUEST_LOG_DIFFERENCES: Record<string, string> = {
   'site-redirect-loop':
     'the fetcher stops at the first repeated hop of a redirect loop; requests follows it 30 times',
+  'site-known-paths-multiple-hits':
+    'each sitemap is fetched once per walk: /sitemap.xml, a known path and a child of /sitemap, is requested once',
 };
 
 function requestCounts(requests: readonly string[]): Record<string, number> {

@@ -154,16 +154,21 @@ describe('sitemapTreeForHomepage and walkPages with Node defaults', () => {
     expect([...tree.allPages()].map((p) => p.url.replace(server.origin, ''))).toEqual(['/a1', '/a2', '/b1']);
   });
 
-  it('lets a private homepage host through by default, and only that host', async () => {
+  it('lets a private homepage origin through by default, and only that origin', async () => {
     const tree = await sitemapTreeForHomepage(server.origin, { useKnownPaths: false });
     expect([...tree.allPages()]).toHaveLength(3);
-    expect(await clientOptionsFor(server.origin)).toEqual({ allowPrivateHosts: ['127.0.0.1'] });
+    expect(await clientOptionsFor(`${server.origin}/some/page`)).toEqual({
+      allowPrivateOrigins: [server.origin],
+    });
     expect(await clientOptionsFor('http://93.184.216.34/')).toEqual({});
     expect(await clientOptionsFor(server.origin, { allowPrivateNetworks: true })).toEqual({
       allowPrivateNetworks: true,
     });
     expect(await clientOptionsFor(server.origin, { allowPrivateHosts: [] })).toEqual({
       allowPrivateHosts: [],
+    });
+    expect(await clientOptionsFor(server.origin, { allowPrivateOrigins: [] })).toEqual({
+      allowPrivateOrigins: [],
     });
   });
 

@@ -6,6 +6,7 @@ export type WarningCode =
   | 'invalid-url'
   | 'relative-url'
   | 'duplicate-url'
+  | 'duplicate-sitemap'
   | 'invalid-date'
   | 'invalid-priority'
   | 'invalid-changefreq'

@@ -154,6 +154,12 @@ export class Walk {
   #answered = 0;
   /** The first request that got no response at all, as `url: message`. */
   #firstFailure: string | null = null;
+  /**
+   * Every sitemap this walk fetched or is fetching (requested and final URLs, by `urlKey`), with
+   * who named it first. usp de-duplicates only ancestors, so an index listing a leaf twice (or in
+   * N query-string spellings that redirect to one URL) fetched and emitted it N times.
+   */
+  readonly #claimed = new Map<string, string>();
 
   constructor(config: WalkConfig, sink: PageSink | null) {
     this.config = config;
@@ -304,6 +310,9 @@ export class Walk {
 
   /** Fetches, parses and (for an index) recurses. Never rejects for bad content or bad servers. */
   async fetch(task: FetchTask): Promise<FetchResult> {
+    // Claimed before any await, so sitemaps named at once are claimed in the order named.
+    const repeat = this.#claim(safeKey(task.url), task);
+    if (repeat !== null) return this.#repeated(task, task.url, repeat);
     if (this.config.options.hostPolicy === 'same-site') await loadPublicSuffixList();
     if (this.#halted) return this.#unfetched(task);
     const plan = hook(() => this.config.options.revisit?.plan(task.url, task.lastModified));
@@ -442,6 +451,14 @@ export class Walk {
       const reason = `Recursion detected when ${url} redirected to ${finalUrl} with parent URLs ${setRepr(task.ancestry.urls)}.`;
       return [this.#result(task, this.#invalidNode(url, reason, lastModified, 'recursion'), contentType), []];
     }
+    if (finalKey !== safeKey(url)) {
+      // A redirect onto a sitemap this walk fetched (or is fetching) already.
+      const first = this.#claim(finalKey, task);
+      if (first !== null) {
+        response.cancel();
+        return [{ ...this.#repeated(task, finalUrl, first), contentType, unfetched: false }, []];
+      }
+    }
     const offSite = this.#offSite(finalUrl);
     if (offSite !== null) {
       response.cancel();
@@ -449,6 +466,27 @@ export class Walk {
       return [this.#result(task, this.#invalidNode(url, reason, lastModified, 'blocked'), contentType), []];
     }
     return this.#parse(task, response.url, response, contentType);
+  }
+
+  /** Records that `task` fetches `key`; returns who named it first when it was already claimed. */
+  #claim(key: string, task: FetchTask): string | null {
+    const first = this.#claimed.get(key);
+    if (first !== undefined) return first;
+    this.#claimed.set(key, task.parentUrl ?? this.config.homepageUrl ?? task.url);
+    return null;
+  }
+
+  /** A sitemap fetched already in this walk: a reference to the first, not a second fetch. */
+  #repeated(task: FetchTask, sameAs: string, firstParent: string): FetchResult {
+    const also = sameAs === task.url ? '' : ` (as ${sameAs})`;
+    const reason = `Sitemap ${task.url} was fetched already in this walk${also}, first listed by ${firstParent}; not fetched again`;
+    this.#done++;
+    return {
+      node: this.#invalidNode(task.url, reason, task.lastModified, 'duplicate-sitemap'),
+      requestedUrl: task.url,
+      contentType: null,
+      unfetched: true,
+    };
   }
 
   /** Counts the answer for the walk's outcome and tells the breaker. */

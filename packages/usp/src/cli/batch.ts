@@ -13,7 +13,7 @@ import {
   type SiteResult,
 } from '@usp-ts/batch';
 import { DEFAULT_MAX_SITEMAPS, type StateStore, StateStoreError } from '@usp-ts/core';
-import { createWebClient } from '@usp-ts/fetcher';
+import { createWebClient, type WebClientOptions } from '@usp-ts/fetcher';
 import { createDefaultRegistry } from '../plugins.js';
 import { nodeGunzip } from '../worker-parse.js';
 import {
@@ -32,9 +32,9 @@ import {
 import { NETWORK_HELP, NETWORK_OPTIONS, webClientOptionsFrom } from './network.js';
 
 export const BATCH_USAGE =
-  'usage: usp batch [-h] --out DIR [--state FILE] [--resume] [options] <sites-file|->';
+  'usage: usp batch [-h] (--out DIR [--state FILE] [--resume] | --queue URL [--no-wait]) [options] <sites-file|->';
 
-const BATCH_OPTIONS = {
+export const BATCH_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
   out: { type: 'string', short: 'o' },
   gzip: { type: 'boolean' },
@@ -56,6 +56,9 @@ const BATCH_OPTIONS = {
   'max-pages': { type: 'string' },
   verbose: { type: 'boolean', short: 'v', multiple: true },
   'no-progress': { type: 'boolean' },
+  queue: { type: 'string' },
+  'queue-name': { type: 'string' },
+  'no-wait': { type: 'boolean' },
   ...NETWORK_OPTIONS,
 } satisfies OptionSpec;
 
@@ -95,6 +98,15 @@ options:
   -v, --verbose             a line per site on stderr
   --no-progress             no progress line (it shows only when stderr is a terminal)
 
+distributed (workers on any number of machines run "usp worker", see its help):
+  --queue URL               put one job per site on this Redis (redis://HOST:PORT[/DB]) instead of
+                            walking here, then show progress and the summary from the workers'
+                            results; without --out, --state and the walk options (the workers' own)
+  --queue-name NAME         the queue (default usp-sites)
+  --no-wait                 enqueue and exit
+  (a site already waiting or being walked is not enqueued twice; jobs that failed after their
+  retries are listed at the end, and make the exit status 1)
+
 ${NETWORK_HELP}
   (--concurrency is per site; --allow-private-networks is needed for sites on private addresses)
 
@@ -105,7 +117,7 @@ exit status:
   2  usage error`;
 
 /** A duration that may also be given in hours or days (`--full-every 7d`). */
-function longDuration(p: Parsed, name: string): number | undefined {
+export function longDuration(p: Parsed, name: string): number | undefined {
   const v = str(p, name);
   if (v === undefined) return undefined;
   const m = /^(\d+(?:\.\d+)?)(h|d)$/.exec(v.trim());
@@ -113,7 +125,7 @@ function longDuration(p: Parsed, name: string): number | undefined {
   return duration(p, name, BATCH_USAGE);
 }
 
-async function* inputLines(source: string): AsyncGenerator<string> {
+export async function* inputLines(source: string): AsyncGenerator<string> {
   const stream = source === '-' ? process.stdin : createReadStream(source);
   const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
   try {
@@ -125,7 +137,7 @@ async function* inputLines(source: string): AsyncGenerator<string> {
 }
 
 /** Opens `--state`; the SQLite store is loaded only here (a native module nobody else needs). */
-async function openState(path: string): Promise<StateStore> {
+export async function openState(path: string): Promise<StateStore> {
   let mod: typeof import('@usp-ts/state-sqlite');
   try {
     mod = await import('@usp-ts/state-sqlite');
@@ -149,7 +161,7 @@ function formatEta(ms: number): string {
 }
 
 /** The terminal's progress line and the end-of-run summary. */
-class BatchReport {
+export class BatchReport {
   readonly #tty: boolean;
   readonly #started = Date.now();
   #last = 0;
@@ -184,17 +196,17 @@ class BatchReport {
     this.#shown = false;
   }
 
-  summary(statuses: Map<string, number>): string {
+  summary(statuses: Map<string, number>, command = 'usp batch'): string {
     const p = this.progress;
     const secs = (Date.now() - this.#started) / 1000;
     const byStatus = [...statuses].map(([s, n]) => `${n} ${s}`).join(', ');
     const skipped = p !== null && p.sitesSkipped > 0 ? `, ${p.sitesSkipped} done before (resumed)` : '';
-    return `usp batch: ${p?.sitesDone ?? 0} sites (${byStatus || 'none'})${skipped}; ${p?.pages ?? 0} pages, ${p?.requests ?? 0} requests (${p?.notModified ?? 0} not modified), ${((p?.bytes ?? 0) / 1048576).toFixed(1)} MiB in ${secs.toFixed(1)} s`;
+    return `${command}: ${p?.sitesDone ?? 0} sites (${byStatus || 'none'})${skipped}; ${p?.pages ?? 0} pages, ${p?.requests ?? 0} requests (${p?.notModified ?? 0} not modified), ${((p?.bytes ?? 0) / 1048576).toFixed(1)} MiB in ${secs.toFixed(1)} s`;
   }
 }
 
 /** Counts the sites of a file (for the ETA), when it is a file and not too large to scan. */
-async function countSites(source: string): Promise<number | null> {
+export async function countSites(source: string): Promise<number | null> {
   if (source === '-') return null;
   let n = 0;
   for await (const line of inputLines(source)) {
@@ -204,6 +216,43 @@ async function countSites(source: string): Promise<number | null> {
   return n;
 }
 
+/** How every site is walked, from the flags `usp batch` and `usp worker` share. */
+export function siteWalkSettings(p: Parsed, usage: string) {
+  return {
+    sites: integer(p, 'sites', usage, 1) ?? DEFAULT_SITES,
+    perHost: integer(p, 'per-host', usage, 1) ?? DEFAULT_PER_HOST,
+    clientOptions: webClientOptionsFrom(p, usage),
+    walkOptions: {
+      useRobots: !flag(p, 'no-robots'),
+      useKnownPaths: !flag(p, 'no-known'),
+      extraKnownPaths: list(p, 'extra-known-path'),
+      includeWordPressSitemap: flag(p, 'wp'),
+      includeSitemapTxt: flag(p, 'sitemap-txt'),
+      concurrency: integer(p, 'concurrency', usage, 1),
+      maxDepth: integer(p, 'max-depth', usage),
+      maxSitemaps: integer(p, 'max-sitemaps', usage, 1),
+      maxPages: integer(p, 'max-pages', usage, 1),
+      gunzip: nodeGunzip,
+    },
+    siteDeadlineMs: duration(p, 'site-deadline', usage),
+    fullEveryMs: longDuration(p, 'full-every'),
+    maxCrawlDelayMs: duration(p, 'max-crawl-delay', usage),
+  };
+}
+
+/** The one web client of a batch process. Its own limits stay out of the way: politeness is the gate's job. */
+export function batchWebClient(
+  clientOptions: WebClientOptions,
+  sites: number,
+  perHost: number,
+): ReturnType<typeof createWebClient> {
+  return createWebClient({
+    ...clientOptions,
+    maxConcurrentRequests: Math.max(16, sites * perHost),
+    maxConnectionsPerHost: Math.max(perHost, 2),
+  });
+}
+
 export async function runBatch(args: string[], signal: AbortSignal): Promise<number> {
   const p = parse(args, BATCH_OPTIONS, BATCH_USAGE);
   if (flag(p, 'help')) {
@@ -211,28 +260,17 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
     return 0;
   }
   const source = onePositional(p, 'sites-file', BATCH_USAGE);
+  if (str(p, 'queue') !== undefined) {
+    // Loaded only here: BullMQ and its Redis client are for the distributed mode.
+    const { runQueuedBatch } = await import('./batch-queue.js');
+    return runQueuedBatch(p, source, signal);
+  }
   const out = str(p, 'out');
   if (out === undefined) throw new UsageError('the following arguments are required: --out', BATCH_USAGE);
-  const sites = integer(p, 'sites', BATCH_USAGE, 1) ?? DEFAULT_SITES;
-  const perHost = integer(p, 'per-host', BATCH_USAGE, 1) ?? DEFAULT_PER_HOST;
-  const clientOptions = webClientOptionsFrom(p, BATCH_USAGE);
+  const { sites, perHost, clientOptions, walkOptions, siteDeadlineMs, fullEveryMs, maxCrawlDelayMs } =
+    siteWalkSettings(p, BATCH_USAGE);
   const statePath = str(p, 'state');
   const verbose = count(p, 'verbose');
-  const walkOptions = {
-    useRobots: !flag(p, 'no-robots'),
-    useKnownPaths: !flag(p, 'no-known'),
-    extraKnownPaths: list(p, 'extra-known-path'),
-    includeWordPressSitemap: flag(p, 'wp'),
-    includeSitemapTxt: flag(p, 'sitemap-txt'),
-    concurrency: integer(p, 'concurrency', BATCH_USAGE, 1),
-    maxDepth: integer(p, 'max-depth', BATCH_USAGE),
-    maxSitemaps: integer(p, 'max-sitemaps', BATCH_USAGE, 1),
-    maxPages: integer(p, 'max-pages', BATCH_USAGE, 1),
-    gunzip: nodeGunzip,
-  };
-  const siteDeadlineMs = duration(p, 'site-deadline', BATCH_USAGE);
-  const fullEveryMs = longDuration(p, 'full-every');
-  const maxCrawlDelayMs = duration(p, 'max-crawl-delay', BATCH_USAGE);
   let total: number | null;
   try {
     total = await countSites(source);
@@ -245,12 +283,7 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
   let sink: NdjsonSink | null = null;
   const report = new BatchReport(!flag(p, 'no-progress'));
   const statuses = new Map<string, number>();
-  // The client's own limits stay out of the way: politeness is the gate's job.
-  const client = createWebClient({
-    ...clientOptions,
-    maxConcurrentRequests: Math.max(16, sites * perHost),
-    maxConnectionsPerHost: Math.max(perHost, 2),
-  });
+  const client = batchWebClient(clientOptions, sites, perHost);
   try {
     try {
       if (statePath !== undefined) state = await openState(statePath);

@@ -42,8 +42,8 @@ export const NETWORK_HELP = `network:
   --retries N               attempts per request, the first included (default 5, as usp)
   --concurrency N           sitemaps fetched at once (default 4)
   --allow-private-networks  allow loopback, private and link-local addresses everywhere; without
-                            it only the host you name may be private (a sitemap could otherwise
-                            point the crawler at your network)`;
+                            it only the origin you name (scheme, host, port) may be private (a
+                            sitemap could otherwise point the crawler at your network)`;
 
 const SIZE_UNITS: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
 

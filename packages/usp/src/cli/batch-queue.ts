@@ -1,0 +1,130 @@
+import { readSiteLines, type SiteResult } from '@usp-ts/batch';
+import { DEFAULT_QUEUE_NAME, enqueueSites } from '@usp-ts/queue-bullmq';
+import { count, flag, type Parsed, str, UsageError } from './args.js';
+import { BATCH_USAGE, BatchReport, countSites, inputLines } from './batch.js';
+
+/** The flags that mean something to the producer; the walk's own belong to `usp worker`. */
+const PRODUCER_FLAGS = new Set(['queue', 'queue-name', 'no-wait', 'full', 'verbose', 'no-progress', 'help']);
+
+/**
+ * `usp batch SITES --queue redis://…`: one job per site on the queue (invalid lines are reported
+ * here, as the local batch reports them), then the same progress line and summary as the local
+ * batch from the results the workers send back; `--no-wait` enqueues and exits.
+ */
+export async function runQueuedBatch(p: Parsed, source: string, signal: AbortSignal): Promise<number> {
+  const queue = str(p, 'queue') as string;
+  let url: URL | null = null;
+  try {
+    url = new URL(queue);
+  } catch {
+    url = null;
+  }
+  if (url === null || (url.protocol !== 'redis:' && url.protocol !== 'rediss:')) {
+    throw new UsageError(
+      `option --queue expects redis://HOST:PORT[/DB], got ${JSON.stringify(queue)}`,
+      BATCH_USAGE,
+    );
+  }
+  for (const [name, value] of Object.entries(p.values)) {
+    if (value !== undefined && !PRODUCER_FLAGS.has(name)) {
+      throw new UsageError(
+        `option --${name} belongs to the workers with --queue (see usp worker --help)`,
+        BATCH_USAGE,
+      );
+    }
+  }
+  const queueName = str(p, 'queue-name') ?? DEFAULT_QUEUE_NAME;
+  const wait = !flag(p, 'no-wait');
+  const verbose = count(p, 'verbose');
+  let total: number | null;
+  try {
+    total = await countSites(source);
+  } catch (err) {
+    process.stderr.write(`usp: error: cannot read ${source}: ${(err as Error).message}\n`);
+    return 1;
+  }
+
+  const report = new BatchReport(!flag(p, 'no-progress'));
+  report.total = total;
+  const statuses = new Map<string, number>();
+  const counts = {
+    sitesDone: 0,
+    sitesActive: 0,
+    sitesSkipped: 0,
+    pages: 0,
+    requests: 0,
+    notModified: 0,
+    bytes: 0,
+    failures: 0,
+  };
+  const invalid: string[] = [];
+  async function* validSites(): AsyncGenerator<string> {
+    for await (const line of readSiteLines(inputLines(source))) {
+      if (line.kind === 'site') yield line.site;
+      else invalid.push(`line ${line.line}: ${JSON.stringify(line.text)}`);
+    }
+  }
+  try {
+    const done = await enqueueSites<SiteResult>(validSites(), {
+      connection: queue,
+      queueName,
+      wait,
+      ...(flag(p, 'full') ? { full: true } : {}),
+      signal,
+      onEnqueued: (r) => {
+        if (verbose > 0 || !wait) {
+          report.clear();
+          process.stderr.write(
+            `usp batch: ${r.sites} sites on ${queueName}: ${r.added} added, ${r.alreadyQueued} already queued${r.requeued > 0 ? `, ${r.requeued} failed before and enqueued again` : ''}\n`,
+          );
+        }
+      },
+      onResult: (o) => {
+        counts.sitesDone++;
+        if (o.ok) {
+          const r = o.result;
+          statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+          counts.pages += r.pages;
+          counts.requests += r.requests;
+          counts.notModified += r.notModified;
+          counts.bytes += r.bytes;
+          if (r.status === 'unreachable' || r.status === 'error') counts.failures++;
+          if (verbose > 0) {
+            report.clear();
+            process.stderr.write(
+              `usp: ${r.site}: ${r.status}${r.reason !== null ? ` (${r.reason})` : ''}, ${r.pages} pages, ${r.sitemaps} sitemaps, ${r.requests} requests, ${r.ms} ms\n`,
+            );
+          }
+        } else {
+          statuses.set('failed job', (statuses.get('failed job') ?? 0) + 1);
+          counts.failures++;
+        }
+        report.update({ ...counts });
+      },
+    });
+    report.clear();
+    if (invalid.length > 0) {
+      statuses.set('invalid', invalid.length);
+      process.stderr.write(`usp batch: not a site URL, not enqueued: ${invalid.join('; ')}\n`);
+    }
+    if (!wait) return 0;
+    if (signal.aborted) {
+      process.stderr.write(
+        `usp batch: stopped waiting; ${done.sites - done.finished} sites are still queued\n`,
+      );
+      return 0;
+    }
+    process.stderr.write(`${report.summary(statuses)}\n`);
+    if (done.failed.length > 0) {
+      // Not a site problem (those are rows): a worker could not write or save, or a bug.
+      process.stderr.write(`usp batch: ${done.failed.length} jobs failed after their retries:\n`);
+      for (const f of done.failed) {
+        process.stderr.write(`  ${f.site}: ${f.error} (${f.attempts} tries)\n`);
+      }
+      return 1;
+    }
+    return 0;
+  } finally {
+    report.clear();
+  }
+}

@@ -1,0 +1,217 @@
+import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { type NdjsonSink, OutputError, openNdjsonSink, type SiteResult } from '@usp-ts/batch';
+import { type StateStore, StateStoreError } from '@usp-ts/core';
+import { DEFAULT_QUEUE_NAME, redisStateStore, runWorker } from '@usp-ts/queue-bullmq';
+import { createDefaultRegistry } from '../plugins.js';
+import { count, duration, flag, type OptionSpec, parse, str, UsageError } from './args.js';
+import { BATCH_OPTIONS, BatchReport, batchWebClient, openState, siteWalkSettings } from './batch.js';
+import { NETWORK_HELP } from './network.js';
+
+export const WORKER_USAGE =
+  'usage: usp worker [-h] --queue URL --out DIR [--worker-id ID] [--state URL|FILE] [options]';
+
+const { resume: _resume, full: _full, ...WALK_OPTIONS } = BATCH_OPTIONS;
+
+const WORKER_OPTIONS = {
+  ...WALK_OPTIONS,
+  queue: { type: 'string' },
+  'queue-name': { type: 'string' },
+  'worker-id': { type: 'string' },
+  'lock-duration': { type: 'string' },
+  'exit-when-idle': { type: 'boolean' },
+} satisfies OptionSpec;
+
+export const WORKER_HELP = `${WORKER_USAGE}
+
+take the sites "usp batch --queue" put on a Redis queue and walk them, N at a time, with the same
+walk as "usp batch"; run as many workers as you like, on as many machines. Each worker writes its
+own pages.ndjson, sitemaps.ndjson, sites.ndjson and journal.ndjson under DIR/<worker-id>/ and sends
+each site's result (status and counts) back to the producer. SIGTERM or Ctrl-C: stop taking sites,
+hand the unfinished ones back to the queue (they are walked again from the start), exit 0.
+
+options:
+  -h, --help                show this help message and exit
+  --queue URL               the queue's Redis: redis://HOST:PORT[/DB] (required)
+  --queue-name NAME         the queue (default ${DEFAULT_QUEUE_NAME})
+  -o, --out DIR             output directory (required); this worker writes DIR/<worker-id>/
+  --worker-id ID            this worker's name and output subdirectory (default <host>-<pid>);
+                            restarted with the same id, a worker cuts what a kill left half-written
+                            there and appends after it
+  --state URL|FILE          incremental state: redis://HOST:PORT[/DB] shares it between all workers
+                            (usually the queue's server); a FILE (SQLite) suits one machine only
+  --lock-duration DURATION  a worker that dies (kill -9, machine lost) has its sites walked by
+                            another after about twice this (default 30s)
+  --exit-when-idle          exit once nothing is waiting in the queue and this worker runs nothing
+  --gzip                    write .ndjson.gz files
+  --full-every DURATION     a full walk of a site when its last one is older (e.g. 7d; default never)
+  --sites N                 sites walked at once by this worker (default 16)
+  --per-host N              requests in flight to one host at most, across all workers (default 2)
+  --max-crawl-delay DURATION
+                            longest robots.txt Crawl-delay honoured, across all workers (default 10s)
+  --site-deadline DURATION  each site's time budget (default 10m)
+  -r, --no-robots, -k, --no-known, --extra-known-path PATH, --wp, --sitemap-txt, --max-depth N,
+  --max-sitemaps N, --max-pages N
+                            as for usp batch
+  -v, --verbose             a line per site on stderr
+  --no-progress             no progress line (it shows only when stderr is a terminal)
+
+${NETWORK_HELP}
+
+exit status:
+  0  stopped by SIGTERM/SIGINT or --exit-when-idle
+  1  could not start or go on: Redis unreachable at start, output not writable, --out/<id> holding
+     another kind of run, state file locked or corrupt (one line on stderr)
+  2  usage error`;
+
+function checkRedisUrl(value: string, option: string): string {
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {
+    url = null;
+  }
+  if (url === null || (url.protocol !== 'redis:' && url.protocol !== 'rediss:')) {
+    throw new UsageError(
+      `option --${option} expects redis://HOST:PORT[/DB], got ${JSON.stringify(value)}`,
+      WORKER_USAGE,
+    );
+  }
+  return value;
+}
+
+export async function runWorkerCommand(args: string[], signal: AbortSignal): Promise<number> {
+  const p = parse(args, WORKER_OPTIONS, WORKER_USAGE);
+  if (flag(p, 'help')) {
+    process.stdout.write(`${WORKER_HELP}\n`);
+    return 0;
+  }
+  if (p.positionals.length > 0) {
+    throw new UsageError(`unrecognized arguments: ${p.positionals.join(' ')}`, WORKER_USAGE);
+  }
+  const queueOption = str(p, 'queue');
+  if (queueOption === undefined)
+    throw new UsageError('the following arguments are required: --queue', WORKER_USAGE);
+  const queue = checkRedisUrl(queueOption, 'queue');
+  const out = str(p, 'out');
+  if (out === undefined) throw new UsageError('the following arguments are required: --out', WORKER_USAGE);
+  const workerId = str(p, 'worker-id') ?? `${hostname()}-${process.pid}`;
+  if (!/^[A-Za-z0-9._-]+$/.test(workerId)) {
+    throw new UsageError(
+      `option --worker-id expects letters, digits, . _ -; got ${JSON.stringify(workerId)}`,
+      WORKER_USAGE,
+    );
+  }
+  const queueName = str(p, 'queue-name') ?? DEFAULT_QUEUE_NAME;
+  if (queueName === '' || queueName.includes(':')) {
+    throw new UsageError(
+      `option --queue-name expects a name without ':', got ${JSON.stringify(queueName)}`,
+      WORKER_USAGE,
+    );
+  }
+  const lockDurationMs = duration(p, 'lock-duration', WORKER_USAGE);
+  const { sites, perHost, clientOptions, walkOptions, siteDeadlineMs, fullEveryMs, maxCrawlDelayMs } =
+    siteWalkSettings(p, WORKER_USAGE);
+  const statePath = str(p, 'state');
+  const verbose = count(p, 'verbose');
+  const dir = join(out, workerId);
+
+  let state: StateStore | null = null;
+  let sink: NdjsonSink | null = null;
+  const report = new BatchReport(!flag(p, 'no-progress'));
+  const statuses = new Map<string, number>();
+  const counts = {
+    sitesDone: 0,
+    sitesActive: 0,
+    sitesSkipped: 0,
+    pages: 0,
+    requests: 0,
+    notModified: 0,
+    bytes: 0,
+    failures: 0,
+  };
+  const client = batchWebClient(clientOptions, sites, perHost);
+  let failure: Error | null = null;
+  try {
+    try {
+      if (statePath !== undefined) {
+        state = /^rediss?:\/\//.test(statePath)
+          ? redisStateStore({ connection: checkRedisUrl(statePath, 'state') })
+          : await openState(statePath);
+      }
+      // A worker restarted under its id goes on with its own run (a kill's half-written tail is cut).
+      sink = await openNdjsonSink({
+        dir,
+        ...(flag(p, 'gzip') ? { gzip: true } : {}),
+        resume: existsSync(join(dir, 'journal.ndjson')),
+      });
+    } catch (err) {
+      if (err instanceof StateStoreError || err instanceof OutputError) {
+        process.stderr.write(`usp: error: ${err.message}\n`);
+        return 1;
+      }
+      throw err;
+    }
+    const worker = runWorker({
+      connection: queue,
+      queueName,
+      webClient: client,
+      registry: createDefaultRegistry(),
+      sink,
+      state,
+      sites,
+      perHost,
+      name: workerId,
+      walkOptions,
+      ...(maxCrawlDelayMs !== undefined ? { maxCrawlDelayMs } : {}),
+      ...(siteDeadlineMs !== undefined ? { siteDeadlineMs } : {}),
+      ...(fullEveryMs !== undefined ? { fullEveryMs } : {}),
+      ...(lockDurationMs !== undefined ? { lockDurationMs, stalledIntervalMs: lockDurationMs } : {}),
+      ...(flag(p, 'exit-when-idle') ? { stopWhenIdle: true } : {}),
+      onResult: (r: SiteResult) => {
+        statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+        counts.sitesDone++;
+        counts.pages += r.pages;
+        counts.requests += r.requests;
+        counts.notModified += r.notModified;
+        counts.bytes += r.bytes;
+        if (r.status === 'unreachable' || r.status === 'error' || r.status === 'invalid') counts.failures++;
+        report.update({ ...counts });
+        if (verbose > 0) {
+          report.clear();
+          process.stderr.write(
+            `usp: ${r.site}: ${r.status}${r.reason !== null ? ` (${r.reason})` : ''}, ${r.pages} pages, ${r.sitemaps} sitemaps, ${r.requests} requests, ${r.ms} ms\n`,
+          );
+        }
+      },
+      onError: (error) => {
+        // The output or the state failing is this worker's end; Redis trouble is retried by ioredis.
+        if (error instanceof OutputError || error instanceof StateStoreError) {
+          failure ??= error;
+          void worker.stop();
+        } else if (verbose > 0) {
+          report.clear();
+          process.stderr.write(`usp: worker: ${error.message}\n`);
+        }
+      },
+    });
+    const onAbort = () => void worker.stop();
+    signal.addEventListener('abort', onAbort, { once: true });
+    if (verbose > 0) process.stderr.write(`usp: worker ${workerId} on ${queueName}, writing ${dir}\n`);
+    await worker.closed;
+    signal.removeEventListener('abort', onAbort);
+    report.clear();
+    if (failure !== null) {
+      process.stderr.write(`usp: error: ${(failure as Error).message}\n`);
+      return 1;
+    }
+    process.stderr.write(`${report.summary(statuses, `usp worker ${workerId}`)}\n`);
+    return 0;
+  } finally {
+    report.clear();
+    await sink?.close();
+    await state?.close();
+    await client.close();
+  }
+}
