@@ -207,6 +207,10 @@ class DocumentRun implements ParseContext {
       this.warn('invalid-url', `Page URL longer than ${this.limits.maxUrlLength} characters skipped`);
       return true;
     }
+    if (!hasFetchableHost(page.url)) {
+      this.warn('invalid-url', `Page URL has no valid host, skipped: ${page.url}`);
+      return true;
+    }
     if (this.#options.onPages !== undefined) this.#batch.push(page);
     this.#pageCount++;
     if (this.#pageCount === SPEC_MAX_URLS + 1) {
@@ -232,6 +236,10 @@ class DocumentRun implements ParseContext {
         'invalid-url',
         `Child sitemap URL longer than ${this.limits.maxUrlLength} characters skipped`,
       );
+      return true;
+    }
+    if (!hasFetchableHost(ref.url)) {
+      this.warn('invalid-url', `Child sitemap URL has no valid host, skipped: ${ref.url}`);
       return true;
     }
     this.#children.push(ref);
@@ -615,4 +623,23 @@ function abortableReads(signal: AbortSignal): {
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** The usual shape: a host of letters, digits, dots and hyphens, an optional port. */
+const PLAIN_HOST = /^https?:\/\/[a-z0-9.-]+(?::\d{0,5})?(?:[/?#]|$)/i;
+
+/**
+ * Whether the WHATWG URL parser (the one the fetcher requests with) accepts the URL's host.
+ * usp's `is_http_url` passes `http://example.com&><x/`, which can never be fetched; such a URL is
+ * dropped here with an `invalid-url` warning. The common shape skips the parser: this runs once
+ * per page.
+ */
+function hasFetchableHost(url: string): boolean {
+  if (PLAIN_HOST.test(url)) return true;
+  try {
+    const u = new URL(url);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
 }
