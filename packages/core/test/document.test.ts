@@ -315,11 +315,16 @@ describe('parseDocument: detection', () => {
     );
   });
 
-  it('refuses a DOCTYPE (HTML served as a sitemap) with a reason and a warning', async () => {
+  it('says an HTML page served as a sitemap is one, and refuses an XML DOCTYPE for security', async () => {
     const doc = await parse('<!DOCTYPE html>\n<html><body>Oops</body></html>');
     expect(doc.sitemap.type).toBe('InvalidSitemap');
-    expect((doc.sitemap as InvalidSitemap).reason).toMatch(/^No parsers support sitemap from .*DOCTYPE/);
-    expect(codes(doc.warnings)).toContain('doctype-refused');
+    expect((doc.sitemap as InvalidSitemap).reason).toMatch(
+      /^No parsers support sitemap from .*: HTML page, not a sitemap/,
+    );
+    expect(codes(doc.warnings)).toEqual(['not-a-sitemap']);
+    const xml = await parse('<?xml version="1.0"?><!DOCTYPE urlset SYSTEM "x.dtd"><urlset/>');
+    expect((xml.sitemap as InvalidSitemap).reason).toMatch(/DOCTYPE declaration, refused for security/);
+    expect(codes(xml.warnings)).toContain('doctype-refused');
   });
 });
 

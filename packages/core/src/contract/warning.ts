@@ -16,6 +16,7 @@ export type WarningCode =
   | 'malformed-xml'
   | 'truncated'
   | 'doctype-refused'
+  | 'not-a-sitemap'
   | 'encoding'
   | 'gzip'
   | 'too-large'

@@ -188,7 +188,7 @@ class Engine implements XmlEngine {
     p.oncdata = (t) => this.#addText(t);
     p.onattribute = (attr) => this.#attribute(attr.name);
     p.onerror = (e) => this.#error(e);
-    p.ondoctype = () => this.#refuse('DOCTYPE');
+    p.ondoctype = (doctype) => this.#refuse('DOCTYPE', doctype);
     p.onsgmldeclaration = (decl) => this.#declaration(decl);
     this.#p = p;
   }
@@ -460,9 +460,13 @@ class Engine implements XmlEngine {
     this.#error(new Error(`Unsupported declaration <!${decl.slice(0, 40)}>`));
   }
 
-  #refuse(what: 'DOCTYPE' | 'ENTITY'): never {
-    const message = `The document contains a ${what} declaration, refused for security (entity expansion, external entities)`;
-    this.#warn('doctype-refused', message);
+  #refuse(what: 'DOCTYPE' | 'ENTITY', doctype = ''): never {
+    // An HTML page served where a sitemap was expected is a wrong page, not an attack.
+    const html = what === 'DOCTYPE' && /^\s*html\b/i.test(doctype);
+    const message = html
+      ? 'HTML page, not a sitemap (it declares <!DOCTYPE html>)'
+      : `The document contains a ${what} declaration, refused for security (entity expansion, external entities)`;
+    this.#warn(html ? 'not-a-sitemap' : 'doctype-refused', message);
     if (this.#handler === null) this.#invalid = `${NO_PARSER} ${this.#url}: ${message}`;
     this.#halt();
   }
@@ -523,7 +527,8 @@ class Engine implements XmlEngine {
     const state = p.state;
     // In a DOCTYPE, or past one that sax has not finished (its internal subset can leave the
     // DOCTYPE states while `doctype` keeps the text): refuse whatever the write boundaries.
-    if ((state >= S_DOCTYPE_FIRST && state <= S_DOCTYPE_LAST) || p.doctype !== '') this.#refuse('DOCTYPE');
+    if ((state >= S_DOCTYPE_FIRST && state <= S_DOCTYPE_LAST) || p.doctype !== '')
+      this.#refuse('DOCTYPE', typeof p.doctype === 'string' ? p.doctype : '');
     if ((state === S_SGML_DECL || state === S_SGML_DECL_QUOTED) && /^\s*ENTITY/i.test(p.sgmlDecl)) {
       this.#refuse('ENTITY');
     }

@@ -13,6 +13,8 @@ function openLogFile(path: string): number {
 
 /** Warnings shown at the default verbosity before the rest are only counted. */
 const WARNINGS_SHOWN_BY_DEFAULT = 100;
+/** Warnings that mean data was lost or a site given up: always shown, whatever came first. */
+const ALWAYS_SHOWN = new Set(['too-large', 'truncated', 'limit', 'aborted', 'unreachable']);
 
 /**
  * Where diagnostics go: stderr or a log file, filtered by verbosity (0: warnings, as usp's
@@ -24,6 +26,8 @@ export class Log {
   readonly #toFile: boolean;
   #progress: Progress | null = null;
   #warnings = 0;
+  /** Warnings left out at the default verbosity, by code. */
+  readonly #hidden = new Map<string, number>();
 
   constructor(verbosity: number, logFile?: string) {
     this.verbosity = verbosity;
@@ -44,7 +48,10 @@ export class Log {
 
   warning(w: Warning): void {
     this.#warnings++;
-    if (this.verbosity === 0 && this.#warnings > WARNINGS_SHOWN_BY_DEFAULT) return;
+    if (this.verbosity === 0 && this.#warnings > WARNINGS_SHOWN_BY_DEFAULT && !ALWAYS_SHOWN.has(w.code)) {
+      this.#hidden.set(w.code, (this.#hidden.get(w.code) ?? 0) + 1);
+      return;
+    }
     this.#write(`usp: warning: ${w.message} [${w.code}] (${w.url})`);
   }
 
@@ -58,9 +65,11 @@ export class Log {
 
   /** Says how many warnings the default verbosity left out. */
   summary(): void {
-    const hidden = this.#warnings - WARNINGS_SHOWN_BY_DEFAULT;
-    if (this.verbosity === 0 && hidden > 0) {
-      this.#write(`usp: ${hidden} more warnings not shown (use -v to see all)`);
+    let hidden = 0;
+    for (const n of this.#hidden.values()) hidden += n;
+    if (hidden > 0) {
+      const byCode = [...this.#hidden].map(([code, n]) => `${n} ${code}`).join(', ');
+      this.#write(`usp: ${hidden} more warnings not shown (${byCode}; use -v to see all)`);
     }
   }
 

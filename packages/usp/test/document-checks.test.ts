@@ -31,3 +31,22 @@ describe('URLs with a host the WHATWG parser refuses', () => {
     expect(robots.warnings.some((w) => w.code === 'invalid-url')).toBe(true);
   });
 });
+
+describe('an HTML page where a sitemap was expected', () => {
+  it('is "HTML page, not a sitemap", while an XML DOCTYPE is still refused for security', async () => {
+    const html = await parseSitemapDocument('<!DOCTYPE html>\n<html><body>Not found</body></html>', {
+      url: 'http://example.com/sitemap.xml',
+    });
+    expect(html.sitemap.type).toBe('InvalidSitemap');
+    expect(html.warnings.map((w) => [w.code, w.message])).toEqual([
+      ['not-a-sitemap', 'HTML page, not a sitemap (it declares <!DOCTYPE html>)'],
+    ]);
+    const xml = await parseSitemapDocument(
+      '<?xml version="1.0"?><!DOCTYPE urlset [<!ENTITY x "y">]><urlset/>',
+      {
+        url: 'http://example.com/sitemap.xml',
+      },
+    );
+    expect(xml.warnings.map((w) => w.code)).toEqual(['doctype-refused']);
+  });
+});
