@@ -70,6 +70,10 @@ export function expectedManifest(manifest, { rootManifest, relativeDir, coreVers
       m.devDependencies = { ...(m.devDependencies ?? {}), [CORE]: 'workspace:^' };
     }
   }
+  // An optional peer on another package of ours (usp's native SQLite store and queue client, kept
+  // out of a plain `npm install usp`) follows the one release version like core's range does.
+  for (const name of Object.keys(m.peerDependencies ?? {}))
+    if (name.startsWith('@usp-ts/') && name !== CORE) m.peerDependencies[name] = `^${coreVersion}`;
   return inKeyOrder(m);
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { createRequire } from 'node:module';
 import { UsageError } from './cli/args.js';
+import { loadOptionalPackage } from './cli/optional-package.js';
 
 const version: string = createRequire(import.meta.url)('../package.json').version;
 
@@ -50,7 +51,11 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; help: string }>> = 
     return { run: m.runDemo, help: m.DEMO_HELP };
   },
   worker: async () => {
-    const m = await import('./cli/worker.js');
+    const m = await loadOptionalPackage(
+      '@usp-ts/queue-bullmq',
+      'usp worker',
+      () => import('./cli/worker.js'),
+    );
     return { run: m.runWorkerCommand, help: m.WORKER_HELP };
   },
 };

@@ -150,7 +150,7 @@ async function stop(child: ChildProcess): Promise<number | null> {
 }
 
 describe('usp worker and usp batch --queue', () => {
-  it('three workers (one killed with -9 mid-run) give the pages of usp batch, each once under the README's reader rule, the per-host limit held across workers', {
+  it('three workers (one killed with -9 mid-run) give the pages of usp batch, each once by the README reader rule, the per-host limit held across workers', {
     timeout: 180_000,
   }, async () => {
     const local = join(dir, 'local');

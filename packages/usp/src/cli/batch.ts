@@ -30,6 +30,7 @@ import {
   UsageError,
 } from './args.js';
 import { NETWORK_HELP, NETWORK_OPTIONS, webClientOptionsFrom } from './network.js';
+import { loadOptionalPackage } from './optional-package.js';
 
 export const BATCH_USAGE =
   'usage: usp batch [-h] (--out DIR [--state FILE] [--resume] | --queue URL [--no-wait]) [options] <sites-file|->';
@@ -144,7 +145,7 @@ export async function openState(path: string): Promise<StateStore> {
   } catch (cause) {
     throw new StateStoreError(
       'io',
-      `--state needs @usp-ts/state-sqlite and its better-sqlite3 module, which did not load: ${(cause as Error).message}`,
+      `--state needs the optional package @usp-ts/state-sqlite (npm install @usp-ts/state-sqlite), which did not load: ${(cause as Error).message}`,
       { cause, path },
     );
   }
@@ -262,7 +263,11 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
   const source = onePositional(p, 'sites-file', BATCH_USAGE);
   if (str(p, 'queue') !== undefined) {
     // Loaded only here: BullMQ and its Redis client are for the distributed mode.
-    const { runQueuedBatch } = await import('./batch-queue.js');
+    const { runQueuedBatch } = await loadOptionalPackage(
+      '@usp-ts/queue-bullmq',
+      'usp batch --queue',
+      () => import('./batch-queue.js'),
+    );
     return runQueuedBatch(p, source, signal);
   }
   const out = str(p, 'out');
