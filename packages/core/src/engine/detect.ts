@@ -2,7 +2,7 @@
  * What a body is: gzip by its magic bytes (never by name or Content-Type, which lie both ways),
  * XML or text by its first non-whitespace character (after any BOM and any amount of whitespace).
  */
-import type { Gunzip } from './document.js';
+import type { Gunzip } from './gunzip.js';
 
 /** Whether the bytes start with the gzip magic number `1f 8b`. */
 export function hasGzipMagic(bytes: Uint8Array): boolean {

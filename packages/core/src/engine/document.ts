@@ -15,12 +15,9 @@ import type { DocumentSitemapType, PagesSitemapType } from '../contract/sitemap.
 import type { Warning, WarningCode, WarningListener } from '../contract/warning.js';
 import { createDocumentDecoder, type DocumentDecoder } from './decode.js';
 import { firstNonWhitespace, unwrapGzip } from './detect.js';
-import { gunzip as defaultGunzip, GunzipError, isTooLargeError } from './gunzip.js';
+import { gunzip as defaultGunzip, type Gunzip, GunzipError, isTooLargeError } from './gunzip.js';
 import { rejectUnknownOptions } from './options.js';
 import { createXmlEngine, type XmlEngine } from './xml.js';
-
-/** Decompresses a gzip stream with an output cap; iteration throws once the cap is passed. */
-export type Gunzip = (input: AsyncIterable<Uint8Array>, maxOutputBytes: number) => AsyncIterable<Uint8Array>;
 
 export interface ParseDocumentOptions {
   /** Final URL of the document: decides robots.txt vs plain text and resolves relative links. */

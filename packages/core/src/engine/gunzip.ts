@@ -3,6 +3,9 @@
  * with a cap on the output: a few KB of gzip can expand to gigabytes.
  */
 
+/** Decompresses a gzip stream with an output cap; iteration throws once the cap is passed. */
+export type Gunzip = (input: AsyncIterable<Uint8Array>, maxOutputBytes: number) => AsyncIterable<Uint8Array>;
+
 /** Thrown by a gunzip iteration. `code` says whether the data was bad or the cap was passed. */
 export class GunzipError extends Error {
   readonly code: 'gzip' | 'too-large';

@@ -12,9 +12,9 @@ import type { WebClient } from '../contract/web-client.js';
 import {
   DEFAULT_DOCUMENT_LIMITS,
   type DocumentLimits,
-  type Gunzip,
   type ParseDocumentOptions,
 } from '../engine/document.js';
+import type { Gunzip } from '../engine/gunzip.js';
 import { rejectUnknownOptions } from '../engine/options.js';
 import { isHttpUrl, stripUrlToHomepage } from '../engine/url.js';
 import { OriginBreaker, type OriginBreakerOptions } from './origin-breaker.js';
