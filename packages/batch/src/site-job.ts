@@ -68,7 +68,7 @@ export const DEFAULT_SITE_DEADLINE_MS = 10 * 60_000;
  */
 export const REPROBE_EVERY_MS = 7 * 86_400_000;
 
-const iso = (d: SitemapDate | null): string | null => (d === null ? null : d.toISOString());
+const iso = (d: SitemapDate | null): string | null => (d === null ? null : d.toSourceString());
 
 function toChildRefs(children: readonly StoredChild[]): ChildRef[] {
   return children.map((c) => ({

@@ -50,19 +50,38 @@ describe('SitemapDate.toISOString', () => {
     fc.assert(
       fc.property(epochMs, offset, micros, (ms, off, us) => {
         const d = new SitemapDate(ms, off, us);
-        expect(d.toISOString()).toBe(referenceISOString(d));
+        expect(d.toSourceString()).toBe(referenceISOString(d));
       }),
       { numRuns: 20_000 },
     );
   });
 
   it('prints the usual shapes', () => {
-    expect(new SitemapDate(Date.UTC(2024, 1, 29, 23, 59, 59), 330, 7).toISOString()).toBe(
+    expect(new SitemapDate(Date.UTC(2024, 1, 29, 23, 59, 59), 330, 7).toSourceString()).toBe(
       '2024-03-01T05:29:59.000007+05:30',
     );
-    expect(new SitemapDate(Date.UTC(1999, 11, 31), null).toISOString()).toBe('1999-12-31T00:00:00');
-    expect(new SitemapDate(Date.UTC(2000, 0, 1, 0, 0, 0, 123), -300).toISOString()).toBe(
+    expect(new SitemapDate(Date.UTC(1999, 11, 31), null).toSourceString()).toBe('1999-12-31T00:00:00');
+    expect(new SitemapDate(Date.UTC(2000, 0, 1, 0, 0, 0, 123), -300).toSourceString()).toBe(
       '1999-12-31T19:00:00.123000-05:00',
+    );
+  });
+
+  it('toISOString names one instant: Z for a date written without a zone, the source offset otherwise', () => {
+    const naive = new SitemapDate(Date.UTC(1999, 11, 31), null);
+    expect(naive.toISOString()).toBe('1999-12-31T00:00:00Z');
+    expect(naive.toSourceString()).toBe('1999-12-31T00:00:00');
+    expect(naive.toJSON()).toBe('1999-12-31T00:00:00');
+    const zoned = new SitemapDate(Date.UTC(2000, 0, 1, 0, 0, 0, 123), -300);
+    expect(zoned.toISOString()).toBe('1999-12-31T19:00:00.123000-05:00');
+    fc.assert(
+      fc.property(
+        fc.integer({ min: Date.UTC(1000, 0, 1), max: Date.UTC(9999, 11, 31) }),
+        fc.option(fc.integer({ min: -14 * 60, max: 14 * 60 }), { nil: null }),
+        (ms, offset) => {
+          const d = new SitemapDate(ms, offset);
+          expect(new Date(d.toISOString()).getTime()).toBe(d.toDate().getTime());
+        },
+      ),
     );
   });
 });

@@ -36,7 +36,7 @@ describe('googleNews()', () => {
       ),
     );
     const story = r.pages[0].newsStory!;
-    expect({ ...story, publishDate: story.publishDate?.toISOString() }).toEqual({
+    expect({ ...story, publishDate: story.publishDate?.toSourceString() }).toEqual({
       title: 'Companies A, B in Merger Talks',
       publishDate: '2008-12-23T09:15:00-05:00',
       publicationName: 'The Example Times',

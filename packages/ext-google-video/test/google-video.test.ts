@@ -54,8 +54,8 @@ describe('googleVideo()', () => {
     const v = videos![0];
     expect({
       ...v,
-      expirationDate: v.expirationDate?.toISOString(),
-      publicationDate: v.publicationDate?.toISOString(),
+      expirationDate: v.expirationDate?.toSourceString(),
+      publicationDate: v.publicationDate?.toSourceString(),
     }).toEqual({
       thumbnailLoc: 'https://example.com/thumbs/123.jpg',
       title: 'Grilling steaks for summer',

@@ -40,7 +40,7 @@ const feed10 = (entries: string, attrs = '') =>
 
 const urls = (p: Parsed) => p.pages.map((x) => x.url);
 const titles = (p: Parsed) => p.pages.map((x) => x.newsStory?.title ?? null);
-const dates = (p: Parsed) => p.pages.map((x) => x.newsStory?.publishDate?.toISOString() ?? null);
+const dates = (p: Parsed) => p.pages.map((x) => x.newsStory?.publishDate?.toSourceString() ?? null);
 const codes = (p: Parsed) => p.warnings.map((w) => w.code);
 
 describe('atom()', () => {

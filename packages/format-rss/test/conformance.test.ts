@@ -38,7 +38,7 @@ describe.skipIf(!suite.corpus)('conformance: RSS document cases', () => {
     expect(compareToGolden(documentView(parsed), c.expected).ok).toBe(false);
     const pages = isPagesSitemap(parsed.sitemap) ? parsed.sitemap.pages : [];
     expect(
-      pages.map((p) => [p.url, p.newsStory?.title, p.newsStory?.publishDate?.toISOString() ?? null]),
+      pages.map((p) => [p.url, p.newsStory?.title, p.newsStory?.publishDate?.toSourceString() ?? null]),
     ).toEqual([
       ['http://example.com/desc-only', 'Description only', null],
       ['http://example.com/bad-date', 'Bad date', null],

@@ -82,7 +82,7 @@ describe('rss()', () => {
         newsStory: expect.objectContaining({ title: 'Two', publishDate: null }),
       }),
     ]);
-    expect(p.pages[0].newsStory?.publishDate?.toISOString()).toBe('2009-12-17T12:04:56+02:00');
+    expect(p.pages[0].newsStory?.publishDate?.toSourceString()).toBe('2009-12-17T12:04:56+02:00');
     expect(p.warnings).toEqual([]);
   });
 
@@ -149,7 +149,7 @@ describe('rss()', () => {
       <item><title>Zoneless</title><link>http://example.com/nz</link><pubDate>Tue, 02 Jan 2024 03:04:05</pubDate></item>`),
     );
     expect(urls(p)).toEqual(['http://example.com/bad', 'http://example.com/empty', 'http://example.com/nz']);
-    expect(p.pages.map((x) => x.newsStory?.publishDate?.toISOString() ?? null)).toEqual([
+    expect(p.pages.map((x) => x.newsStory?.publishDate?.toSourceString() ?? null)).toEqual([
       null,
       null,
       '2024-01-02T03:04:05',
@@ -180,7 +180,7 @@ describe('rss()', () => {
     );
     expect(urls(p)).toEqual(['http://example.com/1', 'http://example.com/2']);
     expect(titles(p)).toEqual(['Real title', 'Second']);
-    expect(p.pages[0].newsStory?.publishDate?.toISOString()).toBe('2024-01-01T12:00:00+00:00');
+    expect(p.pages[0].newsStory?.publishDate?.toSourceString()).toBe('2024-01-01T12:00:00+00:00');
   });
 
   it('never lets an empty element abort the rest of the feed', async () => {

@@ -5,7 +5,7 @@ const NS = 'http://www.sitemaps.org/schemas/sitemap/0.9';
 const index = (body: string, ns = `xmlns="${NS}"`) =>
   `<?xml version="1.0"?><sitemapindex ${ns}>${body}</sitemapindex>`;
 const children = (r: Parsed) =>
-  r.children.map((c) => [c.url, c.lastModified ? c.lastModified.toISOString() : null]);
+  r.children.map((c) => [c.url, c.lastModified ? c.lastModified.toSourceString() : null]);
 
 describe('xmlSitemap() sitemapindex', () => {
   it('gives the children in document order with their <lastmod>', async () => {

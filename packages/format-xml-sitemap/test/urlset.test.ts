@@ -21,7 +21,7 @@ describe('xmlSitemap() urlset', () => {
     expect(p.url).toBe('http://example.com/a');
     expect(p.priority).toBe(0.8);
     expect(p.changeFrequency).toBe('daily');
-    expect(p.lastModified?.toISOString()).toBe('2024-01-02T03:04:05+02:00');
+    expect(p.lastModified?.toSourceString()).toBe('2024-01-02T03:04:05+02:00');
     expect(p.newsStory).toBeNull();
     expect(p.images).toBeNull();
     expect(p.alternates).toBeNull();
@@ -191,7 +191,7 @@ describe('xmlSitemap() urlset', () => {
         '<url><loc>http://example.com/1</loc><lastmod>2024-01-02</lastmod></url><url><loc>http://example.com/2</loc><lastmod>not a date</lastmod></url>',
       ),
     );
-    expect(r.pages[0].lastModified?.toISOString()).toBe('2024-01-02T00:00:00');
+    expect(r.pages[0].lastModified?.toSourceString()).toBe('2024-01-02T00:00:00');
     expect(r.pages[0].lastModified?.hasZone).toBe(false);
     expect(r.pages[1].lastModified).toBeNull();
     expect(r.codes).toEqual(['invalid-date']);

@@ -36,7 +36,10 @@ export function snapshot(doc: ParsedSitemap): DocumentSnapshot {
     type: json.type,
     ...(json.reason !== undefined ? { reason: json.reason } : {}),
     pages: json.pages ?? [],
-    children: doc.children.map((c) => ({ url: c.url, lastModified: c.lastModified?.toISOString() ?? null })),
+    children: doc.children.map((c) => ({
+      url: c.url,
+      lastModified: c.lastModified?.toSourceString() ?? null,
+    })),
     truncated: doc.truncated,
     warnings: doc.warnings.map((w) => `${w.code}: ${w.message}`),
     format: doc.format ?? null,

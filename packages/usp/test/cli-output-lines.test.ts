@@ -27,10 +27,10 @@ function referenceCsvLine(page: Page, sitemapUrl: string, stripPrefix = ''): str
     stripUrl(sitemapUrl, stripPrefix),
     stripUrl(page.url, stripPrefix),
     page.priority,
-    page.lastModified?.toISOString(),
+    page.lastModified?.toSourceString(),
     page.changeFrequency,
     news?.title,
-    news?.publishDate?.toISOString(),
+    news?.publishDate?.toSourceString(),
     news?.publicationName,
     news?.publicationLanguage,
     page.images

@@ -259,7 +259,7 @@ describe('parse workers (the default on two or more cores)', () => {
         await vi.waitFor(() => expect(workerCount()).toBeGreaterThan(base), { timeout: 10_000 });
         sawWorker = true;
       }
-      seen.push(`${sitemap.url} ${page.url} ${page.lastModified?.toISOString()}`);
+      seen.push(`${sitemap.url} ${page.url} ${page.lastModified?.toSourceString()}`);
     }
     expect(sawWorker).toBe(true);
     const inThread: string[] = [];
@@ -268,7 +268,7 @@ describe('parse workers (the default on two or more cores)', () => {
       useKnownPaths: false,
       parseWorkers: 0,
     })) {
-      inThread.push(`${sitemap.url} ${page.url} ${page.lastModified?.toISOString()}`);
+      inThread.push(`${sitemap.url} ${page.url} ${page.lastModified?.toSourceString()}`);
     }
     expect(seen).toHaveLength(8000);
     expect(seen.sort()).toEqual(inThread.sort());

@@ -54,12 +54,12 @@ export function pageToJSON(page: Page): PageJSON {
   const json: PageJSON = {
     url: page.url,
     priority: page.priority,
-    lastModified: page.lastModified ? page.lastModified.toISOString() : null,
+    lastModified: page.lastModified ? page.lastModified.toSourceString() : null,
     changeFrequency: page.changeFrequency,
     newsStory: news
       ? {
           title: news.title,
-          publishDate: news.publishDate ? news.publishDate.toISOString() : null,
+          publishDate: news.publishDate ? news.publishDate.toSourceString() : null,
           publicationName: news.publicationName,
           publicationLanguage: news.publicationLanguage,
           access: news.access,
@@ -79,7 +79,7 @@ export function pageToJSON(page: Page): PageJSON {
 export function sitemapToJSON(sitemap: Sitemap, options: ToJSONOptions = {}): SitemapJSON {
   const withPages = options.withPages ?? true;
   const json: SitemapJSON = { type: sitemap.type, url: sitemap.url };
-  if (sitemap.lastModified) json.lastModified = sitemap.lastModified.toISOString();
+  if (sitemap.lastModified) json.lastModified = sitemap.lastModified.toSourceString();
   if (sitemap instanceof IndexWebsiteSitemap) {
     json.outcome = sitemap.summary.outcome;
     if (sitemap.summary.reason !== null) json.outcomeReason = sitemap.summary.reason;

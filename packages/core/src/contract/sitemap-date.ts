@@ -3,7 +3,8 @@ import { brandClass, isBranded } from './brand.js';
 /**
  * A date as a sitemap gave it: the instant plus the UTC offset the source wrote, or
  * "no zone given" (`offsetMinutes === null`), which JavaScript's `Date` cannot express.
- * Immutable; serialises to ISO 8601 keeping the source offset.
+ * Immutable; serialises (`toJSON`, `toString`) as the source wrote it, offset or none
+ * (`toSourceString`); `toISOString` is unambiguous: `Z` for a date without a zone.
  */
 export class SitemapDate {
   /** True for a `SitemapDate` from any copy of core (see brand.ts). */
@@ -35,8 +36,22 @@ export class SitemapDate {
     return new Date(this.epochMs);
   }
 
-  /** `YYYY-MM-DDTHH:MM:SS[.ffffff][±HH:MM]`: wall-clock time in the source offset. */
+  /**
+   * ISO 8601 that names one instant: as `toSourceString()`, and a date the source wrote without a
+   * zone gets `Z`, since core reads such a date as UTC (as `toDate()` and `epochMs` do). So
+   * `new Date(d.toISOString())` is always `d.toDate()`.
+   */
   toISOString(): string {
+    const s = this.toSourceString();
+    return this.offsetMinutes === null ? `${s}Z` : s;
+  }
+
+  /**
+   * `YYYY-MM-DDTHH:MM:SS[.ffffff][±HH:MM]` as the source wrote it: wall-clock time in the source
+   * offset, and no zone designator when the source gave none (Python's `isoformat()` of a naive
+   * datetime, which usp prints). The JSON form and the CLI outputs use this, as usp does.
+   */
+  toSourceString(): string {
     const off = this.offsetMinutes ?? 0;
     const wallMs = this.epochMs + off * 60_000;
     // The printers call this for every page: arithmetic on the instant instead of a `Date` and
@@ -101,11 +116,11 @@ export class SitemapDate {
   }
 
   toJSON(): string {
-    return this.toISOString();
+    return this.toSourceString();
   }
 
   toString(): string {
-    return this.toISOString();
+    return this.toSourceString();
   }
 }
 

@@ -180,7 +180,7 @@ export function ndjsonLine(page: Page, sitemapUrl: string, stripPrefix = ''): st
   // whole `usp ls -f ndjson`). Keys in the order the general path gives them.
   const lm = page.lastModified;
   const cf = page.changeFrequency;
-  return `{"sitemap":${quotedSitemap(sitemapUrl, stripPrefix)},"url":${JSON.stringify(stripUrl(page.url, stripPrefix))},"priority":${Number.isFinite(page.priority) ? String(page.priority) : 'null'},"lastModified":${lm ? JSON.stringify(lm.toISOString()) : 'null'},"changeFrequency":${cf === null ? 'null' : JSON.stringify(cf)},"newsStory":null,"images":null,"alternates":null}`;
+  return `{"sitemap":${quotedSitemap(sitemapUrl, stripPrefix)},"url":${JSON.stringify(stripUrl(page.url, stripPrefix))},"priority":${Number.isFinite(page.priority) ? String(page.priority) : 'null'},"lastModified":${lm ? JSON.stringify(lm.toSourceString()) : 'null'},"changeFrequency":${cf === null ? 'null' : JSON.stringify(cf)},"newsStory":null,"images":null,"alternates":null}`;
 }
 
 function generalNdjsonLine(page: Page, sitemapUrl: string, stripPrefix: string): string {
@@ -255,17 +255,17 @@ export function csvLine(page: Page, sitemapUrl: string, stripPrefix = ''): strin
     // The common page by hand, as for NDJSON: the same bytes as the general path below.
     const lm = page.lastModified;
     const cf = page.changeFrequency;
-    return `${csvField(stripUrl(sitemapUrl, stripPrefix))},${csvField(stripUrl(page.url, stripPrefix))},${String(page.priority)},${lm ? lm.toISOString() : ''},${cf === null ? '' : csvField(cf)},,,,,,,`;
+    return `${csvField(stripUrl(sitemapUrl, stripPrefix))},${csvField(stripUrl(page.url, stripPrefix))},${String(page.priority)},${lm ? lm.toSourceString() : ''},${cf === null ? '' : csvField(cf)},,,,,,,`;
   }
   const news = page.newsStory;
   return [
     stripUrl(sitemapUrl, stripPrefix),
     stripUrl(page.url, stripPrefix),
     page.priority,
-    page.lastModified?.toISOString(),
+    page.lastModified?.toSourceString(),
     page.changeFrequency,
     news?.title,
-    news?.publishDate?.toISOString(),
+    news?.publishDate?.toSourceString(),
     news?.publicationName,
     news?.publicationLanguage,
     page.images
