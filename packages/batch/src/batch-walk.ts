@@ -3,25 +3,10 @@ import type { StateStore } from '@usp-ts/core';
 import { InvalidOptionError, type Registry, rejectUnknownOptions, type WebClient } from '@usp-ts/core';
 import type { BatchSink } from './batch-sink.js';
 import { hostGate, type PolitenessGate } from './politeness-gate.js';
+import { type BatchProgress, countSite, emptyProgress } from './progress.js';
 import type { SiteResult } from './rows.js';
 import { type SiteJobContext, type SiteWalkOptions, walkSite } from './site-job.js';
 import { readSiteLines } from './site-list.js';
-
-/** Counters of a running batch, handed to `onProgress`. */
-export interface BatchProgress {
-  /** Sites finished (any status, `invalid` lines included). */
-  readonly sitesDone: number;
-  /** Sites being walked now. */
-  readonly sitesActive: number;
-  /** Sites skipped because `isDone` said so (a resumed run). */
-  readonly sitesSkipped: number;
-  readonly pages: number;
-  readonly requests: number;
-  readonly notModified: number;
-  readonly bytes: number;
-  /** Sites that ended `unreachable`, `error` or `invalid`. */
-  readonly failures: number;
-}
 
 export interface BatchWalkOptions {
   /** The shared HTTP client (`createWebClient` of `@usp-ts/fetcher`). Required. */
@@ -128,16 +113,7 @@ export async function* batchWalk(
     signal: stop.signal,
   };
   const signal = options.signal;
-  const counts = {
-    sitesDone: 0,
-    sitesActive: 0,
-    sitesSkipped: 0,
-    pages: 0,
-    requests: 0,
-    notModified: 0,
-    bytes: 0,
-    failures: 0,
-  };
+  const counts = emptyProgress();
   const progress = (): void => {
     try {
       options.onProgress?.({ ...counts });
@@ -149,14 +125,7 @@ export async function* batchWalk(
   const running = new Map<number, Promise<{ id: number; result: SiteResult }>>();
   let nextId = 0;
   let exhausted = false;
-  const account = (r: SiteResult): void => {
-    counts.sitesDone++;
-    counts.pages += r.pages;
-    counts.requests += r.requests;
-    counts.notModified += r.notModified;
-    counts.bytes += r.bytes;
-    if (r.status === 'unreachable' || r.status === 'error' || r.status === 'invalid') counts.failures++;
-  };
+  const account = (r: SiteResult): void => countSite(counts, r);
   try {
     for (;;) {
       while (!exhausted && running.size < width && !signal?.aborted) {

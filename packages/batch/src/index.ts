@@ -1,6 +1,6 @@
 export type { RunMark, SitemapState, SiteState, StateStore, StoredChild } from '@usp-ts/core';
 export { type BatchSink, type MemoryRows, memorySink, type SiteOutput } from './batch-sink.js';
-export { type BatchProgress, type BatchWalkOptions, batchWalk, DEFAULT_SITES } from './batch-walk.js';
+export { type BatchWalkOptions, batchWalk, DEFAULT_SITES } from './batch-walk.js';
 export { memoryStateStore } from './memory-state-store.js';
 export { type NdjsonSink, type NdjsonSinkOptions, openNdjsonSink } from './ndjson-sink.js';
 export { OutputError } from './output-error.js';
@@ -12,6 +12,7 @@ export {
   hostGate,
   type PolitenessGate,
 } from './politeness-gate.js';
+export { type BatchProgress, countSite, emptyProgress } from './progress.js';
 export type { Change, PageRow, SitemapRow, SiteResult, SiteStatus } from './rows.js';
 export { type JournalContents, type JournalEntry, type JournalHeader, readJournal } from './run-journal.js';
 export {

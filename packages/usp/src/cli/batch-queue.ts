@@ -1,7 +1,7 @@
-import { readSiteLines, type SiteResult } from '@usp-ts/batch';
+import { countSite, emptyProgress, readSiteLines, type SiteResult } from '@usp-ts/batch';
 import { DEFAULT_QUEUE_NAME, enqueueSites } from '@usp-ts/queue-bullmq';
 import { count, flag, type Parsed, str, UsageError } from './args.js';
-import { BATCH_USAGE, BatchReport, countSites, inputLines } from './batch.js';
+import { BATCH_USAGE, BatchReport, countSites, inputLines, siteLine } from './batch.js';
 
 /** The flags that mean something to the producer; the walk's own belong to `usp worker`. */
 const PRODUCER_FLAGS = new Set(['queue', 'queue-name', 'no-wait', 'full', 'verbose', 'no-progress', 'help']);
@@ -47,16 +47,7 @@ export async function runQueuedBatch(p: Parsed, source: string, signal: AbortSig
   const report = new BatchReport(!flag(p, 'no-progress'));
   report.total = total;
   const statuses = new Map<string, number>();
-  const counts = {
-    sitesDone: 0,
-    sitesActive: 0,
-    sitesSkipped: 0,
-    pages: 0,
-    requests: 0,
-    notModified: 0,
-    bytes: 0,
-    failures: 0,
-  };
+  const counts = emptyProgress();
   const invalid: string[] = [];
   async function* validSites(): AsyncGenerator<string> {
     for await (const line of readSiteLines(inputLines(source))) {
@@ -80,23 +71,17 @@ export async function runQueuedBatch(p: Parsed, source: string, signal: AbortSig
         }
       },
       onResult: (o) => {
-        counts.sitesDone++;
         if (o.ok) {
           const r = o.result;
           statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
-          counts.pages += r.pages;
-          counts.requests += r.requests;
-          counts.notModified += r.notModified;
-          counts.bytes += r.bytes;
-          if (r.status === 'unreachable' || r.status === 'error') counts.failures++;
+          countSite(counts, r);
           if (verbose > 0) {
             report.clear();
-            process.stderr.write(
-              `usp: ${r.site}: ${r.status}${r.reason !== null ? ` (${r.reason})` : ''}, ${r.pages} pages, ${r.sitemaps} sitemaps, ${r.requests} requests, ${r.ms} ms\n`,
-            );
+            process.stderr.write(siteLine(r));
           }
         } else {
           statuses.set('failed job', (statuses.get('failed job') ?? 0) + 1);
+          counts.sitesDone++;
           counts.failures++;
         }
         report.update({ ...counts });

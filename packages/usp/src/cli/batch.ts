@@ -162,6 +162,11 @@ function formatEta(ms: number): string {
 }
 
 /** The terminal's progress line and the end-of-run summary. */
+/** The `-v` line of one finished site, the same for usp batch, its queue producer and usp worker. */
+export function siteLine(r: SiteResult): string {
+  return `usp: ${r.site}: ${r.status}${r.reason !== null ? ` (${r.reason})` : ''}, ${r.pages} pages, ${r.sitemaps} sitemaps, ${r.requests} requests, ${r.ms} ms\n`;
+}
+
 export class BatchReport {
   readonly #tty: boolean;
   readonly #started = Date.now();
@@ -328,9 +333,7 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
         statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
         if (verbose > 0) {
           report.clear();
-          process.stderr.write(
-            `usp: ${r.site}: ${r.status}${r.reason !== null ? ` (${r.reason})` : ''}, ${r.pages} pages, ${r.sitemaps} sitemaps, ${r.requests} requests, ${r.ms} ms\n`,
-          );
+          process.stderr.write(siteLine(r));
         }
       }
     } catch (err) {

@@ -1,12 +1,26 @@
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { type NdjsonSink, OutputError, openNdjsonSink, type SiteResult } from '@usp-ts/batch';
+import {
+  countSite,
+  emptyProgress,
+  type NdjsonSink,
+  OutputError,
+  openNdjsonSink,
+  type SiteResult,
+} from '@usp-ts/batch';
 import { type StateStore, StateStoreError } from '@usp-ts/core';
 import { DEFAULT_QUEUE_NAME, redisStateStore, runWorker } from '@usp-ts/queue-bullmq';
 import { createDefaultRegistry } from '../plugins.js';
 import { count, duration, flag, type OptionSpec, parse, str, UsageError } from './args.js';
-import { BATCH_OPTIONS, BatchReport, batchWebClient, openState, siteWalkSettings } from './batch.js';
+import {
+  BATCH_OPTIONS,
+  BatchReport,
+  batchWebClient,
+  openState,
+  siteLine,
+  siteWalkSettings,
+} from './batch.js';
 import { NETWORK_HELP } from './network.js';
 
 export const WORKER_USAGE =
@@ -121,16 +135,7 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
   let sink: NdjsonSink | null = null;
   const report = new BatchReport(!flag(p, 'no-progress'));
   const statuses = new Map<string, number>();
-  const counts = {
-    sitesDone: 0,
-    sitesActive: 0,
-    sitesSkipped: 0,
-    pages: 0,
-    requests: 0,
-    notModified: 0,
-    bytes: 0,
-    failures: 0,
-  };
+  const counts = emptyProgress();
   const client = batchWebClient(clientOptions, sites, perHost);
   let failure: Error | null = null;
   try {
@@ -171,18 +176,11 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
       ...(flag(p, 'exit-when-idle') ? { stopWhenIdle: true } : {}),
       onResult: (r: SiteResult) => {
         statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
-        counts.sitesDone++;
-        counts.pages += r.pages;
-        counts.requests += r.requests;
-        counts.notModified += r.notModified;
-        counts.bytes += r.bytes;
-        if (r.status === 'unreachable' || r.status === 'error' || r.status === 'invalid') counts.failures++;
+        countSite(counts, r);
         report.update({ ...counts });
         if (verbose > 0) {
           report.clear();
-          process.stderr.write(
-            `usp: ${r.site}: ${r.status}${r.reason !== null ? ` (${r.reason})` : ''}, ${r.pages} pages, ${r.sitemaps} sitemaps, ${r.requests} requests, ${r.ms} ms\n`,
-          );
+          process.stderr.write(siteLine(r));
         }
       },
       onError: (error) => {
