@@ -14,8 +14,8 @@ import {
 } from '@usp-ts/batch';
 import { DEFAULT_MAX_SITEMAPS, type StateStore, StateStoreError } from '@usp-ts/core';
 import { createWebClient, type WebClientOptions } from '@usp-ts/fetcher';
+import { nodeGunzip } from '../gunzip-node.js';
 import { createDefaultRegistry } from '../plugins.js';
-import { nodeGunzip } from '../worker-parse.js';
 import {
   count,
   duration,
