@@ -125,12 +125,19 @@ describe('filePageStore', () => {
     const priorities = [0.5, 0, -0, 1, 0.1 + 0.2, 1e-7, Number.NaN, Number.POSITIVE_INFINITY];
     const pages: Page[] = Array.from({ length: 120 }, (_, i) => {
       const plain: Page = {
-        url: i % 3 === 0 ? `https://example.com/${'é'.repeat(i % 5)}日/${i}` : `https://example.com/p/${i}?q="x"\\`,
+        url:
+          i % 3 === 0
+            ? `https://example.com/${'é'.repeat(i % 5)}日/${i}`
+            : `https://example.com/p/${i}?q="x"\\`,
         priority: priorities[i % priorities.length],
         lastModified:
           i % 4 === 0
             ? null
-            : new SitemapDate(Date.UTC(2024, 0, 1) + i * 61_001, i % 4 === 1 ? null : (i % 9) * 30 - 120, i % 1000),
+            : new SitemapDate(
+                Date.UTC(2024, 0, 1) + i * 61_001,
+                i % 4 === 1 ? null : (i % 9) * 30 - 120,
+                i % 1000,
+              ),
         changeFrequency: frequencies[i % frequencies.length],
         newsStory: null,
         images: null,
