@@ -48,6 +48,18 @@ export class RecordBuffer {
   }
 
   append(page: Page, encodeJson: (page: Page) => string): void {
+    if (this.#plain(page)) return;
+    const line = encodeJson(page);
+    this.#room(JSON_HEAD_BYTES + line.length * 3);
+    const at = this.#size;
+    const n = this.#buf.write(line, at + JSON_HEAD_BYTES, 'utf8');
+    this.#buf[at] = JSON_LINE;
+    this.#buf.writeUInt32LE(n, at + 1);
+    this.#size = at + JSON_HEAD_BYTES + n;
+  }
+
+  /** Appends `page` as a plain record if it is one; false (nothing written) if not. */
+  #plain(page: Page): boolean {
     const url = page.url;
     const d = page.lastModified;
     const cf = page.changeFrequency;
@@ -62,19 +74,14 @@ export class RecordBuffer {
       freq < 0 ||
       (d !== null && !plainDate(d))
     ) {
-      const line = encodeJson(page);
-      this.#room(JSON_HEAD_BYTES + line.length * 3);
-      const at = this.#size;
-      const n = this.#buf.write(line, at + JSON_HEAD_BYTES, 'utf8');
-      this.#buf[at] = JSON_LINE;
-      this.#buf.writeUInt32LE(n, at + 1);
-      this.#size = at + JSON_HEAD_BYTES + n;
-      return;
+      return false;
     }
     this.#room(HEAD_BYTES + url.length * 3);
     const b = this.#buf;
     const at = this.#size;
     const n = b.write(url, at + HEAD_BYTES, 'utf8');
+    // UTF-8 cannot hold a lone surrogate (it would come back as U+FFFD); JSON escapes it.
+    if (n !== url.length && !(url as string & { isWellFormed(): boolean }).isWellFormed()) return false;
     b[at] = PLAIN;
     b[at + 1] = freq;
     b[at + 2] = d === null ? NO_DATE : d.offsetMinutes === null ? ZONELESS : ZONED;
@@ -88,6 +95,7 @@ export class RecordBuffer {
       b.writeUInt16LE(d.microseconds, at + 26);
     }
     this.#size = at + HEAD_BYTES + n;
+    return true;
   }
 
   /** The bytes appended since the last `take()`; valid until the next `append()`. */

@@ -127,7 +127,7 @@ describe('filePageStore', () => {
       const plain: Page = {
         url:
           i % 3 === 0
-            ? `https://example.com/${'é'.repeat(i % 5)}日/${i}`
+            ? `https://example.com/${'é'.repeat(i % 5)}日/${i}${i % 24 === 0 ? '\ud800' : ''}`
             : `https://example.com/p/${i}?q="x"\\`,
         priority: priorities[i % priorities.length],
         lastModified:
