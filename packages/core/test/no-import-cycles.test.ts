@@ -50,7 +50,7 @@ function circles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
   return found;
 }
 
-describe('core/src has no import circles', () => {
+describe('core/src has no import circles and keeps its layers', () => {
   const graph = importGraph(sourceFiles(srcDir));
 
   it('reads the sources and their imports', () => {
@@ -65,6 +65,20 @@ describe('core/src has no import circles', () => {
     const graph = new Map<string, string[]>();
     graph.set(a, [b]).set(b, [a]);
     expect(circles(graph)).toEqual([[a, b, a]]);
+  });
+
+  it('imports contract <- engine <- walk, never back up', () => {
+    const layer = (file: string): number =>
+      ['contract', 'engine', 'walk'].indexOf(relative(srcDir, file).split(/[\\/]/)[0]);
+    const upward: string[] = [];
+    for (const [file, targets] of graph) {
+      for (const target of targets) {
+        if (layer(file) >= 0 && layer(target) > layer(file)) {
+          upward.push(`${relative(srcDir, file)} -> ${relative(srcDir, target)}`);
+        }
+      }
+    }
+    expect(upward).toEqual([]);
   });
 
   it('finds none in core', () => {
