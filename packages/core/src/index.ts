@@ -22,6 +22,7 @@ export * from './engine/gunzip.js';
 export * from './engine/lines.js';
 export * from './engine/options.js';
 export * from './engine/parse-sitemap.js';
+export * from './engine/text.js';
 export * from './engine/url.js';
 export * from './engine/xml.js';
 export * from './walk/known-paths.js';

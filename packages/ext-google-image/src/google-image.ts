@@ -1,10 +1,11 @@
-import type {
-  PageDraft,
-  ParseContext,
-  SitemapImage,
-  XmlElement,
-  XmlExtension,
-  XmlExtensionHandler,
+import {
+  type PageDraft,
+  type ParseContext,
+  type SitemapImage,
+  strippedText,
+  type XmlElement,
+  type XmlExtension,
+  type XmlExtensionHandler,
 } from '@usp-ts/core';
 
 /** Google Image sitemap namespace, with the https and trailing-slash spellings seen in the wild. */
@@ -74,25 +75,20 @@ class ImageHandler implements XmlExtensionHandler {
     }
     switch (el.local) {
       case 'loc':
-        image.loc = value(text);
+        image.loc = strippedText(text);
         break;
       case 'caption':
-        image.caption = value(text);
+        image.caption = strippedText(text);
         break;
       case 'geo_location':
-        image.geoLocation = value(text);
+        image.geoLocation = strippedText(text);
         break;
       case 'title':
-        image.title = value(text);
+        image.title = strippedText(text);
         break;
       case 'license':
-        image.license = value(text);
+        image.license = strippedText(text);
         break;
     }
   }
-}
-
-function value(text: string): string | null {
-  const s = text.trim();
-  return s.length === 0 ? null : s;
 }
