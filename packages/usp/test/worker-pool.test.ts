@@ -11,14 +11,10 @@ import {
   sitemapFromDocument,
 } from '@usp-ts/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { nodeGunzip } from '../src/gunzip-node.js';
+import { decodePages, encodePages } from '../src/page-codec.js';
 import { createDefaultRegistry } from '../src/plugins.js';
-import {
-  createWorkerParser,
-  decodePages,
-  encodePages,
-  nodeGunzip,
-  type WorkerParser,
-} from '../src/worker-parse.js';
+import { createWorkerParser, type WorkerParser } from '../src/worker-pool.js';
 import { runSiteCase } from './site-cases.js';
 
 // The worker script runs compiled (Node 20 cannot load .ts in a worker): the build comes first.
