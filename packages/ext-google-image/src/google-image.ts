@@ -3,6 +3,8 @@ import {
   type ParseContext,
   type SitemapImage,
   strippedText,
+  unfetchableUrl,
+  unfetchableUrlMessage,
   type XmlElement,
   type XmlExtension,
   type XmlExtensionHandler,
@@ -18,7 +20,9 @@ export const IMAGE_NAMESPACES: readonly string[] = [
 
 /**
  * `<image:image>`: any number per page, appended to the page's `images` in document order.
- * Values are stripped (usp keeps them raw); empty values are `null`.
+ * Values are stripped (usp keeps them raw); empty values are `null`. An image whose `<image:loc>`
+ * cannot be fetched (a host the WHATWG parser refuses, bytes invalid in the document's encoding)
+ * is dropped with a warning, as pages are (usp keeps any string).
  */
 export function googleImage(): XmlExtension {
   const namespaces = new Set(IMAGE_NAMESPACES);
@@ -37,6 +41,8 @@ class ImageHandler implements XmlExtensionHandler {
   private image: MutableImage | null = null;
   /** Depth of the open `<image:image>`, -1 when none. */
   private imageDepth = -1;
+  /** The open image's `<image:loc>` was refused: the image is dropped. */
+  private refused = false;
 
   constructor(ctx: ParseContext, namespaces: ReadonlySet<string>) {
     this.ctx = ctx;
@@ -52,6 +58,7 @@ class ImageHandler implements XmlExtensionHandler {
     if (el.local !== 'image' || this.image !== null || !this.namespaces.has(el.ns)) return;
     this.image = { loc: null, caption: null, geoLocation: null, title: null, license: null };
     this.imageDepth = el.depth;
+    this.refused = false;
   }
 
   close(el: XmlElement, text: string, draft: PageDraft): void {
@@ -66,6 +73,7 @@ class ImageHandler implements XmlExtensionHandler {
     if (el.depth === this.imageDepth) {
       this.image = null;
       this.imageDepth = -1;
+      if (this.refused) return;
       if (image.loc === null) {
         this.ctx.warn('missing-field', `<image:image> without <image:loc> in ${draft.url || 'a <url>'}`);
       }
@@ -74,9 +82,17 @@ class ImageHandler implements XmlExtensionHandler {
       return;
     }
     switch (el.local) {
-      case 'loc':
-        image.loc = strippedText(text);
+      case 'loc': {
+        const loc = strippedText(text);
+        const problem = loc === null ? null : unfetchableUrl(loc);
+        if (problem === null) {
+          image.loc = loc;
+        } else {
+          this.refused = true;
+          this.ctx.warn(problem, `Image URL ${unfetchableUrlMessage(problem)}, skipped: ${loc}`);
+        }
         break;
+      }
       case 'caption':
         image.caption = strippedText(text);
         break;
