@@ -1,5 +1,5 @@
 import { DEFAULT_MAX_CRAWL_DELAY_MS, type GateRelease, type PolitenessGate } from '@usp-ts/batch';
-import { InvalidOptionError, rejectUnknownOptions } from '@usp-ts/core';
+import { InvalidOptionError, rejectUnknownOptions, UspError } from '@usp-ts/core';
 import { Redis } from 'ioredis';
 import { checkConnection, type RedisConnection } from './connection.js';
 import { ACQUIRE_LUA, RENEW_LUA } from './gate-scripts.js';
@@ -177,7 +177,7 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
 
   return {
     async acquire(host, signal) {
-      if (closed) throw new Error('the politeness gate is closed');
+      if (closed) throw new UspError('USP_CLOSED', 'the politeness gate is closed');
       signal?.throwIfAborted();
       await subscribed;
       const id = `${owner}.${++counter}`;
@@ -219,7 +219,7 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
           waiters.add(waiter);
           signal?.addEventListener('abort', onAbort, { once: true });
         });
-        if (closed) throw new Error('the politeness gate is closed');
+        if (closed) throw new UspError('USP_CLOSED', 'the politeness gate is closed');
       }
     },
 

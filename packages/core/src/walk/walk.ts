@@ -1,3 +1,4 @@
+import { errorText, UspError } from '../contract/errors.js';
 import type { ChildRef, Page } from '../contract/model.js';
 import type { PageStore } from '../contract/page-store.js';
 import { type ParsedDocument, sitemapFromDocument } from '../contract/parsed-document.js';
@@ -352,7 +353,7 @@ export class Walk {
       // A custom client or parse hook that broke its contract: the sitemap is lost, the walk goes on.
       const node = this.#invalidNode(
         task.url,
-        `Unable to fetch sitemap from ${task.url}: ${describe(error)}`,
+        `Unable to fetch sitemap from ${task.url}: ${errorText(error)}`,
         task.lastModified,
         'fetch',
       );
@@ -415,9 +416,7 @@ export class Walk {
       // The client rejects only on abort; anything else from a custom client is reported the same way.
       const message = this.signal.aborted
         ? STOP_TEXT[this.#stopReason ?? 'aborted'](this.config)
-        : error instanceof Error
-          ? error.message
-          : String(error);
+        : errorText(error);
       return [this.#result(task, this.#fetchFailed(url, message, lastModified, false), null), []];
     }
     this.#record(url, response);
@@ -575,7 +574,7 @@ export class Walk {
       if (accepted > 0 && pagesType !== null) {
         // The parser gave up after pages flowed (aborted mid-body): keep them.
         const warnings: Warning[] = [];
-        this.#warn(warnings, 'truncated', `Reading ${finalUrl} stopped: ${describe(error)}`, finalUrl);
+        this.#warn(warnings, 'truncated', `Reading ${finalUrl} stopped: ${errorText(error)}`, finalUrl);
         const doc: ParsedDocument = {
           url: finalUrl,
           type: pagesType,
@@ -588,7 +587,7 @@ export class Walk {
         return [this.#result(task, node, contentType), []];
       }
       stored.release?.();
-      const reason = `Unable to parse sitemap from ${finalUrl}: ${describe(error)}`;
+      const reason = `Unable to parse sitemap from ${finalUrl}: ${errorText(error)}`;
       return [
         this.#result(task, this.#invalidNode(finalUrl, reason, task.lastModified, 'fetch'), contentType),
         [],
@@ -668,7 +667,7 @@ export class Walk {
         try {
           if (!opts.recurseCallback(ref.url, task.level, urls, ref.lastModified)) return null;
         } catch (error) {
-          return this.#invalidNode(ref.url, prefix + describe(error), ref.lastModified, 'fetch');
+          return this.#invalidNode(ref.url, prefix + errorText(error), ref.lastModified, 'fetch');
         }
       }
       if (level > this.config.maxDepth) {
@@ -717,10 +716,6 @@ function hook<T>(fn: () => T): T | undefined {
   }
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** A cycle key that never throws (a URL the helper cannot read is its own key). */
 export function safeKey(url: string): string {
   try {
@@ -760,7 +755,8 @@ export function sameSite(a: string, b: string): boolean {
   const hb = hostOf(b);
   if (ha === null || hb === null) return false;
   if (ha === hb) return true;
-  if (getDomain === null) throw new Error('sameSite: call loadPublicSuffixList() first');
+  if (getDomain === null)
+    throw new UspError('USP_INVALID_ARGUMENT', 'sameSite: call loadPublicSuffixList() first');
   const da = getDomain(ha, { allowPrivateDomains: true });
   return da !== null && da === getDomain(hb, { allowPrivateDomains: true });
 }
