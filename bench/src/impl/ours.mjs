@@ -28,13 +28,7 @@ export async function prepare(task) {
   if (task.workers === 0) {
     options.parseWorkers = 0;
   } else if (task.workers !== undefined) {
-    let create = usp.createWorkerParser;
-    if (typeof create !== 'function') {
-      // Until the package exports it: the built module itself.
-      const file = new URL('../../node_modules/usp/dist/worker-parse.js', import.meta.url);
-      create = (await import(file.href)).createWorkerParser;
-    }
-    pool = create({ workers: task.workers });
+    pool = usp.createWorkerParser({ workers: task.workers });
     options.parse = pool.parse;
   }
 

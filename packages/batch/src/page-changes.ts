@@ -30,6 +30,11 @@ export interface PageTrackerOptions {
   readonly marking: boolean;
   /** The last run's digest and page count of this document, when there is one. */
   readonly previous: { readonly pages: Uint8Array | null; readonly pageCount: number } | null;
+  /**
+   * Emit every page, unchanged ones included (a full walk: its output is the whole site, marked);
+   * otherwise a document whose pages are all unchanged emits nothing.
+   */
+  readonly emitUnchanged?: boolean;
 }
 
 /**
@@ -37,7 +42,7 @@ export interface PageTrackerOptions {
  * each `new`, `changed` or `unchanged` against the last run. Rows are held back while every page
  * so far is unchanged: a document that ends with all pages unchanged and none gone emits nothing
  * (an unchanged sitemap, whatever its validators said); the first new or changed page releases
- * the held rows and the rest stream.
+ * the held rows and the rest stream. With `emitUnchanged` (a full walk) every row streams, marked.
  */
 export class PageTracker implements PageWriter {
   readonly #o: PageTrackerOptions;
@@ -52,7 +57,7 @@ export class PageTracker implements PageWriter {
     this.#o = options;
     const prev = options.previous?.pages ?? null;
     this.#previous = options.marking && prev !== null ? digestMap(prev) : null;
-    this.#held = options.marking && this.#previous !== null ? [] : null;
+    this.#held = options.marking && this.#previous !== null && options.emitUnchanged !== true ? [] : null;
     if (options.marking && this.#previous === null) this.#change = 'new';
   }
 
@@ -93,6 +98,7 @@ export class PageTracker implements PageWriter {
       change = before === undefined ? 'new' : before === rowHash ? 'unchanged' : 'changed';
     }
     const marked: PageRow = { ...row, change };
+    if (change !== 'unchanged' && this.#change === 'unchanged') this.#change = 'changed';
     if (this.#held !== null) {
       if (change === 'unchanged') {
         this.#held.push(marked);
@@ -104,11 +110,12 @@ export class PageTracker implements PageWriter {
   }
 
   close(): StoredPages {
+    // All pages unchanged: the document is unchanged unless pages are gone.
+    const gone = this.#count !== (this.#o.previous?.pageCount ?? -1);
     if (this.#held !== null) {
-      // All pages unchanged: the document is unchanged unless pages are gone.
-      if (this.#count === (this.#o.previous?.pageCount ?? -1)) this.#held = null;
-      else this.#release();
-    }
+      if (gone) this.#release();
+      else this.#held = null;
+    } else if (this.#o.marking && gone && this.#change === 'unchanged') this.#change = 'changed';
     const count = this.#count;
     return { count, load: () => [] };
   }
@@ -116,7 +123,7 @@ export class PageTracker implements PageWriter {
   #release(): void {
     const held = this.#held ?? [];
     this.#held = null;
-    if (this.#change === 'unchanged') this.#change = 'changed';
+    this.#change = 'changed';
     for (const row of held) this.#o.emit(row);
   }
 

@@ -4,9 +4,10 @@ import {
   errorText,
   IndexRobotsTxtSitemap,
   InvalidSitemap,
+  parseIsoDate,
   type Registry,
   type Revisit,
-  SitemapDate,
+  type SitemapDate,
   type StoredDocument,
   sitemapTreeForHomepage,
   type TreeOptions,
@@ -37,7 +38,10 @@ export type SiteWalkOptions = Omit<
 export interface SiteJob {
   /** The normalised homepage URL (`normalizeSite`). */
   readonly site: string;
-  /** Ignore the state's validators and `<lastmod>` skips this time (pages are still marked). */
+  /**
+   * Walk as if the state were empty (no validators, no `<lastmod>` skips, every known path probed)
+   * and emit every page, each still marked against the state.
+   */
   readonly full?: boolean;
 }
 
@@ -52,7 +56,7 @@ export interface SiteJobContext {
   readonly state?: StateStore | null;
   /** The site's wall-clock budget (default 10 minutes). */
   readonly deadlineMs?: number;
-  /** A full walk (no validators, no skips) when the last one is older than this. Default: never. */
+  /** A full walk (`SiteJob.full`) when the last one is older than this. Default: never. */
   readonly fullEveryMs?: number;
   readonly walkOptions?: SiteWalkOptions;
   /** Aborting stops the walk and drops its rows (a resumed run walks the site again). */
@@ -72,15 +76,12 @@ export const REPROBE_EVERY_MS = 7 * 86_400_000;
 const iso = (d: SitemapDate | null): string | null => (d === null ? null : d.toSourceString());
 
 function toChildRefs(children: readonly StoredChild[]): ChildRef[] {
+  // Core's parser reads the stored `toSourceString()` back to a date that prints the same, so a
+  // child replayed from a 304 compares equal to its stored `<lastmod>` and can be skipped.
   return children.map((c) => ({
     url: c.url,
-    lastModified: c.lastModified === null ? null : sitemapDateOf(c.lastModified),
+    lastModified: c.lastModified === null ? null : parseIsoDate(c.lastModified),
   }));
-}
-
-function sitemapDateOf(text: string): SitemapDate | null {
-  const ms = Date.parse(text);
-  return Number.isNaN(ms) ? null : new SitemapDate(ms, 0);
 }
 
 function storedOf(rec: SitemapState): StoredDocument {
@@ -295,6 +296,7 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
             emit,
             marking: state !== null,
             previous: prevByFinal.get(url) ?? null,
+            emitUnchanged: full,
           });
           trackers.set(url, tracker);
           return tracker;

@@ -22,6 +22,8 @@ export interface Doc {
 export class FixtureSite {
   readonly docs = new Map<string, Doc>();
   readonly hits = new Map<string, number>();
+  /** Requests that carried If-None-Match or If-Modified-Since, per path. */
+  readonly conditional = new Map<string, number>();
   inFlight = 0;
   maxInFlight = 0;
   /** Bytes of bodies sent (304s send none). */
@@ -36,6 +38,9 @@ export class FixtureSite {
   readonly route: Route = async (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0];
     this.hits.set(path, (this.hits.get(path) ?? 0) + 1);
+    if (req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined) {
+      this.conditional.set(path, (this.conditional.get(path) ?? 0) + 1);
+    }
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     try {
@@ -73,6 +78,7 @@ export class FixtureSite {
 
   resetHits(): void {
     this.hits.clear();
+    this.conditional.clear();
   }
 }
 
@@ -94,4 +100,15 @@ export function sitemapIndex(children: { loc: string; lastmod?: string }[]): str
     )
     .join('');
   return `<?xml version="1.0" encoding="UTF-8"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${items}</sitemapindex>`;
+}
+
+/** A Google News sitemap: one story a URL, published on `date`. */
+export function newsUrlset(urls: { loc: string; date: string }[]): string {
+  const items = urls
+    .map(
+      (u) =>
+        `<url><loc>${u.loc}</loc><news:news><news:publication><news:name>Daily</news:name><news:language>en</news:language></news:publication><news:publication_date>${u.date}</news:publication_date><news:title>Story ${u.loc}</news:title></news:news></url>`,
+    )
+    .join('');
+  return `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:news="http://www.google.com/schemas/sitemap-news/0.9">${items}</urlset>`;
 }

@@ -6,7 +6,7 @@ import { memorySink } from '../src/batch-sink.js';
 import { memoryStateStore } from '../src/memory-state-store.js';
 import { hostGate } from '../src/politeness-gate.js';
 import { type SiteJobContext, walkSite } from '../src/site-job.js';
-import { FixtureSite, sitemapIndex, testRegistry, urlset } from './fixture-sites.js';
+import { FixtureSite, newsUrlset, sitemapIndex, testRegistry, urlset } from './fixture-sites.js';
 
 const opened = new OpenedResources();
 afterEach(() => opened.closeAll());
@@ -204,5 +204,141 @@ describe('walkSite and robots.txt', () => {
     );
     expect(r.pages).toBe(1);
     expect(delays).toEqual([['127.0.3.7', 50]]);
+  });
+});
+
+describe('walkSite with fullEveryMs', () => {
+  it('walks in full once the last full walk is that old: no conditional request, no skip, every page out, marked', async () => {
+    const { site, home } = await startSite('127.0.3.8');
+    const state = memoryStateStore();
+    const DAY = 86_400_000;
+    const start = Date.UTC(2026, 10, 1);
+    const run = async (day: number) => {
+      site.resetHits();
+      const c = context(state);
+      const result = await walkSite(
+        { site: home },
+        { ...c.ctx, fullEveryMs: 7 * DAY, now: () => start + day * DAY },
+      );
+      return { result, rows: c.sink.rows };
+    };
+    const v = { aLastmod: '2026-11-01', bLastmod: '2026-11-01', bPages: ['b1@2026-11-01', 'b2@2026-11-01'] };
+    publish(site, home, v);
+    await run(0);
+    // b.xml's lastmod moves with its body: the site's <lastmod> is honest from now on.
+    publish(site, home, { ...v, bLastmod: '2026-11-02', bPages: ['b1@2026-11-02', 'b2@2026-11-01'] });
+    await run(1);
+    // Day 2, nothing changed: conditional requests, both children skipped, nothing out.
+    const incremental = await run(2);
+    expect(incremental.rows.pages).toEqual([]);
+    expect(incremental.result.skipped).toBe(2);
+    expect(site.hitsOf('/a.xml')).toBe(0);
+    expect(site.conditional.get('/idx.xml')).toBe(1);
+
+    // Day 8, seven days after the full walk of day 0: validators and skips are not trusted.
+    const full = await run(8);
+    expect(full.result).toMatchObject({ status: 'ok', notModified: 0, skipped: 0, pages: 4 });
+    expect([...site.conditional.keys()]).toEqual([]);
+    expect(site.hitsOf('/a.xml')).toBe(1);
+    expect(site.hitsOf('/b.xml')).toBe(1);
+    expect(full.rows.pages.map((p) => [p.url.slice(home.length), p.change]).sort()).toEqual([
+      ['a1', 'unchanged'],
+      ['a2', 'unchanged'],
+      ['b1', 'unchanged'],
+      ['b2', 'unchanged'],
+    ]);
+    expect(full.rows.sitemaps.every((s) => !s.notModified && !s.skipped)).toBe(true);
+
+    // Day 9: the period runs from day 8's full walk, so this one is incremental again.
+    const next = await run(9);
+    expect(next.rows.pages).toEqual([]);
+    expect(next.result.skipped).toBe(2);
+  });
+});
+
+describe('walkSite and Google News sitemaps', () => {
+  it("never skips a News sitemap on its index <lastmod>, however honest the site's <lastmod>", async () => {
+    const { site, home } = await startSite('127.0.3.9');
+    const state = memoryStateStore();
+    const publishNews = (v: { aLastmod: string; aPages: string[]; stories: string[] }) => {
+      site.set('/robots.txt', `User-agent: *\nSitemap: ${home}idx.xml\n`);
+      site.set(
+        '/idx.xml',
+        sitemapIndex([
+          { loc: `${home}a.xml`, lastmod: v.aLastmod },
+          // News sitemaps change all day; their index entry often says so late or never.
+          { loc: `${home}news.xml`, lastmod: '2026-11-01' },
+        ]),
+      );
+      site.set('/a.xml', urlset(v.aPages.map((p) => ({ loc: `${home}${p}`, lastmod: v.aLastmod }))));
+      site.set('/news.xml', newsUrlset(v.stories.map((p) => ({ loc: `${home}${p}`, date: '2026-11-01' }))));
+    };
+    const run = async () => {
+      site.resetHits();
+      const c = context(state);
+      return { result: await walkSite({ site: home }, c.ctx), rows: c.sink.rows };
+    };
+    publishNews({ aLastmod: '2026-11-01', aPages: ['a1'], stories: ['n1'] });
+    const first = await run();
+    expect(first.rows.pages.map((p) => p.url.slice(home.length)).sort()).toEqual(['a1', 'n1']);
+    // a.xml's lastmod moves with its body: honest.
+    publishNews({ aLastmod: '2026-11-02', aPages: ['a1', 'a2'], stories: ['n1'] });
+    await run();
+    // A new story, the index unchanged: a.xml is skipped, news.xml is asked for and its story comes out.
+    publishNews({ aLastmod: '2026-11-02', aPages: ['a1', 'a2'], stories: ['n1', 'n2'] });
+    const third = await run();
+    expect(site.hitsOf('/a.xml')).toBe(0);
+    expect(third.result.skipped).toBe(1);
+    expect(site.hitsOf('/news.xml')).toBe(1);
+    expect(third.rows.pages.map((p) => [p.url.slice(home.length), p.change])).toEqual([
+      ['n1', 'unchanged'],
+      ['n2', 'new'],
+    ]);
+  });
+});
+
+describe('walkSite cut short', () => {
+  it('is partial when a page budget stops the walk, and the next walk loses nothing', async () => {
+    const { site, home } = await startSite('127.0.3.10');
+    const state = memoryStateStore();
+    publish(site, home, {
+      aLastmod: '2026-11-01',
+      bLastmod: '2026-11-01',
+      bPages: ['b1@2026-11-01', 'b2@2026-11-01'],
+    });
+    const cut = context(state);
+    const r = await walkSite({ site: home }, { ...cut.ctx, walkOptions: { maxPages: 3 } });
+    expect(r.status).toBe('partial');
+    expect(r.reason).toMatch(/limit of 3 pages/);
+    expect(cut.sink.rows.sites).toEqual([r]);
+    expect(r.pages).toBeGreaterThan(0);
+    expect(r.pages).toBeLessThanOrEqual(3);
+    // What the cut walk did not read in full is fetched again, so between them every page came out.
+    const next = context(state);
+    expect((await walkSite({ site: home }, next.ctx)).status).toBe('ok');
+    const seen = new Set(
+      [...cut.sink.rows.pages, ...next.sink.rows.pages].map((p) => p.url.slice(home.length)),
+    );
+    expect([...seen].sort()).toEqual(['a1', 'a2', 'b1', 'b2']);
+  });
+
+  it('is partial, with what was read, when the site deadline passes after an answer', async () => {
+    const site = new FixtureSite();
+    // b.xml never answers: only the site deadline ends the walk.
+    const server = await opened.server({ '/b.xml': () => {}, '*': site.route }, { host: '127.0.3.11' });
+    const home = `${server.origin}/`;
+    publish(site, home, { aLastmod: '2026-11-01', bLastmod: '2026-11-01', bPages: ['b1@2026-11-01'] });
+    const client = opened.track(
+      createWebClient({ allowPrivateNetworks: true, retries: 1, requestTimeoutMs: 60_000 }),
+    );
+    const sink = memorySink();
+    const r = await walkSite(
+      { site: home },
+      { webClient: client, registry: testRegistry(), gate: hostGate(), sink, deadlineMs: 500 },
+    );
+    expect(r.status).toBe('partial');
+    expect(r.reason).toMatch(/deadline of 500 ms/);
+    expect(sink.rows.pages.map((p) => p.url.slice(home.length))).toEqual(['a1', 'a2']);
+    expect(sink.rows.sites).toEqual([r]);
   });
 });

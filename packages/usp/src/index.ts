@@ -26,6 +26,7 @@ export {
   sitemapFromString,
   UNFETCHED_CHILD_REASON,
 } from './document.js';
+export { nodeGunzip } from './gunzip-node.js';
 export { filePageStore } from './page-store-file.js';
 export {
   importPlugins,
@@ -52,9 +53,4 @@ export {
   validateDocument,
   validateSitemap,
 } from './validate.js';
-export {
-  createWorkerParser,
-  nodeGunzip,
-  type WorkerParser,
-  type WorkerParserOptions,
-} from './worker-parse.js';
+export { createWorkerParser, type WorkerParser, type WorkerParserOptions } from './worker-pool.js';

@@ -19,10 +19,11 @@ import {
   type WebClient,
 } from '@usp-ts/core';
 import { createWebClient, hostIsPrivate, type WebClientOptions } from '@usp-ts/fetcher';
+import { nodeGunzip } from './gunzip-node.js';
 import { filePageStore } from './page-store-file.js';
 import { importPlugins, registryWithPlugins } from './plugin-modules.js';
 import { createDefaultRegistry } from './plugins.js';
-import { createWorkerParser, nodeGunzip, type WorkerParser } from './worker-parse.js';
+import { createWorkerParser, type WorkerParser } from './worker-pool.js';
 
 /**
  * Core's tree options with Node defaults filled in: an undici client, every format, pages kept

@@ -22,9 +22,9 @@ import {
 } from '@usp-ts/core';
 import { createWebClient, type WebClientOptions } from '@usp-ts/fetcher';
 import { LOCAL_DUMMY_URL } from './document.js';
+import { nodeGunzip } from './gunzip-node.js';
 import { defaultPlugins } from './plugins.js';
 import { clientOptionsFor } from './tree.js';
-import { nodeGunzip } from './worker-parse.js';
 
 /** The sitemaps.org namespace, exactly as the protocol spells it. */
 export const SITEMAP_NAMESPACE = 'http://www.sitemaps.org/schemas/sitemap/0.9';

@@ -3,9 +3,11 @@
 // unacknowledged batches so a slow consumer on the main thread still pauses the parse.
 import { parentPort, workerData } from 'node:worker_threads';
 import { type Page, type PagesSitemapType, parseDocument, type Registry, type Warning } from '@usp-ts/core';
+import { nodeGunzip } from './gunzip-node.js';
+import { encodePages, tagDates } from './page-codec.js';
 import { importPlugins, registryWithPlugins } from './plugin-modules.js';
 import { createDefaultRegistry } from './plugins.js';
-import { encodePages, type FromWorker, nodeGunzip, type ToWorker, tagDates } from './worker-parse.js';
+import type { FromWorker, ToWorker } from './worker-protocol.js';
 
 /** Page batches sent ahead of the main thread's acknowledgements. */
 const WINDOW = 2;

@@ -1,3 +1,4 @@
+import { execFile, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,8 +7,9 @@ import { gunzipSync } from 'node:zlib';
 import { sqliteStateStore } from '@usp-ts/state-sqlite';
 import { type SiteFarm, startSiteFarm } from '@usp-ts/test-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { progressLine } from '../src/cli/batch.js';
 import { createWebClient, walkPages } from '../src/index.js';
-import { runCli, spawnCli } from './cli-helpers.js';
+import { CLI, cliEnv, runCli, spawnCli } from './cli-helpers.js';
 
 // ~50 sites, each on its own loopback address (127.78.0.x), built like the web (see the site
 // farm): urlsets, indexes, gzipped sitemaps, dead sites, a host that never answers, a refused one.
@@ -234,9 +236,97 @@ describe('usp batch', () => {
     }
   });
 
+  it('walks in full with --full-every once the last full walk is older: every page out, marked, no 304', async () => {
+    const few = farm.sites.filter((s) => s.kind === 'urlset' || s.kind === 'index').slice(0, 4);
+    const file = join(dir, 'full-every.txt');
+    writeFileSync(file, few.map((s) => s.homepage).join('\n'));
+    const state = join(dir, 'full-every.sqlite');
+    const run = async (name: string, extra: string[]) => {
+      const out = join(dir, name);
+      const r = await runCli(['batch', '--out', out, '--state', state, ...extra, ...FAST, file]);
+      expect(r.code, r.stderr).toBe(0);
+      return { pages: rows(join(out, 'pages.ndjson')), sitemaps: rows(join(out, 'sitemaps.ndjson')) };
+    };
+    const expected = new Set(few.flatMap((s) => [...s.urlsets.values()].flatMap((m) => [...m.keys()])));
+    await run('fe1', []);
+    // The last full walk is younger than 7 days: incremental, nothing changed, nothing out.
+    const incremental = await run('fe2', ['--full-every', '7d']);
+    expect(incremental.pages).toEqual([]);
+    expect(incremental.sitemaps.some((s) => s.notModified === true)).toBe(true);
+    // Older than 1 ms: every page again, each marked against the state; no validator sent.
+    const full = await run('fe3', ['--full-every', '1ms']);
+    expect(new Set(full.pages.map((p) => p.url))).toEqual(expected);
+    expect(full.pages.every((p) => p.change === 'unchanged')).toBe(true);
+    expect(full.sitemaps.every((s) => s.notModified === false && s.skipped === false)).toBe(true);
+  });
+
   it('exits 2 on usage errors', async () => {
     const r = await runCli(['batch', sitesFile]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--out/);
+  });
+});
+
+describe('usp batch progress line', () => {
+  const p = {
+    sitesDone: 4,
+    sitesActive: 2,
+    sitesSkipped: 1,
+    pages: 1234,
+    requests: 50,
+    notModified: 7,
+    bytes: 0,
+    failures: 1,
+  };
+
+  it('shows sites done of the total, pages, requests/s, 304s, failures and the ETA at the pace so far', () => {
+    // 5 sites left at 4 walked in 10 s: 12.5 s.
+    expect(progressLine(p, { total: 10, elapsedMs: 10_000, columns: 200 })).toBe(
+      'sites 5/10 (2 active) | pages 1234 | 5.0 req/s | 304s 7 | failed 1 | ETA 13s',
+    );
+    expect(progressLine({ ...p, sitesDone: 1 }, { total: 400, elapsedMs: 20_000, columns: 200 })).toMatch(
+      /\| ETA 2h12m$/,
+    );
+    // Input from stdin: no total, no ETA.
+    expect(progressLine(p, { total: null, elapsedMs: 10_000, columns: 200 })).toBe(
+      'sites 5 (2 active) | pages 1234 | 5.0 req/s | 304s 7 | failed 1',
+    );
+  });
+
+  it('never wraps: the line is cut to one less than the terminal width', () => {
+    expect(progressLine(p, { total: 10, elapsedMs: 10_000, columns: 20 })).toBe('sites 5/10 (2 activ');
+  });
+
+  const hasScript = (() => {
+    try {
+      execFileSync('script', ['--version'], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+
+  // util-linux's `script` runs the CLI on a pseudo-terminal: stderr is a TTY there.
+  it.skipIf(!hasScript)('is drawn on stderr when it is a terminal, and not with --no-progress', async () => {
+    const few = farm.sites.filter((s) => s.kind === 'urlset').slice(0, 3);
+    const file = join(dir, 'tty.txt');
+    writeFileSync(file, few.map((s) => s.homepage).join('\n'));
+    const onTty = (name: string, extra: string[]) =>
+      new Promise<string>((resolve, reject) => {
+        const cmd = [process.execPath, CLI, 'batch', '--out', join(dir, name), ...extra, ...FAST, file].join(
+          ' ',
+        );
+        execFile('script', ['-qfec', cmd, '/dev/null'], { env: cliEnv() }, (err, stdout) =>
+          err ? reject(err) : resolve(stdout),
+        );
+      });
+    const shown = await onTty('tty1', []);
+    expect(shown).toMatch(/\rsites \d\/3 \(\d active\) \| pages \d+ \| [\d.]+ req\/s \| 304s 0 \| failed 0/);
+    // Erased before the summary, which stays.
+    expect(shown).toMatch(/\r\x1b\[Kusp batch: 3 sites \(3 ok\)/);
+    const hidden = await onTty('tty2', ['--no-progress']);
+    expect(hidden).toMatch(/usp batch: 3 sites \(3 ok\)/);
+    expect(hidden).not.toMatch(/sites \d\/3/);
+    expect(hidden).not.toContain('\x1b[K');
   });
 });

@@ -15,7 +15,7 @@ export interface CliResult {
 }
 
 /** The environment of a CLI run: the test's own, less any proxy settings the machine has. */
-function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
   for (const name of Object.keys(env)) if (/^(https?|no|all)_proxy$/i.test(name)) delete env[name];
   return { ...env, ...extra };

@@ -9,7 +9,7 @@ import {
   registryWithPlugins,
   resolvePluginModule,
 } from '../src/plugin-modules.js';
-import { createWorkerParser } from '../src/worker-parse.js';
+import { createWorkerParser } from '../src/worker-pool.js';
 
 // Plugin modules as `--plugin` and `pluginModules` load them, in this thread and in a worker.
 

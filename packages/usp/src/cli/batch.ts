@@ -14,8 +14,8 @@ import {
 } from '@usp-ts/batch';
 import { DEFAULT_MAX_SITEMAPS, type StateStore, StateStoreError } from '@usp-ts/core';
 import { createWebClient, type WebClientOptions } from '@usp-ts/fetcher';
+import { nodeGunzip } from '../gunzip-node.js';
 import { createDefaultRegistry } from '../plugins.js';
-import { nodeGunzip } from '../worker-parse.js';
 import {
   count,
   duration,
@@ -161,12 +161,31 @@ function formatEta(ms: number): string {
       : `${s}s`;
 }
 
-/** The terminal's progress line and the end-of-run summary. */
 /** The `-v` line of one finished site, the same for usp batch, its queue producer and usp worker. */
 export function siteLine(r: SiteResult): string {
   return `usp: ${r.site}: ${r.status}${r.reason !== null ? ` (${r.reason})` : ''}, ${r.pages} pages, ${r.sitemaps} sitemaps, ${r.requests} requests, ${r.ms} ms\n`;
 }
 
+/**
+ * The text of the terminal's progress line: sites done (of `total` when known), pages,
+ * requests per second, 304s, failed sites and, once a site is done, the ETA at the pace so far.
+ * Cut to `columns - 1` characters so that it never wraps (a wrapped line cannot be redrawn with `\r`).
+ */
+export function progressLine(
+  p: BatchProgress,
+  at: { readonly total: number | null; readonly elapsedMs: number; readonly columns: number },
+): string {
+  const secs = Math.max(at.elapsedMs / 1000, 0.001);
+  const done = p.sitesDone + p.sitesSkipped;
+  const eta =
+    at.total !== null && p.sitesDone > 0
+      ? ` | ETA ${formatEta(((at.total - done) * at.elapsedMs) / p.sitesDone)}`
+      : '';
+  const text = `sites ${done}${at.total !== null ? `/${at.total}` : ''} (${p.sitesActive} active) | pages ${p.pages} | ${(p.requests / secs).toFixed(1)} req/s | 304s ${p.notModified} | failed ${p.failures}${eta}`;
+  return text.slice(0, Math.max(at.columns - 1, 0));
+}
+
+/** The terminal's progress line and the end-of-run summary. */
 export class BatchReport {
   readonly #tty: boolean;
   readonly #started = Date.now();
@@ -185,15 +204,13 @@ export class BatchReport {
     const now = Date.now();
     if (now - this.#last < 200) return;
     this.#last = now;
-    const secs = Math.max((now - this.#started) / 1000, 0.001);
-    const done = p.sitesDone + p.sitesSkipped;
-    const eta =
-      this.total !== null && p.sitesDone > 0
-        ? ` | ETA ${formatEta(((this.total - done) * (now - this.#started)) / p.sitesDone)}`
-        : '';
-    const text = `sites ${done}${this.total !== null ? `/${this.total}` : ''} (${p.sitesActive} active) | pages ${p.pages} | ${(p.requests / secs).toFixed(1)} req/s | 304s ${p.notModified} | failed ${p.failures}${eta}`;
-    const width = (process.stderr.columns ?? 80) - 1;
-    process.stderr.write(`\r${text.slice(0, width)}\x1b[K`);
+    const text = progressLine(p, {
+      total: this.total,
+      elapsedMs: now - this.#started,
+      // A pseudo-terminal with no size set says 0 columns.
+      columns: (process.stderr.columns ?? 0) > 0 ? process.stderr.columns : 80,
+    });
+    process.stderr.write(`\r${text}\x1b[K`);
     this.#shown = true;
   }
 

@@ -11,14 +11,10 @@ import {
   sitemapFromDocument,
 } from '@usp-ts/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { nodeGunzip } from '../src/gunzip-node.js';
+import { decodePages, encodePages } from '../src/page-codec.js';
 import { createDefaultRegistry } from '../src/plugins.js';
-import {
-  createWorkerParser,
-  decodePages,
-  encodePages,
-  nodeGunzip,
-  type WorkerParser,
-} from '../src/worker-parse.js';
+import { createWorkerParser, type WorkerParser } from '../src/worker-pool.js';
 import { runSiteCase } from './site-cases.js';
 
 // The worker script runs compiled (Node 20 cannot load .ts in a worker): the build comes first.
@@ -390,8 +386,8 @@ describe('nodeGunzip', () => {
       }
     };
     expect(await read(data, 1_000_000)).toEqual({ n: 300_000, error: null });
-    expect(await read(data, 1000)).toEqual({ n: 1000, error: 'too-large' });
+    expect(await read(data, 1000)).toEqual({ n: 1000, error: 'USP_TOO_LARGE' });
     const cut = await read(data.subarray(0, data.length - 20), 1_000_000);
-    expect(cut.error).toBe('gzip');
+    expect(cut.error).toBe('USP_DECODING');
   });
 });
