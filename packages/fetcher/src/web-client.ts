@@ -10,8 +10,9 @@ import {
 } from '@usp-ts/core';
 import type { buildConnector, Dispatcher, Pool } from 'undici';
 import { assertPublicHost, assertPublicLiteral, guardedLookup } from './address-guard.js';
-import { parseContentEncoding, ResponseBody, TimeBudget } from './body.js';
+import { ResponseBody } from './body.js';
 import { classifyNetworkError } from './classify.js';
+import { parseContentEncoding } from './content-coding.js';
 import { BlockedAddressError, WebAbortError, WebBodyError, type WebErrorCode } from './errors.js';
 import { KeepAlive } from './keep-alive.js';
 import { HostSpacing, KeyedSemaphore, type Release, Semaphore, sleep } from './limiter.js';
@@ -26,6 +27,7 @@ import {
 import { withParserTiering } from './parser-tiering.js';
 import { proxyFor } from './proxy-routes.js';
 import { backoffDelay, parseRetryAfter, RETRYABLE_STATUSES } from './retry.js';
+import { TimeBudget } from './time-budget.js';
 import { nodeStatusCodes, undiciCore, undiciEntry } from './undici.js';
 import { DEFAULT_USER_AGENT } from './version.js';
 
@@ -78,6 +80,38 @@ export function createWebClient(options: WebClientOptions = {}): FetcherWebClien
 
 /** Thrown inside a `get` when its life signal fired; `get` turns it into the right outcome. */
 class Stop extends Error {}
+
+/** One request of an attempt: the first, or one after a redirect. */
+interface Hop {
+  /** The URL asked for now. */
+  readonly current: URL;
+  /** The attempt's first URL: the caller's headers go to its origin only. */
+  readonly start: URL;
+  /** The URL the caller asked for, which error responses name. */
+  readonly requestedUrl: string;
+  /** The URLs redirected from so far. */
+  readonly redirects: readonly string[];
+  readonly request: WebRequestOptions;
+  /** Aborted when the caller or the client gives up. */
+  readonly life: AbortSignal;
+  /** The attempt's time budget, shared by its hops and the body. */
+  readonly budget: TimeBudget;
+  readonly attempt: number;
+}
+
+/** A 2xx answer to a hop, which becomes the response with its body. */
+interface HopSuccess {
+  readonly data: Dispatcher.ResponseData;
+  readonly current: URL;
+  readonly redirects: readonly string[];
+  readonly statusText: string;
+  readonly request: WebRequestOptions;
+  /** Aborts the request, and with it the body's socket. */
+  readonly requestCtl: AbortController;
+  readonly budget: TimeBudget;
+  /** Frees the hop's host and global slots once the body is done. */
+  readonly release: Release;
+}
 
 type HopResult =
   | { readonly kind: 'final'; readonly response: WebResponse }
@@ -335,7 +369,7 @@ class UndiciWebClient implements FetcherWebClient {
     const seen = new Set<string>([start.href]);
     let current = start;
     while (true) {
-      const hop = await this.hop(current, start, requestedUrl, redirects, request, life, budget, attempt);
+      const hop = await this.hop({ current, start, requestedUrl, redirects, request, life, budget, attempt });
       if (hop.kind === 'final') return hop.response;
       const next = parseHttpUrl(hop.location);
       if (next === null) {
@@ -411,16 +445,8 @@ class UndiciWebClient implements FetcherWebClient {
     }
   }
 
-  private async hop(
-    current: URL,
-    start: URL,
-    requestedUrl: string,
-    redirects: readonly string[],
-    request: WebRequestOptions,
-    life: AbortSignal,
-    budget: TimeBudget,
-    attempt: number,
-  ): Promise<HopResult> {
+  private async hop(hop: Hop): Promise<HopResult> {
+    const { current, start, requestedUrl, redirects, request, life, budget, attempt } = hop;
     const o = this.options;
     const proxy = proxyFor(current, o.proxy);
     if (!o.allowPrivateNetworks && !this.privateAllowed(current.protocol, current.hostname, current.port)) {
@@ -479,7 +505,16 @@ class UndiciWebClient implements FetcherWebClient {
     if (status >= 200 && status < 300) {
       return {
         kind: 'final',
-        response: this.success(data, current, redirects, statusText, request, requestCtl, budget, release),
+        response: this.success({
+          data,
+          current,
+          redirects,
+          statusText,
+          request,
+          requestCtl,
+          budget,
+          release,
+        }),
       };
     }
     discard(data.body);
@@ -517,16 +552,8 @@ class UndiciWebClient implements FetcherWebClient {
     return { kind: 'final', response };
   }
 
-  private success(
-    data: Dispatcher.ResponseData,
-    current: URL,
-    redirects: readonly string[],
-    statusText: string,
-    request: WebRequestOptions,
-    requestCtl: AbortController,
-    budget: TimeBudget,
-    release: Release,
-  ): WebSuccessResponse {
+  private success(ok: HopSuccess): WebSuccessResponse {
+    const { data, current, redirects, statusText, request, requestCtl, budget, release } = ok;
     const url = current.href;
     const signal = request.signal;
     const lookup = headerLookup(data.headers);

@@ -7,7 +7,7 @@ import { gunzipSync } from 'node:zlib';
 import { sqliteStateStore } from '@usp-ts/state-sqlite';
 import { type SiteFarm, startSiteFarm } from '@usp-ts/test-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { progressLine } from '../src/cli/batch.js';
+import { progressLine } from '../src/cli/batch-report.js';
 import { createWebClient, walkPages } from '../src/index.js';
 import { CLI, cliEnv, runCli, spawnCli } from './cli-helpers.js';
 

@@ -118,6 +118,48 @@ describe('filePageStore', () => {
     store.dispose();
   });
 
+  it('round-trips ordinary pages exactly, mixed with pages of every other kind, across chunk cuts', () => {
+    const store = filePageStore({ dir: base, readChunkBytes: 40, flushBytes: 100 });
+    const writer = store.open('https://example.com/s.xml');
+    const frequencies = [null, 'always', 'hourly', 'daily', 'weekly', 'monthly', 'yearly', 'never'] as const;
+    const priorities = [0.5, 0, -0, 1, 0.1 + 0.2, 1e-7, Number.NaN, Number.POSITIVE_INFINITY];
+    const pages: Page[] = Array.from({ length: 120 }, (_, i) => {
+      const plain: Page = {
+        url:
+          i % 3 === 0
+            ? `https://example.com/${'é'.repeat(i % 5)}日/${i}${i % 24 === 0 ? '\ud800' : ''}`
+            : `https://example.com/p/${i}?q="x"\\`,
+        priority: priorities[i % priorities.length],
+        lastModified:
+          i % 4 === 0
+            ? null
+            : new SitemapDate(
+                Date.UTC(2024, 0, 1) + i * 61_001,
+                i % 4 === 1 ? null : (i % 9) * 30 - 120,
+                i % 1000,
+              ),
+        changeFrequency: frequencies[i % frequencies.length],
+        newsStory: null,
+        images: null,
+        alternates: null,
+      };
+      return i % 10 === 7 ? { ...full, url: plain.url } : plain;
+    });
+    for (const p of pages) writer.append(p);
+    const back = [...(writer.close().iterate?.() ?? [])];
+    expect(back.map(pageToJSON)).toEqual(pages.map(pageToJSON));
+    for (const [i, p] of back.entries()) {
+      expect(Object.is(p.priority, pages[i].priority)).toBe(true);
+      const d = p.lastModified;
+      const want = pages[i].lastModified;
+      expect(d === null ? null : [d.epochMs, d.offsetMinutes, d.microseconds]).toEqual(
+        want === null ? null : [want.epochMs, want.offsetMinutes, want.microseconds],
+      );
+      if (d !== null) expect(d).toBeInstanceOf(SitemapDate);
+    }
+    store.dispose();
+  });
+
   it('creates no file for a sitemap without pages; dispose removes the directory', () => {
     const store = filePageStore({ dir: base });
     expect(store.open('u').close().load()).toEqual([]);

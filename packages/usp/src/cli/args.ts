@@ -120,3 +120,20 @@ export function headersFrom(lines: string[], usage: string): Record<string, stri
   }
   return headers;
 }
+
+/** A Redis URL option (`--queue`, `--state` of the distributed mode): redis:// or rediss://. */
+export function redisUrl(value: string, name: string, usage: string): string {
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {
+    url = null;
+  }
+  if (url === null || (url.protocol !== 'redis:' && url.protocol !== 'rediss:')) {
+    throw new UsageError(
+      `option --${name} expects redis://HOST:PORT[/DB], got ${JSON.stringify(value)}`,
+      usage,
+    );
+  }
+  return value;
+}

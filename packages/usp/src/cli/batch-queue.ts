@@ -1,7 +1,8 @@
 import { countSite, emptyProgress, readSiteLines, type SiteResult } from '@usp-ts/batch';
 import { DEFAULT_QUEUE_NAME, enqueueSites } from '@usp-ts/queue-bullmq';
-import { count, flag, type Parsed, str, UsageError } from './args.js';
-import { BATCH_USAGE, BatchReport, countSites, inputLines, siteLine } from './batch.js';
+import { count, flag, type Parsed, redisUrl, str, UsageError } from './args.js';
+import { BatchReport, siteLine } from './batch-report.js';
+import { countSites, inputLines } from './input.js';
 
 /** The flags that mean something to the producer; the walk's own belong to `usp worker`. */
 const PRODUCER_FLAGS = new Set(['queue', 'queue-name', 'no-wait', 'full', 'verbose', 'no-progress', 'help']);
@@ -11,25 +12,18 @@ const PRODUCER_FLAGS = new Set(['queue', 'queue-name', 'no-wait', 'full', 'verbo
  * here, as the local batch reports them), then the same progress line and summary as the local
  * batch from the results the workers send back; `--no-wait` enqueues and exits.
  */
-export async function runQueuedBatch(p: Parsed, source: string, signal: AbortSignal): Promise<number> {
-  const queue = str(p, 'queue') as string;
-  let url: URL | null = null;
-  try {
-    url = new URL(queue);
-  } catch {
-    url = null;
-  }
-  if (url === null || (url.protocol !== 'redis:' && url.protocol !== 'rediss:')) {
-    throw new UsageError(
-      `option --queue expects redis://HOST:PORT[/DB], got ${JSON.stringify(queue)}`,
-      BATCH_USAGE,
-    );
-  }
+export async function runQueuedBatch(
+  p: Parsed,
+  source: string,
+  usage: string,
+  signal: AbortSignal,
+): Promise<number> {
+  const queue = redisUrl(str(p, 'queue') as string, 'queue', usage);
   for (const [name, value] of Object.entries(p.values)) {
     if (value !== undefined && !PRODUCER_FLAGS.has(name)) {
       throw new UsageError(
         `option --${name} belongs to the workers with --queue (see usp worker --help)`,
-        BATCH_USAGE,
+        usage,
       );
     }
   }

@@ -1,17 +1,17 @@
 import { isPagesSitemap } from '@usp-ts/core';
 import { choice, count, flag, type OptionSpec, parse } from './args.js';
 import { startDemoServer } from './demo-site.js';
+import { HELP_OPTIONS, LISTING_OUTPUT_OPTIONS, LOG_OPTIONS } from './flags.js';
+import { runListing, STREAMED } from './listing.js';
 import { Log, Progress } from './log.js';
-import { runListing, STREAMED } from './ls.js';
 import { FORMATS, Output } from './output.js';
 
 export const DEMO_USAGE = 'usage: usp demo [-h] [-f FORMAT] [-u] [-v] [--serve]';
 
 const DEMO_OPTIONS = {
-  help: { type: 'boolean', short: 'h' },
-  format: { type: 'string', short: 'f' },
-  'strip-url': { type: 'boolean', short: 'u' },
-  verbose: { type: 'boolean', short: 'v', multiple: true },
+  ...HELP_OPTIONS,
+  ...LISTING_OUTPUT_OPTIONS,
+  verbose: LOG_OPTIONS.verbose,
   serve: { type: 'boolean' },
 } satisfies OptionSpec;
 

@@ -1,4 +1,6 @@
+import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
 import { LOCAL_DUMMY_URL } from '../document.js';
 
 /** Opens a file for streaming, turning the usual failures into one clear message. */
@@ -29,4 +31,27 @@ export type Namer = (text: string) => string;
 export function inputNamer(file: string): Namer {
   const name = file === '-' ? '<stdin>' : file;
   return (text) => (text.includes(LOCAL_DUMMY_URL) ? text.split(LOCAL_DUMMY_URL).join(name) : text);
+}
+
+/** The lines of a file, or of stdin for -. */
+export async function* inputLines(source: string): AsyncGenerator<string> {
+  const stream = source === '-' ? process.stdin : createReadStream(source);
+  const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
+  try {
+    yield* lines;
+  } finally {
+    lines.close();
+    if (source !== '-') stream.destroy();
+  }
+}
+
+/** Counts the sites of a file (for the ETA), when it is a file and not too large to scan. */
+export async function countSites(source: string): Promise<number | null> {
+  if (source === '-') return null;
+  let n = 0;
+  for await (const line of inputLines(source)) {
+    const t = line.trim();
+    if (t !== '' && !t.startsWith('#')) n++;
+  }
+  return n;
 }

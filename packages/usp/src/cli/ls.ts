@@ -1,15 +1,6 @@
-import {
-  DEFAULT_MAX_SITEMAPS,
-  type IndexWebsiteSitemap,
-  InvalidSitemap,
-  isHttpUrl,
-  OK_SUMMARY,
-  stripUrlToHomepage,
-  type WalkStats,
-  type WalkSummary,
-} from '@usp-ts/core';
+import { DEFAULT_MAX_SITEMAPS, isHttpUrl, stripUrlToHomepage, type WalkSummary } from '@usp-ts/core';
 import { createWebClient, type RetryInfo } from '@usp-ts/fetcher';
-import { clientOptionsFor, type SitemapTreeOptions, sitemapTreeForHomepage, walkPages } from '../tree.js';
+import { clientOptionsFor, type SitemapTreeOptions } from '../tree.js';
 import {
   choice,
   count,
@@ -23,48 +14,33 @@ import {
   str,
   UsageError,
 } from './args.js';
-import { Log, Progress, type ProgressCounts } from './log.js';
-import { NETWORK_HELP, NETWORK_OPTIONS, webClientOptionsFrom } from './network.js';
 import {
-  CSV_HEADER,
-  csvLine,
-  FORMATS,
-  type Format,
-  ndjsonLine,
-  Output,
-  shown,
-  stripUrl,
-  writeTree,
-} from './output.js';
+  DISCOVERY_OPTIONS,
+  discoveryFrom,
+  HELP_OPTIONS,
+  LISTING_OUTPUT_OPTIONS,
+  LOG_OPTIONS,
+  WALK_LIMIT_OPTIONS,
+  walkLimitsFrom,
+} from './flags.js';
+import { runListing, STREAMED } from './listing.js';
+import { Log, Progress } from './log.js';
+import { NETWORK_HELP, NETWORK_OPTIONS, webClientOptionsFrom } from './network.js';
+import { FORMATS, Output } from './output.js';
 import { PLUGIN_HELP, PLUGIN_OPTIONS, pluginsFrom } from './plugins.js';
-
-/**
- * Formats printed as pages arrive. `pages` prints the same lines as usp (which prints them after
- * the tree) in arrival order: each sitemap's pages in document order, the pages of sitemaps
- * fetched at the same time interleaved. tabtree and json need the finished tree.
- */
-export const STREAMED: ReadonlySet<Format> = new Set<Format>(['pages', 'ndjson', 'csv']);
 
 export const LS_USAGE =
   'usage: usp ls [-h] [-f FORMAT] [-r] [-k] [-u] [-v] [-l LOG_FILE] [--extra-known-path PATH] [--sitemap URL] [options] [url]';
 
 const LS_OPTIONS = {
-  help: { type: 'boolean', short: 'h' },
-  format: { type: 'string', short: 'f' },
-  'no-robots': { type: 'boolean', short: 'r' },
-  'no-known': { type: 'boolean', short: 'k' },
-  'strip-url': { type: 'boolean', short: 'u' },
-  verbose: { type: 'boolean', short: 'v', multiple: true },
-  'log-file': { type: 'string', short: 'l' },
-  'extra-known-path': { type: 'string', multiple: true },
+  ...HELP_OPTIONS,
+  ...LISTING_OUTPUT_OPTIONS,
+  ...LOG_OPTIONS,
+  ...DISCOVERY_OPTIONS,
+  ...WALK_LIMIT_OPTIONS,
   sitemap: { type: 'string', multiple: true },
-  wp: { type: 'boolean' },
-  'sitemap-txt': { type: 'boolean' },
   'no-normalize-homepage': { type: 'boolean' },
-  'max-depth': { type: 'string' },
   deadline: { type: 'string' },
-  'max-sitemaps': { type: 'string' },
-  'max-pages': { type: 'string' },
   'parse-workers': { type: 'string' },
   'no-progress': { type: 'boolean' },
   ...PLUGIN_OPTIONS,
@@ -129,89 +105,6 @@ exit status:
      stderr says why
   2  usage error`;
 
-/** The prefix `--strip-url` removes: the homepage as the tree will normalise it. */
-export function homepagePrefix(url: string, normalize: boolean): string {
-  if (normalize) return stripUrlToHomepage(url);
-  return url.endsWith('/') ? url : `${url}/`;
-}
-
-export function progressCounts(stats: WalkStats): Partial<ProgressCounts> {
-  return {
-    sitemapsDone: stats.sitemapsDone,
-    sitemapsQueued: stats.sitemapsQueued + stats.sitemapsInFlight,
-    pages: stats.pages,
-    bytes: stats.bytes,
-  };
-}
-
-export interface LsRun {
-  url: string;
-  format: Format;
-  strip: boolean;
-  options: SitemapTreeOptions;
-  log: Log;
-  progress: Progress;
-  out: Output;
-}
-
-export interface Listing {
-  /** The tree, unless the format streamed. */
-  readonly tree: IndexWebsiteSitemap | null;
-  readonly summary: WalkSummary;
-}
-
-/** Lists a site; shared by `ls` and `demo`. */
-export async function runListing(run: LsRun): Promise<Listing> {
-  const { url, format, strip, log, progress, out } = run;
-  const options: SitemapTreeOptions = {
-    ...run.options,
-    onWarning: (w) => log.warning(w),
-    onProgress: (stats) => progress.update(progressCounts(stats)),
-    onResponse: (info) =>
-      log.debug(
-        `${info.status} ${info.finalUrl}${info.finalUrl === info.url ? '' : ` (requested ${info.url})`}`,
-      ),
-  };
-  const started = Date.now();
-  if (STREAMED.has(format)) {
-    const prefix = strip ? homepagePrefix(url, options.normalizeHomepage ?? true) : '';
-    if (format === 'csv') await out.line(CSV_HEADER);
-    let pages = 0;
-    const walk = walkPages(url, options);
-    for await (const { page, sitemap } of walk) {
-      pages++;
-      const p = out.line(
-        format === 'pages'
-          ? shown(out, stripUrl(page.url, prefix))
-          : format === 'csv'
-            ? csvLine(page, sitemap.url, prefix)
-            : ndjsonLine(page, sitemap.url, prefix),
-      );
-      if (p) await p;
-    }
-    await out.flush();
-    progress.clear();
-    log.info(`${pages} pages in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    const summary = walk.summary ?? OK_SUMMARY;
-    // The shape of the walk (pages counted, not kept): what `demo` summarises after `pages`.
-    if (format !== 'pages' || walk.tree === null) return { tree: null, summary };
-    for (const s of walk.tree.allSitemaps()) {
-      if (s instanceof InvalidSitemap) log.info(`Invalid sitemap: ${s.url}, reason: ${s.reason}`);
-    }
-    return { tree: walk.tree as IndexWebsiteSitemap, summary };
-  }
-  const tree = await sitemapTreeForHomepage(url, options);
-  progress.clear();
-  let sitemaps = 0;
-  for (const s of tree.allSitemaps()) {
-    sitemaps++;
-    if (s instanceof InvalidSitemap) log.info(`Invalid sitemap: ${s.url}, reason: ${s.reason}`);
-  }
-  await writeTree(out, tree, format, strip ? tree.url : '');
-  log.info(`${sitemaps} sitemaps in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  return { tree, summary: tree.summary };
-}
-
 export async function runLs(args: string[], signal: AbortSignal): Promise<number> {
   const p = parse(args, LS_OPTIONS, LS_USAGE);
   if (flag(p, 'help')) {
@@ -237,17 +130,10 @@ export async function runLs(args: string[], signal: AbortSignal): Promise<number
   }
   const format = choice(p, 'format', FORMATS, 'tabtree', LS_USAGE);
   const options: SitemapTreeOptions = {
-    useRobots: !flag(p, 'no-robots'),
-    useKnownPaths: !flag(p, 'no-known'),
-    extraKnownPaths: list(p, 'extra-known-path'),
-    includeWordPressSitemap: flag(p, 'wp'),
-    includeSitemapTxt: flag(p, 'sitemap-txt'),
+    ...discoveryFrom(p),
     normalizeHomepage,
     ...(sitemaps.length > 0 ? { sitemaps } : {}),
-    concurrency: integer(p, 'concurrency', LS_USAGE, 1),
-    maxDepth: integer(p, 'max-depth', LS_USAGE),
-    maxSitemaps: integer(p, 'max-sitemaps', LS_USAGE, 1),
-    maxPages: integer(p, 'max-pages', LS_USAGE, 1),
+    ...walkLimitsFrom(p, LS_USAGE),
     parseWorkers: integer(p, 'parse-workers', LS_USAGE),
     deadlineMs: duration(p, 'deadline', LS_USAGE),
     webClientOptions: webClientOptionsFrom(p, LS_USAGE),

@@ -23,6 +23,7 @@ import {
   str,
   UsageError,
 } from './args.js';
+import { HELP_OPTIONS, LISTING_OUTPUT_OPTIONS, LOG_OPTIONS } from './flags.js';
 import { inputNamer, type Namer, openInput } from './input.js';
 import { Log } from './log.js';
 import {
@@ -42,13 +43,11 @@ export const PARSE_USAGE =
   'usage: usp parse [-h] [--url URL] [-H HEADER] [-f FORMAT] [-u] [-v] [-l LOG_FILE] file';
 
 const PARSE_OPTIONS = {
-  help: { type: 'boolean', short: 'h' },
+  ...HELP_OPTIONS,
   url: { type: 'string' },
   header: { type: 'string', short: 'H', multiple: true },
-  format: { type: 'string', short: 'f' },
-  'strip-url': { type: 'boolean', short: 'u' },
-  verbose: { type: 'boolean', short: 'v', multiple: true },
-  'log-file': { type: 'string', short: 'l' },
+  ...LISTING_OUTPUT_OPTIONS,
+  ...LOG_OPTIONS,
   ...PLUGIN_OPTIONS,
 } satisfies OptionSpec;
 

@@ -11,6 +11,7 @@ import {
   str,
   UsageError,
 } from './args.js';
+import { HELP_OPTIONS, LOG_OPTIONS } from './flags.js';
 import { inputNamer, type Namer, openInput } from './input.js';
 import { Log, Progress } from './log.js';
 import { NETWORK_HELP, NETWORK_OPTIONS, webClientOptionsFrom } from './network.js';
@@ -21,14 +22,13 @@ export const VALIDATE_USAGE =
   'usage: usp validate [-h] [-f FORMAT] [--url URL] [--no-follow] [--max-sitemaps N] [options] url_or_file';
 
 const VALIDATE_OPTIONS = {
-  help: { type: 'boolean', short: 'h' },
+  ...HELP_OPTIONS,
   format: { type: 'string', short: 'f' },
   url: { type: 'string' },
   'no-follow': { type: 'boolean' },
   'max-sitemaps': { type: 'string' },
   'max-per-code': { type: 'string' },
-  verbose: { type: 'boolean', short: 'v', multiple: true },
-  'log-file': { type: 'string', short: 'l' },
+  ...LOG_OPTIONS,
   ...PLUGIN_OPTIONS,
   'no-progress': { type: 'boolean' },
   ...NETWORK_OPTIONS,

@@ -12,24 +12,16 @@ import {
 import { type StateStore, StateStoreError } from '@usp-ts/core';
 import { DEFAULT_QUEUE_NAME, redisStateStore, runWorker } from '@usp-ts/queue-bullmq';
 import { createDefaultRegistry } from '../plugins.js';
-import { count, duration, flag, type OptionSpec, parse, str, UsageError } from './args.js';
-import {
-  BATCH_OPTIONS,
-  BatchReport,
-  batchWebClient,
-  openState,
-  siteLine,
-  siteWalkSettings,
-} from './batch.js';
+import { count, duration, flag, type OptionSpec, parse, redisUrl, str, UsageError } from './args.js';
+import { BatchReport, siteLine } from './batch-report.js';
 import { NETWORK_HELP } from './network.js';
+import { batchWebClient, openState, SITE_WALK_OPTIONS, siteWalkSettings } from './site-walk.js';
 
 export const WORKER_USAGE =
   'usage: usp worker [-h] --queue URL --out DIR [--worker-id ID] [--state URL|FILE] [options]';
 
-const { resume: _resume, full: _full, ...WALK_OPTIONS } = BATCH_OPTIONS;
-
 const WORKER_OPTIONS = {
-  ...WALK_OPTIONS,
+  ...SITE_WALK_OPTIONS,
   queue: { type: 'string' },
   'queue-name': { type: 'string' },
   'worker-id': { type: 'string' },
@@ -79,22 +71,6 @@ exit status:
      another kind of run, state file locked or corrupt (one line on stderr)
   2  usage error`;
 
-function checkRedisUrl(value: string, option: string): string {
-  let url: URL | null = null;
-  try {
-    url = new URL(value);
-  } catch {
-    url = null;
-  }
-  if (url === null || (url.protocol !== 'redis:' && url.protocol !== 'rediss:')) {
-    throw new UsageError(
-      `option --${option} expects redis://HOST:PORT[/DB], got ${JSON.stringify(value)}`,
-      WORKER_USAGE,
-    );
-  }
-  return value;
-}
-
 export async function runWorkerCommand(args: string[], signal: AbortSignal): Promise<number> {
   const p = parse(args, WORKER_OPTIONS, WORKER_USAGE);
   if (flag(p, 'help')) {
@@ -107,7 +83,7 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
   const queueOption = str(p, 'queue');
   if (queueOption === undefined)
     throw new UsageError('the following arguments are required: --queue', WORKER_USAGE);
-  const queue = checkRedisUrl(queueOption, 'queue');
+  const queue = redisUrl(queueOption, 'queue', WORKER_USAGE);
   const out = str(p, 'out');
   if (out === undefined) throw new UsageError('the following arguments are required: --out', WORKER_USAGE);
   const workerId = str(p, 'worker-id') ?? `${hostname()}-${process.pid}`;
@@ -142,7 +118,7 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
     try {
       if (statePath !== undefined) {
         state = /^rediss?:\/\//.test(statePath)
-          ? redisStateStore({ connection: checkRedisUrl(statePath, 'state') })
+          ? redisStateStore({ connection: redisUrl(statePath, 'state', WORKER_USAGE) })
           : await openState(statePath);
       }
       // A worker restarted under its id goes on with its own run (a kill's half-written tail is cut).

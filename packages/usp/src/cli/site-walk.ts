@@ -1,0 +1,85 @@
+import { DEFAULT_PER_HOST, DEFAULT_SITES } from '@usp-ts/batch';
+import { type StateStore, StateStoreError } from '@usp-ts/core';
+import { createWebClient, type WebClientOptions } from '@usp-ts/fetcher';
+import { nodeGunzip } from '../gunzip-node.js';
+import { duration, integer, type OptionSpec, type Parsed, str } from './args.js';
+import {
+  DISCOVERY_OPTIONS,
+  discoveryFrom,
+  HELP_OPTIONS,
+  WALK_LIMIT_OPTIONS,
+  walkLimitsFrom,
+} from './flags.js';
+import { NETWORK_OPTIONS, webClientOptionsFrom } from './network.js';
+
+/** How every site of a run is walked and written: the flags `usp batch` and `usp worker` share. */
+export const SITE_WALK_OPTIONS = {
+  ...HELP_OPTIONS,
+  out: { type: 'string', short: 'o' },
+  gzip: { type: 'boolean' },
+  state: { type: 'string' },
+  'full-every': { type: 'string' },
+  sites: { type: 'string' },
+  'per-host': { type: 'string' },
+  'max-crawl-delay': { type: 'string' },
+  'site-deadline': { type: 'string' },
+  ...DISCOVERY_OPTIONS,
+  ...WALK_LIMIT_OPTIONS,
+  verbose: { type: 'boolean', short: 'v', multiple: true },
+  'no-progress': { type: 'boolean' },
+  ...NETWORK_OPTIONS,
+} satisfies OptionSpec;
+
+/** A duration that may also be given in hours or days (`--full-every 7d`). */
+export function longDuration(p: Parsed, name: string, usage: string): number | undefined {
+  const v = str(p, name);
+  if (v === undefined) return undefined;
+  const m = /^(\d+(?:\.\d+)?)(h|d)$/.exec(v.trim());
+  if (m !== null) return Math.round(Number(m[1]) * (m[2] === 'h' ? 3_600_000 : 86_400_000));
+  return duration(p, name, usage);
+}
+
+/** How every site is walked, from the flags `usp batch` and `usp worker` share. */
+export function siteWalkSettings(p: Parsed, usage: string) {
+  return {
+    sites: integer(p, 'sites', usage, 1) ?? DEFAULT_SITES,
+    perHost: integer(p, 'per-host', usage, 1) ?? DEFAULT_PER_HOST,
+    clientOptions: webClientOptionsFrom(p, usage),
+    walkOptions: {
+      ...discoveryFrom(p),
+      ...walkLimitsFrom(p, usage),
+      gunzip: nodeGunzip,
+    },
+    siteDeadlineMs: duration(p, 'site-deadline', usage),
+    fullEveryMs: longDuration(p, 'full-every', usage),
+    maxCrawlDelayMs: duration(p, 'max-crawl-delay', usage),
+  };
+}
+
+/** The one web client of a batch process. Its own limits stay out of the way: politeness is the gate's job. */
+export function batchWebClient(
+  clientOptions: WebClientOptions,
+  sites: number,
+  perHost: number,
+): ReturnType<typeof createWebClient> {
+  return createWebClient({
+    ...clientOptions,
+    maxConcurrentRequests: Math.max(16, sites * perHost),
+    maxConnectionsPerHost: Math.max(perHost, 2),
+  });
+}
+
+/** Opens `--state`; the SQLite store is loaded only here (a native module nobody else needs). */
+export async function openState(path: string): Promise<StateStore> {
+  let mod: typeof import('@usp-ts/state-sqlite');
+  try {
+    mod = await import('@usp-ts/state-sqlite');
+  } catch (cause) {
+    throw new StateStoreError(
+      'io',
+      `--state needs the optional package @usp-ts/state-sqlite (npm install @usp-ts/state-sqlite), which did not load: ${(cause as Error).message}`,
+      { cause, path },
+    );
+  }
+  return mod.sqliteStateStore(path);
+}
