@@ -100,7 +100,8 @@ export class ResponseBody implements AsyncIterable<Uint8Array> {
         yield chunk;
       }
     } catch (e) {
-      if (this.state.rawOverflow && !(e instanceof WebBodyError && e.code === 'USP_TOO_LARGE')) throw rawCap();
+      if (this.state.rawOverflow && !(e instanceof WebBodyError && e.code === 'USP_TOO_LARGE'))
+        throw rawCap();
       throw e;
     }
     if (this.state.rawOverflow) throw rawCap();
