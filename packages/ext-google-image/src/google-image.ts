@@ -1,12 +1,14 @@
-import type {
-  PageDraft,
-  ParseContext,
-  SitemapImage,
-  XmlElement,
-  XmlExtension,
-  XmlExtensionHandler,
+import {
+  type PageDraft,
+  type ParseContext,
+  type SitemapImage,
+  strippedText,
+  unfetchableUrl,
+  unfetchableUrlMessage,
+  type XmlElement,
+  type XmlExtension,
+  type XmlExtensionHandler,
 } from '@usp-ts/core';
-import { unfetchableUrl, unfetchableUrlMessage } from '@usp-ts/core';
 
 /** Google Image sitemap namespace, with the https and trailing-slash spellings seen in the wild. */
 export const IMAGE_NAMESPACES: readonly string[] = [
@@ -81,7 +83,7 @@ class ImageHandler implements XmlExtensionHandler {
     }
     switch (el.local) {
       case 'loc': {
-        const loc = value(text);
+        const loc = strippedText(text);
         const problem = loc === null ? null : unfetchableUrl(loc);
         if (problem === null) {
           image.loc = loc;
@@ -92,22 +94,17 @@ class ImageHandler implements XmlExtensionHandler {
         break;
       }
       case 'caption':
-        image.caption = value(text);
+        image.caption = strippedText(text);
         break;
       case 'geo_location':
-        image.geoLocation = value(text);
+        image.geoLocation = strippedText(text);
         break;
       case 'title':
-        image.title = value(text);
+        image.title = strippedText(text);
         break;
       case 'license':
-        image.license = value(text);
+        image.license = strippedText(text);
         break;
     }
   }
-}
-
-function value(text: string): string | null {
-  const s = text.trim();
-  return s.length === 0 ? null : s;
 }
