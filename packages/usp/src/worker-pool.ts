@@ -269,7 +269,10 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
       // The worker goes, with any other document it holds (a slow one sharing it); before
       // `settle`, which may place a waiting document on this slot.
       slot.jobs.delete(job.id);
-      failSlot(slot, new Error('The parser worker was replaced: it did not stop after an abort'));
+      failSlot(
+        slot,
+        new UspError('USP_WORKER', 'The parser worker was replaced: it did not stop after an abort'),
+      );
       if (worker !== null) void worker.terminate();
       const warning: Warning = {
         code: 'truncated',
