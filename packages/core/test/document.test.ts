@@ -496,6 +496,36 @@ describe('parseDocument: limits', () => {
     expect(doc.truncated).toBe(true);
   });
 
+  it('says the same thing twice about a bomb past the sitemaps.org size, and nothing about its whitespace', async () => {
+    // Issue 14 item 5: "all is read" then "the rest was not read"; and the padding between
+    // elements was reported as character data of <urlset>.
+    const spec = 52_428_800;
+    const cap = spec + 1024 * 1024;
+    const head = `<urlset xmlns="${SITEMAP_NS}"><url><loc>http://example.com/a</loc></url>`;
+    const bomb = gzipSync(
+      Buffer.concat([
+        Buffer.from(head),
+        Buffer.alloc(cap, 0x20),
+        Buffer.from('<url><loc>http://example.com/b</loc></url>'),
+      ]),
+    );
+    const doc = await parse(new Uint8Array(bomb), { limits: { maxDecompressedBytes: cap } });
+    expect(urlsOf(doc.sitemap)).toEqual(['http://example.com/a']);
+    expect(doc.warnings.map((w) => [w.code, w.message])).toEqual([
+      [
+        'over-spec',
+        `Larger than ${spec} bytes uncompressed (the sitemaps.org limit); read on up to the size cap of ${cap} bytes`,
+      ],
+      ['too-large', `Larger than ${cap} bytes uncompressed (the size cap); the rest was not read`],
+    ]);
+  });
+
+  it('still reports real character data cut at maxTextLength', async () => {
+    const xml = `<urlset xmlns="${SITEMAP_NS}"><url><loc>http://example.com/${'x'.repeat(300)}</loc></url></urlset>`;
+    const doc = await parse(xml, { limits: { maxTextLength: 100 } });
+    expect(doc.warnings.map((w) => w.code)).toContain('limit');
+  });
+
   it('stops at maxPagesPerDocument and leaves the rest of the body unread', async () => {
     const xml = urlsetXml(pageUrls(500));
     let pulled = 0;

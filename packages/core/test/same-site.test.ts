@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadPublicSuffixList, sameSite } from '../src/walk/walk.js';
+import { loadPublicSuffixList, sameSite } from '../src/walk/same-site.js';
 
 beforeAll(loadPublicSuffixList);
 

@@ -17,18 +17,11 @@ import { SitemapDate } from '../src/contract/sitemap-date.js';
 import type { Warning } from '../src/contract/warning.js';
 import { headerLookup, type WebClient, type WebResponse } from '../src/contract/web-client.js';
 import type { ParseDocumentOptions } from '../src/engine/document.js';
+import { KNOWN_SITEMAP_PATHS, knownPathUrls } from '../src/walk/known-paths.js';
+import type { TreeOptions, WalkPagesOptions } from '../src/walk/options.js';
 import type { StoredDocument, WalkedDocument } from '../src/walk/revisit.js';
-import {
-  KNOWN_SITEMAP_PATHS,
-  knownPathUrls,
-  sitemapTreeForHomepage,
-  sitemapTreeForUrl,
-  type TreeOptions,
-  type WalkPagesOptions,
-  type WalkStats,
-  walkPages,
-  walkSitemapPages,
-} from '../src/walk/tree.js';
+import { sitemapTreeForHomepage, sitemapTreeForUrl, walkPages, walkSitemapPages } from '../src/walk/tree.js';
+import type { WalkStats } from '../src/walk/walk-stats.js';
 
 // The tree logic is tested here against an in-process client and a tiny stand-in parser, so
 // ordering, filters and budgets are checked without formats or sockets. HTTP behaviour is tested

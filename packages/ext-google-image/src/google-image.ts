@@ -1,10 +1,13 @@
-import type {
-  PageDraft,
-  ParseContext,
-  SitemapImage,
-  XmlElement,
-  XmlExtension,
-  XmlExtensionHandler,
+import {
+  type PageDraft,
+  type ParseContext,
+  type SitemapImage,
+  strippedText,
+  unfetchableUrl,
+  unfetchableUrlMessage,
+  type XmlElement,
+  type XmlExtension,
+  type XmlExtensionHandler,
 } from '@usp-ts/core';
 
 /** Google Image sitemap namespace, with the https and trailing-slash spellings seen in the wild. */
@@ -17,7 +20,9 @@ export const IMAGE_NAMESPACES: readonly string[] = [
 
 /**
  * `<image:image>`: any number per page, appended to the page's `images` in document order.
- * Values are stripped (usp keeps them raw); empty values are `null`.
+ * Values are stripped (usp keeps them raw); empty values are `null`. An image whose `<image:loc>`
+ * cannot be fetched (a host the WHATWG parser refuses, bytes invalid in the document's encoding)
+ * is dropped with a warning, as pages are (usp keeps any string).
  */
 export function googleImage(): XmlExtension {
   const namespaces = new Set(IMAGE_NAMESPACES);
@@ -36,6 +41,8 @@ class ImageHandler implements XmlExtensionHandler {
   private image: MutableImage | null = null;
   /** Depth of the open `<image:image>`, -1 when none. */
   private imageDepth = -1;
+  /** The open image's `<image:loc>` was refused: the image is dropped. */
+  private refused = false;
 
   constructor(ctx: ParseContext, namespaces: ReadonlySet<string>) {
     this.ctx = ctx;
@@ -51,6 +58,7 @@ class ImageHandler implements XmlExtensionHandler {
     if (el.local !== 'image' || this.image !== null || !this.namespaces.has(el.ns)) return;
     this.image = { loc: null, caption: null, geoLocation: null, title: null, license: null };
     this.imageDepth = el.depth;
+    this.refused = false;
   }
 
   close(el: XmlElement, text: string, draft: PageDraft): void {
@@ -65,6 +73,7 @@ class ImageHandler implements XmlExtensionHandler {
     if (el.depth === this.imageDepth) {
       this.image = null;
       this.imageDepth = -1;
+      if (this.refused) return;
       if (image.loc === null) {
         this.ctx.warn('missing-field', `<image:image> without <image:loc> in ${draft.url || 'a <url>'}`);
       }
@@ -73,26 +82,29 @@ class ImageHandler implements XmlExtensionHandler {
       return;
     }
     switch (el.local) {
-      case 'loc':
-        image.loc = value(text);
+      case 'loc': {
+        const loc = strippedText(text);
+        const problem = loc === null ? null : unfetchableUrl(loc);
+        if (problem === null) {
+          image.loc = loc;
+        } else {
+          this.refused = true;
+          this.ctx.warn(problem, `Image URL ${unfetchableUrlMessage(problem)}, skipped: ${loc}`);
+        }
         break;
+      }
       case 'caption':
-        image.caption = value(text);
+        image.caption = strippedText(text);
         break;
       case 'geo_location':
-        image.geoLocation = value(text);
+        image.geoLocation = strippedText(text);
         break;
       case 'title':
-        image.title = value(text);
+        image.title = strippedText(text);
         break;
       case 'license':
-        image.license = value(text);
+        image.license = strippedText(text);
         break;
     }
   }
-}
-
-function value(text: string): string | null {
-  const s = text.trim();
-  return s.length === 0 ? null : s;
 }

@@ -88,4 +88,32 @@ describe('googleImage()', () => {
       { loc: 'http://example.com/1.jpg', caption: null, geoLocation: null, title: 'inner', license: null },
     ]);
   });
+
+  it('drops an image whose <image:loc> cannot be fetched, as pages are dropped, and keeps the rest', async () => {
+    // Issue 14 item 9: the host holds `<`/`>` (the WHATWG parser refuses it), or the text holds
+    // U+FFFD where the document had bytes invalid in its encoding.
+    const image = (loc: string) =>
+      `<image:image><image:loc>${loc}</image:loc><image:title>t</image:title></image:image>`;
+    const r = await runExtension(
+      googleImage(),
+      doc(
+        entry(
+          image('http://example.com&amp;&gt;&lt;x/a.jpg') +
+            image('http://example.com/\uFFFD.jpg') +
+            image('/relative.jpg') +
+            image('http://example.com/ok.jpg'),
+        ),
+      ),
+    );
+    expect(r.pages.map((p) => p.url)).toEqual(['http://example.com/page']);
+    expect(r.pages[0].images?.map((i) => i.loc)).toEqual(['http://example.com/ok.jpg']);
+    expect(r.warnings.map((w) => [w.code, w.message])).toEqual([
+      ['invalid-url', 'Image URL has no valid host, skipped: http://example.com&><x/a.jpg'],
+      [
+        'encoding',
+        "Image URL holds bytes that are not valid in the document's encoding (read as U+FFFD), skipped: http://example.com/\uFFFD.jpg",
+      ],
+      ['invalid-url', 'Image URL has no valid host, skipped: /relative.jpg'],
+    ]);
+  });
 });

@@ -4,6 +4,7 @@ import {
   type ParseContext,
   parseIsoDate,
   type SitemapDate,
+  strippedText,
   type XmlElement,
   type XmlExtension,
   type XmlExtensionHandler,
@@ -71,22 +72,22 @@ class NewsHandler implements XmlExtensionHandler {
     if (!this.namespaces.has(el.ns)) return;
     switch (el.local) {
       case 'title':
-        this.title = value(text);
+        this.title = strippedText(text);
         break;
       case 'publication_date': {
-        const s = value(text);
+        const s = strippedText(text);
         this.dateText = s;
         this.publishDate = s === null ? null : parseIsoDate(s);
         break;
       }
       case 'name':
-        this.publicationName = value(text);
+        this.publicationName = strippedText(text);
         break;
       case 'language':
-        this.publicationLanguage = value(text);
+        this.publicationLanguage = strippedText(text);
         break;
       case 'access':
-        this.access = value(text);
+        this.access = strippedText(text);
         break;
       case 'genres':
         this.genres = splitList(text);
@@ -132,12 +133,6 @@ class NewsHandler implements XmlExtensionHandler {
 }
 
 const EMPTY: string[] = [];
-
-/** Stripped; `null` when nothing is left. */
-function value(text: string): string | null {
-  const s = text.trim();
-  return s.length === 0 ? null : s;
-}
 
 /** Comma-separated list, items stripped, empty items dropped (usp keeps them as ""). */
 export function splitList(text: string): string[] {

@@ -3,11 +3,12 @@ import {
   type PageDraft,
   type ParseContext,
   parseIsoDate,
+  strippedText,
   type XmlElement,
   type XmlExtension,
   type XmlExtensionHandler,
 } from '@usp-ts/core';
-import { decimal, relationship, text, tokens, wholeNumber, yesNo } from './values.js';
+import { decimal, relationship, tokens, wholeNumber, yesNo } from './values.js';
 import type { Video, VideoPlatformName, VideoPrice } from './video.js';
 
 /** Google Video sitemap namespace, with the https and trailing-slash spellings seen in the wild. */
@@ -141,10 +142,10 @@ class VideoHandler implements XmlExtensionHandler {
         video.thumbnailLoc = this.url(raw, el.local);
         break;
       case 'title':
-        video.title = text(raw);
+        video.title = strippedText(raw);
         break;
       case 'description':
-        video.description = text(raw);
+        video.description = strippedText(raw);
         break;
       case 'content_loc':
         video.contentLoc = this.url(raw, el.local);
@@ -154,7 +155,7 @@ class VideoHandler implements XmlExtensionHandler {
         const embed = el.attrs.allow_embed;
         if (embed !== undefined) video.playerAllowEmbed = this.flag(embed, 'player_loc allow_embed');
         const autoplay = el.attrs.autoplay;
-        if (autoplay !== undefined) video.playerAutoplay = text(autoplay);
+        if (autoplay !== undefined) video.playerAutoplay = strippedText(autoplay);
         break;
       }
       case 'duration': {
@@ -204,7 +205,7 @@ class VideoHandler implements XmlExtensionHandler {
         video.platform = this.platform(el, raw);
         break;
       case 'uploader': {
-        const name = text(raw);
+        const name = strippedText(raw);
         if (name === null) {
           this.invalid(el.local, raw);
           video.uploader = null;
@@ -215,7 +216,7 @@ class VideoHandler implements XmlExtensionHandler {
         break;
       }
       case 'tag': {
-        const tag = text(raw);
+        const tag = strippedText(raw);
         if (tag !== null) video.tags.push(tag);
         break;
       }
@@ -228,7 +229,7 @@ class VideoHandler implements XmlExtensionHandler {
   }
 
   private url(raw: string, field: string): string | null {
-    const s = text(raw);
+    const s = strippedText(raw);
     if (s === null) return null;
     if (isHttpUrl(s)) return s;
     this.invalid(field, raw);
@@ -236,7 +237,7 @@ class VideoHandler implements XmlExtensionHandler {
   }
 
   private date(raw: string, field: string) {
-    const s = text(raw);
+    const s = strippedText(raw);
     if (s === null) return null;
     const d = parseIsoDate(s);
     if (d === null) this.ctx.warn('invalid-date', `Invalid <video:${field}> ignored: ${s}`);

@@ -1,9 +1,3 @@
-/** Stripped; `null` when nothing is left. */
-export function text(raw: string): string | null {
-  const s = raw.trim();
-  return s.length === 0 ? null : s;
-}
-
 /** `yes`/`no` (any case) as a boolean; `undefined` for anything else. */
 export function yesNo(raw: string): boolean | undefined {
   const s = raw.trim().toLowerCase();

@@ -29,3 +29,12 @@ const KNOWN = new Set<string>(SITEMAP_NAMESPACES);
 export function isSitemapNamespace(ns: string): boolean {
   return KNOWN.has(ns);
 }
+
+/**
+ * Whether an element of a urlset or an index is the document's own (`<url>`, `<loc>`, ...): in
+ * the root's namespace, in none, or in any sitemaps.org spelling, as documents mix them.
+ * Anything else belongs to an extension or is unknown.
+ */
+export function isOwnNamespace(ns: string, rootNs: string): boolean {
+  return ns === rootNs || ns === '' || KNOWN.has(ns);
+}

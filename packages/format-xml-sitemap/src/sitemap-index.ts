@@ -8,7 +8,7 @@ import {
   type XmlElement,
   type XmlHandler,
 } from '@usp-ts/core';
-import { isSitemapNamespace } from './namespaces.js';
+import { isOwnNamespace } from './namespaces.js';
 
 /** A scheme at the start of a reference (`ftp:`, `javascript:`): such a reference is not relative. */
 const HAS_SCHEME = /^[a-z][a-z0-9+.-]*:/i;
@@ -44,7 +44,7 @@ export class SitemapIndexHandler implements XmlHandler {
   open(el: XmlElement): void {
     if (this.stopped || this.skipDepth >= 0 || this.inEntry) return;
     if (el.depth !== this.entryDepth) return;
-    if (this.isOwn(el.ns)) {
+    if (isOwnNamespace(el.ns, this.rootNs)) {
       if (el.local === 'sitemap') {
         this.ctx.atEntry(++this.entries);
         this.inEntry = true;
@@ -80,7 +80,7 @@ export class SitemapIndexHandler implements XmlHandler {
       this.ctx.atEntry(0);
       return;
     }
-    if (depth !== this.entryDepth + 1 || !this.isOwn(el.ns)) return;
+    if (depth !== this.entryDepth + 1 || !isOwnNamespace(el.ns, this.rootNs)) return;
     if (el.local === 'loc') {
       this.loc = text.trim();
     } else if (el.local === 'lastmod') {
@@ -95,10 +95,6 @@ export class SitemapIndexHandler implements XmlHandler {
   end(_truncated: boolean): ParseOutcome {
     this.inEntry = false;
     return { type: 'IndexXMLSitemap' };
-  }
-
-  private isOwn(ns: string): boolean {
-    return ns === this.rootNs || ns === '' || isSitemapNamespace(ns);
   }
 
   private endEntry(): void {

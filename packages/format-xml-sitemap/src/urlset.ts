@@ -16,7 +16,7 @@ import {
 } from '@usp-ts/core';
 import { parseChangeFrequency } from './change-frequency.js';
 import { readAlternate } from './hreflang.js';
-import { isSitemapNamespace, XHTML_NAMESPACE } from './namespaces.js';
+import { isOwnNamespace, XHTML_NAMESPACE } from './namespaces.js';
 import { parsePriority } from './priority.js';
 import { SeenUrls } from './seen-urls.js';
 
@@ -70,7 +70,7 @@ export class UrlsetHandler implements XmlHandler {
     const draft = this.draft;
     if (draft === null) {
       if (depth !== this.entryDepth) return;
-      if (this.isOwn(el.ns)) {
+      if (isOwnNamespace(el.ns, this.rootNs)) {
         if (el.local === 'url') {
           this.ctx.atEntry(++this.entries);
           this.startEntry();
@@ -126,7 +126,7 @@ export class UrlsetHandler implements XmlHandler {
       (this.router as ExtensionRouter).close(el, detach(text), draft);
       return;
     }
-    if (depth !== this.entryDepth + 1 || !this.isOwn(el.ns)) return;
+    if (depth !== this.entryDepth + 1 || !isOwnNamespace(el.ns, this.rootNs)) return;
     switch (el.local) {
       case 'loc':
         // Set early so extensions can name the page in their warnings.
@@ -148,10 +148,6 @@ export class UrlsetHandler implements XmlHandler {
     // A half-read entry is dropped: only `</url>` emits.
     this.draft = null;
     return { type: 'PagesXMLSitemap' };
-  }
-
-  private isOwn(ns: string): boolean {
-    return ns === this.rootNs || ns === '' || isSitemapNamespace(ns);
   }
 
   private startEntry(): void {

@@ -1,13 +1,4 @@
-import {
-  closeSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readSync,
-  rmSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isMainThread } from 'node:worker_threads';
@@ -23,6 +14,7 @@ import {
   type SitemapImage,
   type StoredPages,
 } from '@usp-ts/core';
+import { RecordBuffer, readRecords, urlLines } from './page-records.js';
 
 export interface FilePageStoreOptions {
   /** Parent directory of the store's temp directory (default `os.tmpdir()`). */
@@ -47,8 +39,8 @@ export interface FilePageStore extends PageStore {
 }
 
 /**
- * Keeps each pages sitemap's pages in a temp file, one page a line (a compact JSON array per
- * page), and reads them back when `.pages` is accessed. The tree in memory holds only its nodes
+ * Keeps each pages sitemap's pages in a temp file (a binary record a page, see page-records.ts),
+ * and reads them back when `.pages` is accessed. The tree in memory holds only its nodes
  * and a count per sitemap, so memory stays flat however many pages a site has (usp swaps pages
  * to temp files for the same reason). A file is removed when its node's pages are released or
  * the node is garbage-collected, and the directory with its last file; whatever is left goes when
@@ -94,23 +86,22 @@ export function filePageStore(options: FilePageStoreOptions = {}): FilePageStore
     open(): PageWriter {
       let path: string | null = null;
       let fd: number | null = null;
-      let buffer = '';
+      const buffer = new RecordBuffer(4096);
       let count = 0;
       const flush = () => {
-        if (buffer === '') return;
+        if (buffer.size === 0) return;
         if (fd === null) {
-          path = join(ensureDir(), `${++seq}.ndjson`);
+          path = join(ensureDir(), `${++seq}.pages`);
           fd = openSync(path, 'w');
           files.add(path);
         }
-        writeSync(fd, buffer);
-        buffer = '';
+        writeSync(fd, buffer.take());
       };
       return {
         append(page) {
-          buffer += `${encodePage(page)}\n`;
+          buffer.append(page, encodePage);
           count++;
-          if (buffer.length >= flushBytes) flush();
+          if (buffer.size >= flushBytes) flush();
         },
         close(): StoredPages {
           flush();
@@ -123,47 +114,6 @@ export function filePageStore(options: FilePageStoreOptions = {}): FilePageStore
   };
 }
 
-/**
- * The lines of a file, `chunkBytes` at a time: only whole lines are decoded (a UTF-8 sequence
- * never straddles a newline byte), and the part after the last newline waits for the next read.
- */
-function* fileLines(path: string, chunkBytes: number): Generator<string, void, undefined> {
-  const fd = openSync(path, 'r');
-  try {
-    let buf = Buffer.allocUnsafe(chunkBytes);
-    let filled = 0;
-    for (;;) {
-      if (filled === buf.length) {
-        // One line longer than the buffer: grow it rather than split the line.
-        const bigger = Buffer.allocUnsafe(buf.length * 2);
-        buf.copy(bigger, 0, 0, filled);
-        buf = bigger;
-      }
-      const n = readSync(fd, buf, filled, buf.length - filled, null);
-      filled += n;
-      const end = filled === 0 ? -1 : buf.lastIndexOf(10, filled - 1);
-      if (end < 0) {
-        if (n === 0) return;
-        continue;
-      }
-      const text = buf.toString('utf8', 0, end);
-      buf.copy(buf, 0, end + 1, filled);
-      filled -= end + 1;
-      let start = 0;
-      for (;;) {
-        const nl = text.indexOf('\n', start);
-        if (nl < 0) break;
-        yield text.slice(start, nl);
-        start = nl + 1;
-      }
-      yield text.slice(start);
-      if (n === 0 && filled === 0) return;
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
-
 function storedInFile(
   path: string | null,
   count: number,
@@ -172,15 +122,20 @@ function storedInFile(
 ): StoredPages {
   if (path === null) return { count: 0, load: () => [] };
   let file: string | null = path;
-  function* iterate(): Generator<Page, void, undefined> {
+  function* pages(): Generator<Page, void, undefined> {
     if (file === null) return;
-    for (const line of fileLines(file, chunkBytes)) yield decodePage(line);
+    yield* readRecords(file, chunkBytes, decodePage);
   }
+  function* lines(indent: string, stripPrefix: string): Generator<Uint8Array, void, undefined> {
+    if (file === null) return;
+    yield* urlLines(file, chunkBytes, decodePage, indent, stripPrefix);
+  }
+  const iterate = (): UrlLineSource & Iterable<Page> => ({ [Symbol.iterator]: pages, [URL_LINES]: lines });
   const stored: StoredPages = {
     get count() {
       return file === null ? 0 : count;
     },
-    load: () => Array.from(iterate()),
+    load: () => Array.from(pages()),
     iterate,
     release() {
       if (file === null) return;
@@ -192,6 +147,24 @@ function storedInFile(
   // The held value must not reach `stored`, or it would never be collected.
   collector.register(stored, { path, gone }, stored);
   return stored;
+}
+
+const URL_LINES = Symbol('urlLines');
+
+/** What `iteratePages()` of a pages sitemap in this store also answers: its URLs as bytes. */
+interface UrlLineSource {
+  [URL_LINES](indent: string, stripPrefix: string): Iterable<Uint8Array>;
+}
+
+/**
+ * The URLs of `pages` (a pages sitemap's `iteratePages()`) as lines of bytes ready to print, each
+ * after `indent` and with `stripPrefix` (ASCII) taken off as `--strip-url` does; null when the
+ * pages are not in a file of this store. For tabtree: no page object is made to print a URL.
+ */
+export function urlLinesOf(
+  pages: Iterable<Page>,
+): ((indent: string, stripPrefix: string) => Iterable<Uint8Array>) | null {
+  return (pages as Partial<UrlLineSource>)[URL_LINES] ?? null;
 }
 
 interface StoredFile {
@@ -286,7 +259,8 @@ function removeQuietly(path: string): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The encoding: one JSON array a page, positional, so a 50,000-page urlset is a few MB on disk.
+// A page the binary record does not cover (news, images, alternates, extension data) is stored
+// as its JSON line: one JSON array, positional.
 // Dates are [epochMs, offsetMinutes, microseconds] so the source offset and "no zone" survive.
 
 type EncodedDate = [number, number | null, number] | null;

@@ -14,7 +14,8 @@ import {
 } from '@usp-ts/core';
 import { startTestServer } from '@usp-ts/test-server';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decodePage, encodePage, filePageStore } from '../src/page-store-file.js';
+import { stripUrl } from '../src/cli/output.js';
+import { decodePage, encodePage, filePageStore, urlLinesOf } from '../src/page-store-file.js';
 import { gzip, robots, sitemapIndex, TEXT, testClient, treeOptions, until, XML } from './tree-helpers.js';
 
 const base = mkdtempSync(join(tmpdir(), 'usp-store-test-'));
@@ -118,6 +119,83 @@ describe('filePageStore', () => {
     let more = 0;
     while (it?.next().done === false) more++;
     expect(more).toBeLessThan(3);
+    store.dispose();
+  });
+
+  it('round-trips ordinary pages exactly, mixed with pages of every other kind, across chunk cuts', () => {
+    const store = filePageStore({ dir: base, readChunkBytes: 40, flushBytes: 100 });
+    const writer = store.open('https://example.com/s.xml');
+    const frequencies = [null, 'always', 'hourly', 'daily', 'weekly', 'monthly', 'yearly', 'never'] as const;
+    const priorities = [0.5, 0, -0, 1, 0.1 + 0.2, 1e-7, Number.NaN, Number.POSITIVE_INFINITY];
+    const pages: Page[] = Array.from({ length: 120 }, (_, i) => {
+      const plain: Page = {
+        url:
+          i % 3 === 0
+            ? `https://example.com/${'é'.repeat(i % 5)}日/${i}${i % 24 === 0 ? '\ud800' : ''}`
+            : `https://example.com/p/${i}?q="x"\\`,
+        priority: priorities[i % priorities.length],
+        lastModified:
+          i % 4 === 0
+            ? null
+            : new SitemapDate(
+                Date.UTC(2024, 0, 1) + i * 61_001,
+                i % 4 === 1 ? null : (i % 9) * 30 - 120,
+                i % 1000,
+              ),
+        changeFrequency: frequencies[i % frequencies.length],
+        newsStory: null,
+        images: null,
+        alternates: null,
+      };
+      return i % 10 === 7 ? { ...full, url: plain.url } : plain;
+    });
+    for (const p of pages) writer.append(p);
+    const back = [...(writer.close().iterate?.() ?? [])];
+    expect(back.map(pageToJSON)).toEqual(pages.map(pageToJSON));
+    for (const [i, p] of back.entries()) {
+      expect(Object.is(p.priority, pages[i].priority)).toBe(true);
+      const d = p.lastModified;
+      const want = pages[i].lastModified;
+      expect(d === null ? null : [d.epochMs, d.offsetMinutes, d.microseconds]).toEqual(
+        want === null ? null : [want.epochMs, want.offsetMinutes, want.microseconds],
+      );
+      if (d !== null) expect(d).toBeInstanceOf(SitemapDate);
+    }
+    store.dispose();
+  });
+
+  it("prints a file's URLs as tabtree lines from its bytes, as the page-by-page path prints them", () => {
+    const store = filePageStore({ dir: base, readChunkBytes: 50, flushBytes: 70 });
+    const writer = store.open('https://example.com/s.xml');
+    const urls = [
+      'https://example.com/',
+      'https://example.com/a/b?c=d',
+      'https://example.com',
+      'https://other.example/x',
+      'https://example.com/é/日本/😀',
+      'https://example.com/\ud800/lone',
+      `https://example.com/${'long/'.repeat(40)}`,
+      'relative/path',
+    ];
+    const pages: Page[] = urls.map((url, i) =>
+      i % 3 === 1
+        ? { ...full, url }
+        : { ...full, url, newsStory: null, images: null, alternates: null, extensions: undefined },
+    );
+    for (const p of pages) writer.append(p);
+    const iterable = writer.close().iterate?.() ?? [];
+    const lines = urlLinesOf(iterable);
+    expect(lines).not.toBeNull();
+    for (const prefix of ['', 'https://example.com/', 'https://example.com']) {
+      for (const indent of ['', '\t\t']) {
+        const got = Buffer.concat([...(lines?.(indent, prefix) ?? [])]);
+        const want = Buffer.from(urls.map((u) => `${indent}${stripUrl(u, prefix)}\n`).join(''));
+        expect(got.toString()).toBe(want.toString());
+        expect(got.equals(want)).toBe(true);
+      }
+    }
+    // Pages not in a file of this store take the page-by-page path.
+    expect(urlLinesOf(pages)).toBeNull();
     store.dispose();
   });
 

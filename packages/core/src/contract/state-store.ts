@@ -1,5 +1,8 @@
-import type { StoredDocumentType } from '../walk/revisit.js';
 import { UspError } from './errors.js';
+import type { SitemapType } from './sitemap.js';
+
+/** The node types a stored document can stand for (a fetched document, never the root or an error). */
+export type StoredDocumentType = Exclude<SitemapType, 'IndexWebsiteSitemap' | 'InvalidSitemap'>;
 
 /** Why a state store cannot be used: another run holds it, it is not a state, or I/O failed. */
 export type StateStoreProblem = 'locked' | 'corrupt' | 'io';

@@ -20,6 +20,7 @@ import { createDocumentDecoder, type DocumentDecoder } from './decode.js';
 import { firstNonWhitespace, unwrapGzip } from './detect.js';
 import { gunzip as defaultGunzip, type Gunzip, GunzipError, isTooLargeError } from './gunzip.js';
 import { rejectUnknownOptions } from './options.js';
+import { type UrlProblem, unfetchableUrl, unfetchableUrlMessage } from './url.js';
 import { createXmlEngine, type XmlEngine } from './xml.js';
 
 export interface ParseDocumentOptions {
@@ -277,8 +278,9 @@ class DocumentRun implements ParseContext {
       this.warn('invalid-url', `Page URL longer than ${this.limits.maxUrlLength} characters skipped`);
       return true;
     }
-    if (!hasFetchableHost(page.url)) {
-      this.warn('invalid-url', `Page URL has no valid host, skipped: ${page.url}`);
+    const problem = unfetchableUrl(page.url);
+    if (problem !== null) {
+      this.#warnUnfetchable(problem, 'Page URL', page.url);
       return true;
     }
     if (this.#options.onPages !== undefined) this.#batch.push(page);
@@ -308,12 +310,17 @@ class DocumentRun implements ParseContext {
       );
       return true;
     }
-    if (!hasFetchableHost(ref.url)) {
-      this.warn('invalid-url', `Child sitemap URL has no valid host, skipped: ${ref.url}`);
+    const problem = unfetchableUrl(ref.url);
+    if (problem !== null) {
+      this.#warnUnfetchable(problem, 'Child sitemap URL', ref.url);
       return true;
     }
     this.#children.push(ref);
     return true;
+  }
+
+  #warnUnfetchable(problem: UrlProblem, what: string, url: string): void {
+    this.warn(problem, `${what} ${unfetchableUrlMessage(problem)}, skipped: ${url}`);
   }
 
   #spendBudget(message: string): void {
@@ -415,9 +422,10 @@ class DocumentRun implements ParseContext {
         const before = this.#bytes;
         this.#bytes += chunk.length;
         if (before <= MAX_SITEMAP_BYTES && this.#bytes > MAX_SITEMAP_BYTES) {
+          // Not "all is read": the size cap may still cut it, with its own `too-large` warning.
           this.warn(
             'over-spec',
-            `Larger than ${MAX_SITEMAP_BYTES} bytes uncompressed (the sitemaps.org limit); all is read`,
+            `Larger than ${MAX_SITEMAP_BYTES} bytes uncompressed (the sitemaps.org limit); read on up to the size cap of ${cap} bytes`,
           );
         }
         const text = decoder.write(chunk);
@@ -427,7 +435,7 @@ class DocumentRun implements ParseContext {
         }
         if (over) {
           this.#truncated = true;
-          this.warn('too-large', `Document larger than ${cap} bytes; the rest was not read`);
+          this.warn('too-large', overCapMessage(cap));
           break;
         }
         await this.#flushPages();
@@ -439,11 +447,12 @@ class DocumentRun implements ParseContext {
       this.#truncated = true;
       if (error instanceof GunzipError && error.code === 'gzip') {
         this.warn('gzip', `${error.message}; what decompressed before the damage is kept`);
+      } else if (error instanceof GunzipError) {
+        // The decompressor's cap is ours (`maxDecompressedBytes`): one message whichever saw it.
+        this.warn('too-large', overCapMessage(cap));
       } else if (isTooLargeError(error)) {
-        this.warn(
-          'too-large',
-          `Document larger than the size cap; the rest was not read (${errorText(error)})`,
-        );
+        // The body reader's own cap (the fetcher's `maxBodyBytes`): its message names it.
+        this.warn('too-large', errorText(error));
       } else {
         this.warn('fetch', `Reading the body failed: ${errorText(error)}; what was read is kept`);
       }
@@ -699,25 +708,10 @@ function abortableReads(signal: AbortSignal): {
   };
 }
 
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+function overCapMessage(cap: number): string {
+  return `Larger than ${cap} bytes uncompressed (the size cap); the rest was not read`;
 }
 
-/** The usual shape: a host of letters, digits, dots and hyphens, an optional port. */
-const PLAIN_HOST = /^https?:\/\/[a-z0-9.-]+(?::\d{0,5})?(?:[/?#]|$)/i;
-
-/**
- * Whether the WHATWG URL parser (the one the fetcher requests with) accepts the URL's host.
- * usp's `is_http_url` passes `http://example.com&><x/`, which can never be fetched; such a URL is
- * dropped here with an `invalid-url` warning. The common shape skips the parser: this runs once
- * per page.
- */
-function hasFetchableHost(url: string): boolean {
-  if (PLAIN_HOST.test(url)) return true;
-  try {
-    const u = new URL(url);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
-  } catch {
-    return false;
-  }
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

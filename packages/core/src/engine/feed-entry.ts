@@ -9,12 +9,10 @@ import type { NewsStory, PageDraft } from '../contract/model.js';
 import type { ParseContext } from '../contract/plugin.js';
 import type { SitemapDate } from '../contract/sitemap-date.js';
 import type { FeedLink } from './feed-url.js';
+import { strippedText } from './text.js';
 
 /** A feed field's text, stripped; `null` when nothing is left (an empty element is absent). */
-export function feedText(text: string): string | null {
-  const s = text.trim();
-  return s === '' ? null : s;
-}
+export const feedText: (text: string) => string | null = strippedText;
 
 /** The news story of a feed entry: a title and a date; feeds carry no other Google News field. */
 export function feedNewsStory(title: string, publishDate: SitemapDate | null): NewsStory {

@@ -184,3 +184,40 @@ function isAscii(s: string): boolean {
   for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
   return true;
 }
+
+/** Why a URL cannot be requested as written: see `unfetchableUrl`. */
+export type UrlProblem = 'encoding' | 'invalid-url';
+
+/** The usual shape: a host of letters, digits, dots and hyphens, an optional port. */
+const PLAIN_HOST = /^https?:\/\/[a-z0-9.-]+(?::\d{0,5})?(?:[/?#]|$)/i;
+
+/**
+ * Whether an absolute URL read from a document can be requested as written, and if not, why:
+ * - `encoding`: it holds U+FFFD, the character that replaced bytes not valid in the document's
+ *   encoding (`FF FE C0 AF` in UTF-8). Such a URL is skipped, not repaired: the original bytes
+ *   are gone, and requesting `%EF%BF%BD` would fetch a URL the site never wrote.
+ * - `invalid-url`: the WHATWG URL parser (the one the fetcher requests with) refuses it or its
+ *   host, or the scheme is not http(s). usp's `is_http_url` passes `http://example.com&><x/`,
+ *   which can never be fetched.
+ *
+ * `null` when it can be fetched. Pages, child sitemaps, `Sitemap:` lines and extension URLs such
+ * as `<image:loc>` all go through this one check. It runs once per page: the common shape skips
+ * the parser.
+ */
+export function unfetchableUrl(url: string): UrlProblem | null {
+  if (url.includes('\uFFFD')) return 'encoding';
+  if (PLAIN_HOST.test(url)) return null;
+  try {
+    const u = new URL(url);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '' ? null : 'invalid-url';
+  } catch {
+    return 'invalid-url';
+  }
+}
+
+/** What `unfetchableUrl`'s answer means, to follow "Page URL" and the like in a warning. */
+export function unfetchableUrlMessage(problem: UrlProblem): string {
+  return problem === 'encoding'
+    ? "holds bytes that are not valid in the document's encoding (read as U+FFFD)"
+    : 'has no valid host';
+}

@@ -412,6 +412,9 @@ class Engine implements XmlEngine {
     if (have + t.length <= this.#limits.maxTextLength) {
       this.#text = have === 0 ? t : this.#text + t;
     } else if (!this.#textCapped) {
+      // Whitespace between elements (a padded or bomb-like document) carries nothing: dropping
+      // it past the cap loses no data, so it is not worth a warning.
+      if (isBlank(t)) return;
       this.#textCapped = true;
       this.#text += t.slice(0, this.#limits.maxTextLength - have);
       const el = this.#stack[this.#depth - 1];
@@ -591,4 +594,12 @@ function errorText(error: unknown): string {
  */
 export function detachString(s: string): string {
   return ` ${s}`.slice(1);
+}
+
+function isBlank(t: string): boolean {
+  for (let i = 0; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return false;
+  }
+  return true;
 }

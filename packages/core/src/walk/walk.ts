@@ -1,5 +1,4 @@
 import type { ChildRef, Page } from '../contract/model.js';
-import type { PageStore } from '../contract/page-store.js';
 import { type ParsedDocument, sitemapFromDocument } from '../contract/parsed-document.js';
 import {
   AbstractIndexSitemap,
@@ -11,49 +10,19 @@ import type { SitemapDate } from '../contract/sitemap-date.js';
 import type { StopReason, WalkSummary } from '../contract/walk-summary.js';
 import type { Warning, WarningCode } from '../contract/warning.js';
 import type { WebResponse } from '../contract/web-client.js';
-import { type ParseDocumentOptions, parseDocument } from '../engine/document.js';
-import { isHttpUrl, urlKey } from '../engine/url.js';
-import type { OriginBreaker } from './origin-breaker.js';
+import type { ParseDocumentOptions } from '../engine/document.js';
+import { isHttpUrl } from '../engine/url.js';
+import { type Ancestry, safeKey, setRepr } from './ancestry.js';
+import type { WalkConfig } from './config.js';
+import { OutcomeTally, stopText } from './outcome.js';
+import type { WalkedSitemapInfo } from './page-walk.js';
 import { type ReuseKind, replayedNode, type StoredDocument } from './revisit.js';
-import type { TreeOptions } from './tree.js';
-
-/** Counters of a walk, handed to `onProgress` as it goes. */
-export interface WalkStats {
-  /** Sitemaps waiting for a fetch slot. */
-  readonly sitemapsQueued: number;
-  /** Sitemaps being fetched and parsed now. */
-  readonly sitemapsInFlight: number;
-  /** Requests started (counts against `maxSitemaps`). */
-  readonly sitemapsFetched: number;
-  /** Sitemap nodes finished, of any type. */
-  readonly sitemapsDone: number;
-  /** Nodes that ended as `InvalidSitemap`. */
-  readonly sitemapsInvalid: number;
-  /** Pages accepted (counts against `maxPages`). */
-  readonly pages: number;
-  /** Decoded bytes parsed. */
-  readonly bytes: number;
-  /** Set once the walk stopped early; `null` while it runs and when it finished everything. */
-  readonly stoppedBy: StopReason | null;
-}
-
-/** The sitemap a streamed page came from. */
-export interface WalkedSitemapInfo {
-  /** Final URL of the document (after redirects). */
-  readonly url: string;
-  readonly type: PagesSitemapType;
-}
+import { loadPublicSuffixList, offSiteReason } from './same-site.js';
+import { Slots } from './slots.js';
+import type { WalkStats } from './walk-stats.js';
 
 /** Receives each batch of pages as a document is parsed; awaiting it pauses that document. */
 export type PageSink = (pages: Page[], sitemap: WalkedSitemapInfo) => void | Promise<void>;
-
-/** The ancestors of a node: keys for cycle checks, URLs as usp reports them to callbacks. */
-export interface Ancestry {
-  readonly keys: ReadonlySet<string>;
-  readonly urls: ReadonlySet<string>;
-}
-
-export const NO_ANCESTORS: Ancestry = { keys: new Set(), urls: new Set() };
 
 export interface FetchTask {
   readonly url: string;
@@ -77,53 +46,6 @@ export interface FetchResult {
   readonly unfetched: boolean;
   /** The node stands for a stored document (`TreeOptions.revisit`). */
   readonly reused?: ReuseKind;
-}
-
-/** Resolved options of one walk (defaults filled in). */
-export interface WalkConfig
-  extends Required<Pick<TreeOptions, 'webClient' | 'registry' | 'maxDepth' | 'concurrency'>> {
-  readonly options: TreeOptions;
-  readonly maxSitemaps: number;
-  readonly maxPages: number;
-  readonly pageStore: PageStore;
-  readonly homepageUrl: string | null;
-  /** `null` when the caller turned it off (`originBreaker: false`). */
-  readonly breaker: OriginBreaker | null;
-}
-
-const STOP_TEXT: Record<StopReason, (c: WalkConfig) => string> = {
-  aborted: () => 'the walk was aborted',
-  deadline: (c) => `the walk's deadline of ${c.options.deadlineMs} ms passed`,
-  maxSitemaps: (c) => `the walk's limit of ${c.maxSitemaps} sitemaps was reached`,
-  maxPages: (c) => `the walk's limit of ${c.maxPages} pages was reached`,
-};
-
-/** A first-in first-out counting semaphore whose waiters are released (with `false`) when the walk stops. */
-class Slots {
-  #free: number;
-  readonly #waiters: ((ok: boolean) => void)[] = [];
-  constructor(n: number) {
-    this.#free = n;
-  }
-  get waiting(): number {
-    return this.#waiters.length;
-  }
-  acquire(): Promise<boolean> | boolean {
-    if (this.#free > 0) {
-      this.#free--;
-      return true;
-    }
-    return new Promise((resolve) => this.#waiters.push(resolve));
-  }
-  release(): void {
-    const next = this.#waiters.shift();
-    if (next !== undefined) next(true);
-    else this.#free++;
-  }
-  /** Wakes every waiter with `false`: they give up without taking a slot. */
-  drain(): void {
-    for (const w of this.#waiters.splice(0)) w(false);
-  }
 }
 
 /**
@@ -150,10 +72,7 @@ export class Walk {
   #inFlight = 0;
   #pages = 0;
   #bytes = 0;
-  /** Requests that got an HTTP response of any status: the site was reached. */
-  #answered = 0;
-  /** The first request that got no response at all, as `url: message`. */
-  #firstFailure: string | null = null;
+  readonly #outcome = new OutcomeTally();
   /**
    * Every sitemap this walk fetched or is fetching (requested and final URLs, by `urlKey`), with
    * who named it first. usp de-duplicates only ancestors, so an index listing a leaf twice (or in
@@ -188,29 +107,14 @@ export class Walk {
     };
   }
 
-  /**
-   * How the walk ended: `unreachable` when no request got an HTTP response and something was
-   * tried or cut (network failures, the deadline, an abort); `partial` when a budget, the deadline
-   * or an abort stopped it after something was read; `ok` otherwise.
-   */
+  /** How the walk ended (see `WalkSummary`). */
   get summary(): WalkSummary {
-    const stoppedBy = this.#stopReason;
-    const unreachableOrigins = this.config.breaker?.openOrigins().map((o) => o.origin) ?? [];
-    const cut = stoppedBy === 'aborted' || stoppedBy === 'deadline';
-    if (this.#answered === 0 && (this.#firstFailure !== null || cut)) {
-      const reason =
-        this.#firstFailure ?? (stoppedBy === null ? 'no response' : STOP_TEXT[stoppedBy](this.config));
-      return { outcome: 'unreachable', reason, stoppedBy, unreachableOrigins };
-    }
-    if (stoppedBy !== null) {
-      return { outcome: 'partial', reason: STOP_TEXT[stoppedBy](this.config), stoppedBy, unreachableOrigins };
-    }
-    return { outcome: 'ok', reason: null, stoppedBy, unreachableOrigins };
+    return this.#outcome.summary(this.#stopReason, this.config);
   }
 
   start(): void {
-    const { signal, deadlineMs } = this.config.options;
-    if (signal !== undefined) {
+    const { signal, deadlineMs } = this.config;
+    if (signal !== null) {
       if (signal.aborted) this.stop('aborted');
       else {
         const onAbort = () => this.stop('aborted');
@@ -218,7 +122,7 @@ export class Walk {
         this.#unlinkSignal = () => signal.removeEventListener('abort', onAbort);
       }
     }
-    if (deadlineMs !== undefined && deadlineMs !== Number.POSITIVE_INFINITY) {
+    if (deadlineMs !== null) {
       this.#timer = setTimeout(() => this.stop('deadline'), deadlineMs);
     }
   }
@@ -246,8 +150,8 @@ export class Walk {
     if (first && reason !== null) this.#stopReason = reason;
     if (reason !== null) {
       const code: WarningCode = reason === 'aborted' ? 'aborted' : 'limit';
-      const message = `Walk stopped: ${STOP_TEXT[reason](this.config)}; sitemaps not fetched are reported as InvalidSitemap`;
-      this.#warn(this.walkWarnings, code, message, this.config.homepageUrl ?? '');
+      const message = `Walk stopped: ${stopText(reason, this.config)}; sitemaps not fetched are reported as InvalidSitemap`;
+      this.#warn(this.walkWarnings, code, message, this.config.homepageUrl);
     }
     this.#slots.drain();
     if (aborting) this.#controller.abort();
@@ -277,11 +181,11 @@ export class Walk {
 
   /** Hands a warning to the caller's listener; a listener that throws does not break the walk. */
   notify(w: Warning): void {
-    hook(() => this.config.options.onWarning?.(w));
+    hook(() => this.config.hooks.onWarning?.(w));
   }
 
   #progress(): void {
-    const onProgress = this.config.options.onProgress;
+    const onProgress = this.config.hooks.onProgress;
     if (onProgress !== undefined) hook(() => onProgress(this.stats));
   }
 
@@ -298,7 +202,7 @@ export class Walk {
   }
 
   #unfetched(task: FetchTask): FetchResult {
-    const why = this.#stopReason === null ? 'the walk stopped' : STOP_TEXT[this.#stopReason](this.config);
+    const why = this.#stopReason === null ? 'the walk stopped' : stopText(this.#stopReason, this.config);
     this.#done++;
     return {
       node: this.#invalidNode(task.url, `Un-fetched child sitemap: ${why}`, task.lastModified, null),
@@ -313,9 +217,9 @@ export class Walk {
     // Claimed before any await, so sitemaps named at once are claimed in the order named.
     const repeat = this.#claim(safeKey(task.url), task);
     if (repeat !== null) return this.#repeated(task, task.url, repeat);
-    if (this.config.options.hostPolicy === 'same-site') await loadPublicSuffixList();
+    if (this.config.hostPolicy === 'same-site') await loadPublicSuffixList();
     if (this.#halted) return this.#unfetched(task);
-    const plan = hook(() => this.config.options.revisit?.plan(task.url, task.lastModified));
+    const plan = hook(() => this.config.hooks.revisit?.plan(task.url, task.lastModified));
     if (plan?.reuse !== undefined) return this.#replay(task, plan.reuse, 'skipped');
     const got = this.#slots.acquire();
     if (!(got === true || (await got))) return this.#unfetched(task);
@@ -366,7 +270,7 @@ export class Walk {
 
   /** Reports the document, then (for an index) fetches its children. */
   async #descend(task: FetchTask, result: FetchResult, children: ChildRef[]): Promise<FetchResult> {
-    const onDocument = this.config.options.onDocument;
+    const onDocument = this.config.hooks.onDocument;
     if (onDocument !== undefined) {
       hook(() =>
         onDocument({
@@ -397,15 +301,14 @@ export class Walk {
 
   async #fetchOne(task: FetchTask, plan: RevisitPlanLike | undefined): Promise<[FetchResult, ChildRef[]]> {
     const { url, lastModified } = task;
-    const opts = this.config.options;
-    const conditional = plan ?? hook(() => opts.conditionalRequest?.(url));
-    const breaker = this.config.breaker;
+    const { hooks, headers, breaker } = this.config;
+    const conditional = plan ?? hook(() => hooks.conditionalRequest?.(url));
     let response: WebResponse;
     try {
       response = await this.config.webClient.get(url, {
         signal: this.signal,
         ...(breaker !== null ? { shouldRetry: () => breaker.mayRetry(url) } : {}),
-        ...(opts.headers !== undefined ? { headers: opts.headers } : {}),
+        ...(headers !== undefined ? { headers } : {}),
         ...(conditional?.ifNoneMatch !== undefined ? { ifNoneMatch: conditional.ifNoneMatch } : {}),
         ...(conditional?.ifModifiedSince !== undefined
           ? { ifModifiedSince: conditional.ifModifiedSince }
@@ -414,7 +317,7 @@ export class Walk {
     } catch (error) {
       // The client rejects only on abort; anything else from a custom client is reported the same way.
       const message = this.signal.aborted
-        ? STOP_TEXT[this.#stopReason ?? 'aborted'](this.config)
+        ? stopText(this.#stopReason ?? 'aborted', this.config)
         : error instanceof Error
           ? error.message
           : String(error);
@@ -426,7 +329,7 @@ export class Walk {
       return [this.#result(task, this.#fetchFailed(url, response.message, lastModified, quiet), null), []];
     }
     if (response.kind === 'not-modified') {
-      const stored = hook(() => opts.revisit?.notModified(url));
+      const stored = hook(() => hooks.revisit?.notModified(url));
       if (stored !== undefined) {
         const node = replayedNode(url, stored, lastModified);
         const children = node instanceof AbstractIndexSitemap ? [...stored.children] : [];
@@ -441,7 +344,7 @@ export class Walk {
       return [this.#result(task, node, null), []];
     }
     hook(() =>
-      opts.onResponse?.({ url, finalUrl: response.url, status: response.status, headers: response.headers }),
+      hooks.onResponse?.({ url, finalUrl: response.url, status: response.status, headers: response.headers }),
     );
     const contentType = response.headers('content-type');
     const finalUrl = response.url;
@@ -472,7 +375,7 @@ export class Walk {
   #claim(key: string, task: FetchTask): string | null {
     const first = this.#claimed.get(key);
     if (first !== undefined) return first;
-    this.#claimed.set(key, task.parentUrl ?? this.config.homepageUrl ?? task.url);
+    this.#claimed.set(key, task.parentUrl ?? this.config.homepageUrl);
     return null;
   }
 
@@ -491,11 +394,7 @@ export class Walk {
 
   /** Counts the answer for the walk's outcome and tells the breaker. */
   #record(url: string, response: WebResponse): void {
-    const status = response.kind === 'error' ? response.status : 200;
-    if (status !== null) this.#answered++;
-    else if (this.#firstFailure === null && response.kind === 'error') {
-      this.#firstFailure = `${url}: ${response.message}`;
-    }
+    this.#outcome.record(url, response);
     if (this.config.breaker?.record(url, response) === true) {
       const reason = this.config.breaker.refusal(url) ?? '';
       this.#warn(
@@ -526,7 +425,7 @@ export class Walk {
     response: Extract<WebResponse, { kind: 'ok' }>,
     contentType: string | null,
   ): Promise<[FetchResult, ChildRef[]]> {
-    const opts = this.config.options;
+    const { hooks, documentLimits, gunzip } = this.config;
     const writer = this.config.pageStore.open(finalUrl);
     let pagesType: PagesSitemapType | null = null;
     let accepted = 0;
@@ -562,13 +461,14 @@ export class Walk {
       onPages,
       // Abort and deadline end the parse at once, keeping what was read (the body is cut too).
       signal: this.signal,
-      ...(opts.onWarning !== undefined ? { onWarning: opts.onWarning } : {}),
-      ...(this.#limits() !== undefined ? { limits: this.#limits() } : {}),
-      ...(opts.gunzip !== undefined ? { gunzip: opts.gunzip } : {}),
+      ...(hooks.onWarning !== undefined ? { onWarning: hooks.onWarning } : {}),
+      ...(documentLimits !== undefined ? { limits: documentLimits } : {}),
+      ...(gunzip !== undefined ? { gunzip } : {}),
     };
+    const parse = this.config.parse;
     let parsed: ParsedDocument;
     try {
-      parsed = await (opts.parse ?? parseDocument)(parseOptions);
+      parsed = await parse(parseOptions);
     } catch (error) {
       response.cancel();
       const stored = writer.close();
@@ -613,20 +513,8 @@ export class Walk {
     ];
   }
 
-  #limits(): ParseDocumentOptions['limits'] {
-    const { documentLimits, maxChildrenPerIndex } = this.config.options;
-    if (documentLimits === undefined && maxChildrenPerIndex === undefined) return undefined;
-    return {
-      ...documentLimits,
-      ...(maxChildrenPerIndex !== undefined ? { maxChildrenPerIndex } : {}),
-    };
-  }
-
   #offSite(url: string): string | null {
-    if (this.config.options.hostPolicy !== 'same-site' || this.config.homepageUrl === null) return null;
-    return sameSite(url, this.config.homepageUrl)
-      ? null
-      : `which is outside the site of ${this.config.homepageUrl} (hostPolicy 'same-site')`;
+    return this.config.hostPolicy === 'same-site' ? offSiteReason(url, this.config.homepageUrl) : null;
   }
 
   /** usp's index recursion: list filter, then per-child filter, depth and cycle checks, then fetch. */
@@ -636,7 +524,7 @@ export class Walk {
     requestedUrl: string,
     refs: ChildRef[],
   ): Promise<void> {
-    const opts = this.config.options;
+    const { recurseCallback, recurseListCallback } = this.config.hooks;
     const keys = new Set(task.ancestry.keys);
     keys.add(safeKey(requestedUrl));
     keys.add(safeKey(index.url));
@@ -644,10 +532,10 @@ export class Walk {
     urls.add(index.url);
     const ancestry: Ancestry = { keys, urls };
     let wanted: ChildRef[] = refs;
-    if (opts.recurseListCallback !== undefined) {
+    if (recurseListCallback !== undefined) {
       let kept: string[];
       try {
-        kept = opts.recurseListCallback(
+        kept = recurseListCallback(
           refs.map((r) => r.url),
           task.level,
           urls,
@@ -664,9 +552,9 @@ export class Walk {
     const level = task.level + 1;
     const slots: (Promise<FetchResult> | Sitemap | null)[] = wanted.map((ref) => {
       const prefix = `Unable to add sub-sitemap from URL ${ref.url}: `;
-      if (opts.recurseCallback !== undefined) {
+      if (recurseCallback !== undefined) {
         try {
-          if (!opts.recurseCallback(ref.url, task.level, urls, ref.lastModified)) return null;
+          if (!recurseCallback(ref.url, task.level, urls, ref.lastModified)) return null;
         } catch (error) {
           return this.#invalidNode(ref.url, prefix + describe(error), ref.lastModified, 'fetch');
         }
@@ -721,62 +609,10 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** A cycle key that never throws (a URL the helper cannot read is its own key). */
-export function safeKey(url: string): string {
-  try {
-    return urlKey(url);
-  } catch {
-    return url;
-  }
-}
-
-/** Python's set repr, elements sorted, as usp's reasons print parent URLs. */
-function setRepr(urls: ReadonlySet<string>): string {
-  if (urls.size === 0) return 'set()';
-  return `{${[...urls]
-    .sort()
-    .map((u) => `'${u}'`)
-    .join(', ')}}`;
-}
-
-type GetDomain = (host: string, options: { allowPrivateDomains: boolean }) => string | null;
-let getDomain: GetDomain | null = null;
-
-/**
- * Loads the public suffix list `sameSite` needs. Only `hostPolicy: 'same-site'` uses it, and the
- * list is most of the memory and import time of the whole library, so nobody else pays for it.
- */
-export async function loadPublicSuffixList(): Promise<void> {
-  getDomain ??= (await import('tldts')).getDomain;
-}
-
-/**
- * Whether two URLs are on one site: same host, or hosts with one registrable domain under the public
- * suffix list (`a.example.co.uk` and `b.example.co.uk` are; `a.github.io` and `b.github.io` are not).
- * IP addresses and single-label hosts are their own site. Needs `loadPublicSuffixList()` first.
- */
-export function sameSite(a: string, b: string): boolean {
-  const ha = hostOf(a);
-  const hb = hostOf(b);
-  if (ha === null || hb === null) return false;
-  if (ha === hb) return true;
-  if (getDomain === null) throw new Error('sameSite: call loadPublicSuffixList() first');
-  const da = getDomain(ha, { allowPrivateDomains: true });
-  return da !== null && da === getDomain(hb, { allowPrivateDomains: true });
-}
-
 function originOf(url: string): string {
   try {
     return new URL(url).origin;
   } catch {
     return url;
-  }
-}
-
-function hostOf(url: string): string | null {
-  try {
-    return new URL(url).hostname.toLowerCase().replace(/\.$/, '');
-  } catch {
-    return null;
   }
 }

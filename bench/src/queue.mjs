@@ -1,0 +1,319 @@
+// The distributed case of issue 18: the batch case's site farm (N sites, default 1,000, each on its
+// own loopback address 127.78.x.y, 50 ms added to every answer so that the network, not the two
+// cores, sets the pace) walked by `usp batch` on one process, then by 1, 2 and 4 `usp worker`
+// processes fed by `usp batch --queue` through a Redis of the bench's own. Each process runs under
+// GNU time (wall, user + sys CPU, peak RSS); Redis is measured apart (its CPU from /proc, its
+// memory from INFO memory). Every worker walks 16 sites at a time, as the local batch does.
+//
+// The CPU a process spends starting (loading modules, connecting) is not a cost per site: each
+// setup is also run once on an empty queue / empty list, and that idle CPU is taken off before
+// the per-site figures (both are shown).
+//
+// Targets (PASS/FAIL): the queue costs < 5 % of the local batch's CPU per site (workers + producer
+// against the local batch, the runs with one worker and with two); two workers are >= 1.7x one in
+// wall time. Also checked: the same pages as the local batch, each once; the per-host limit held
+// across workers (counted by the farm).
+// Usage: node src/queue.mjs [--sites N] [--workers 1,2,4] [--latency-ms 50] [--state]
+//                           [--out results/queue.md] [--json FILE]
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { startTestRedis } from '@usp-ts/test-redis';
+import { startSiteFarm } from '@usp-ts/test-server';
+import { Redis } from 'ioredis';
+
+const { values } = parseArgs({
+  options: {
+    sites: { type: 'string', default: '1000' },
+    workers: { type: 'string', default: '1,2,4' },
+    'latency-ms': { type: 'string', default: '50' },
+    state: { type: 'boolean', default: false },
+    out: { type: 'string', default: fileURLToPath(new URL('../results/queue.md', import.meta.url)) },
+    json: { type: 'string' },
+  },
+});
+const CLI = fileURLToPath(new URL('../../packages/usp/dist/cli.js', import.meta.url));
+const SITES_PER_PROCESS = '16';
+const PER_HOST = 2;
+// Short network limits: the farm's hung host costs each run the same few seconds, not minutes.
+const NET = ['--allow-private-networks', '--timeout', '3s', '--retries', '1', '--site-deadline', '30s'];
+
+/** Spawns a command under GNU time; `done` resolves to wall s, CPU s, peak RSS MiB, exit code. */
+function timed(cmd, args) {
+  const child = spawn('/usr/bin/time', ['-f', '@@TIME %e %U %S %M', cmd, ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  child.stderr.setEncoding('utf8').on('data', (d) => {
+    err += d;
+  });
+  const done = new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const m = /@@TIME ([\d.]+) ([\d.]+) ([\d.]+) (\d+)/.exec(err);
+      if (m === null) return reject(new Error(`no timing (exit ${code}): ${err}`));
+      resolve({
+        code,
+        wallS: Number(m[1]),
+        cpuS: Number(m[2]) + Number(m[3]),
+        peakRssMiB: Number(m[4]) / 1024,
+        stderr: err.replace(/@@TIME.*\n?/, ''),
+      });
+    });
+  });
+  return { child, done };
+}
+
+/** SIGTERM to the process GNU time runs (time itself would die of it and leave the child behind). */
+function stopUnderTime(child) {
+  const pid = child.pid;
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/);
+  for (const c of children) if (c !== '') process.kill(Number(c), 'SIGTERM');
+}
+
+/** Resolves once `child` wrote a line matching `re` on stderr (GNU time passes it through). */
+function stderrMatch(child, re) {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const onData = (d) => {
+      text += d;
+      if (re.test(text)) {
+        child.stderr.off('data', onData);
+        resolve();
+      }
+    };
+    child.stderr.on('data', onData);
+    child.once('close', () => reject(new Error(`exited before ${re}: ${text}`)));
+  });
+}
+
+/** Redis's own CPU (user + sys, s) and peak RSS (MiB), from /proc. */
+function redisProc(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return { cpuS: ticks / 100, peakRssMiB: hwm === null ? null : Number(hwm[1]) / 1024 };
+}
+
+function rows(path) {
+  try {
+    return readFileSync(path, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l));
+  } catch {
+    return [];
+  }
+}
+
+const n = Number(values.sites);
+const latencyMs = Number(values['latency-ms']);
+const workerCounts = values.workers.split(',').map(Number);
+const farm = await startSiteFarm({ sites: n, seed: 18, octet: 78, delayMs: latencyMs });
+const redis = await startTestRedis();
+const admin = new Redis(redis.url);
+const work = mkdtempSync(join(tmpdir(), 'usp-queue-bench-'));
+const sitesFile = join(work, 'sites.txt');
+writeFileSync(sitesFile, farm.sitesFile());
+const emptyFile = join(work, 'empty.txt');
+writeFileSync(emptyFile, '');
+const kinds = {};
+for (const s of farm.sites) kinds[s.kind] = (kinds[s.kind] ?? 0) + 1;
+const truth = farm.allPages();
+console.log(`${n} sites (${JSON.stringify(kinds)}), ${truth.size} page URLs, ${latencyMs} ms per answer`);
+
+async function redisInfo() {
+  const text = await admin.info('memory');
+  const field = (name) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(text)?.[1] ?? Number.NaN);
+  return { usedMiB: field('used_memory') / 2 ** 20, peakMiB: field('used_memory_peak') / 2 ** 20 };
+}
+
+/** `usp batch` on one process. */
+async function local(list, name) {
+  farm.resetCounters();
+  const out = join(work, name);
+  const state = values.state ? ['--state', join(work, `${name}.sqlite`)] : [];
+  const t = await timed(process.execPath, [
+    CLI,
+    'batch',
+    '--out',
+    out,
+    '--sites',
+    SITES_PER_PROCESS,
+    '--per-host',
+    String(PER_HOST),
+    '--no-progress',
+    // As the workers (whose first -v line says they are ready): a line per site on stderr.
+    '-v',
+    ...state,
+    ...NET,
+    list,
+  ]).done;
+  if (t.code !== 0) throw new Error(`usp batch exited ${t.code}: ${t.stderr}`);
+  return {
+    ...t,
+    pages: rows(join(out, 'pages.ndjson')),
+    maxInFlightPerHost: farm.totals().maxInFlightPerHost,
+  };
+}
+
+/** W workers started first, then the producer; wall = the producer's, CPU = workers + producer. */
+async function queued(workers, list, name) {
+  farm.resetCounters();
+  await admin.flushall();
+  await admin.config('RESETSTAT');
+  const redisBefore = redisProc(redis.pid);
+  const out = join(work, name);
+  const state = values.state ? ['--state', redis.url] : [];
+  const procs = [];
+  for (let w = 0; w < workers; w++) {
+    const p = timed(process.execPath, [
+      CLI,
+      'worker',
+      '--queue',
+      redis.url,
+      '--queue-name',
+      name,
+      '--out',
+      out,
+      '--worker-id',
+      `w${w + 1}`,
+      '--sites',
+      SITES_PER_PROCESS,
+      '--per-host',
+      String(PER_HOST),
+      '--no-progress',
+      '-v',
+      ...state,
+      ...NET,
+    ]);
+    procs.push(p);
+  }
+  // Every worker is connected and waiting before the producer starts the clock.
+  await Promise.all(procs.map((p) => stderrMatch(p.child, /usp: worker w\d+ on /)));
+  const producer = await timed(process.execPath, [
+    CLI,
+    'batch',
+    '--queue',
+    redis.url,
+    '--queue-name',
+    name,
+    '--no-progress',
+    list,
+  ]).done;
+  for (const p of procs) stopUnderTime(p.child);
+  const ws = await Promise.all(procs.map((p) => p.done));
+  if (producer.code !== 0) throw new Error(`producer exited ${producer.code}: ${producer.stderr}`);
+  for (const w of ws) if (w.code !== 0) throw new Error(`worker exited ${w.code}: ${w.stderr}`);
+  const redisAfter = redisProc(redis.pid);
+  const mem = await redisInfo();
+  const pages = readdirSync(out).flatMap((id) => rows(join(out, id, 'pages.ndjson')));
+  return {
+    wallS: producer.wallS,
+    cpuS: producer.cpuS + ws.reduce((s, w) => s + w.cpuS, 0),
+    producerCpuS: producer.cpuS,
+    workerCpuS: ws.map((w) => w.cpuS),
+    workerPeakRssMiB: ws.map((w) => w.peakRssMiB),
+    redisCpuS: redisAfter.cpuS - redisBefore.cpuS,
+    redisUsedMiB: mem.usedMiB,
+    redisPeakMiB: mem.peakMiB,
+    pages,
+    maxInFlightPerHost: farm.totals().maxInFlightPerHost,
+  };
+}
+
+const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+const keyOf = (p) => `${p.sitemap} ${p.url}`;
+
+try {
+  // Start-up costs, taken off the per-site figures.
+  const idleLocal = await local(emptyFile, 'idle-local');
+  const idle = {};
+  for (const w of workerCounts) idle[w] = await queued(w, emptyFile, `idle-${w}`);
+  console.log(
+    `idle: usp batch ${round(idleLocal.cpuS)} s CPU; ${workerCounts.map((w) => `${w} worker(s) + producer ${round(idle[w].cpuS)} s`).join('; ')}`,
+  );
+
+  const base = await local(sitesFile, 'local');
+  const expected = base.pages.map(keyOf).sort();
+  const localPerSiteMs = ((base.cpuS - idleLocal.cpuS) / n) * 1000;
+  console.log(
+    `usp batch: wall ${base.wallS} s, CPU ${round(base.cpuS)} s (${round(localPerSiteMs)} ms/site), peak RSS ${round(base.peakRssMiB, 0)} MiB`,
+  );
+  const runs = {};
+  for (const w of workerCounts) {
+    const r = await queued(w, sitesFile, `q${w}`);
+    const keys = r.pages.map(keyOf).sort();
+    r.samePages = keys.length === expected.length && keys.every((k, i) => k === expected[i]);
+    r.perSiteMs = ((r.cpuS - idle[w].cpuS) / n) * 1000;
+    r.overheadMs = r.perSiteMs - localPerSiteMs;
+    r.overheadPct = (r.overheadMs / localPerSiteMs) * 100;
+    r.jobsPerS = n / r.wallS;
+    delete r.pages;
+    runs[w] = r;
+    console.log(
+      `${w} worker(s): wall ${r.wallS} s, CPU ${round(r.cpuS)} s (${round(r.perSiteMs)} ms/site, ${r.overheadPct >= 0 ? '+' : ''}${round(r.overheadPct, 1)} %), Redis ${round(r.redisCpuS)} s CPU / ${round(r.redisPeakMiB, 1)} MiB peak, same pages ${r.samePages}`,
+    );
+  }
+
+  const targets = {};
+  for (const w of workerCounts.filter((x) => x <= 2)) {
+    targets[`queue CPU per site < 5 % over the local batch (${w} worker${w > 1 ? 's' : ''})`] =
+      runs[w].overheadPct < 5;
+  }
+  if (runs[1] && runs[2]) targets['two workers >= 1.7x one (wall)'] = runs[1].wallS / runs[2].wallS >= 1.7;
+  targets['same pages as usp batch, each once'] = workerCounts.every((w) => runs[w].samePages);
+  targets[`never more than --per-host (${PER_HOST}) in flight to one host`] =
+    Math.max(base.maxInFlightPerHost, ...workerCounts.map((w) => runs[w].maxInFlightPerHost)) <= PER_HOST;
+
+  const lines = [
+    `# Queue benchmark (issue 18)`,
+    '',
+    `\`node bench/src/queue.mjs --sites ${n} --workers ${values.workers} --latency-ms ${latencyMs}${values.state ? ' --state' : ''}\`, ${new Date().toISOString()}, ` +
+      `${n} farm sites (${Object.entries(kinds)
+        .map(([k, c]) => `${c} ${k}`)
+        .join(
+          ', ',
+        )}; ${truth.size} page URLs), ${latencyMs} ms per answer, ${SITES_PER_PROCESS} sites at a time per process, ` +
+      `--per-host ${PER_HOST}, state ${values.state ? 'SQLite (local) / Redis (queue)' : 'none'}. ` +
+      `CPU is user + sys of the processes (workers + producer for the queue; Redis apart); "per site" takes off the start-up CPU of the same processes on an empty list ` +
+      `(usp batch ${round(idleLocal.cpuS)} s; ${workerCounts.map((w) => `${w} worker(s) + producer ${round(idle[w].cpuS)} s`).join(', ')}).`,
+    '',
+    '| run | wall | jobs/s | CPU (workers + producer) | CPU per site | queue overhead per site | peak RSS per worker | Redis CPU | Redis memory (used / peak) | same pages | most in flight per host |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    `| usp batch (one process) | ${base.wallS} s | ${round(n / base.wallS, 1)} | ${round(base.cpuS)} s | ${round(localPerSiteMs)} ms | | ${round(base.peakRssMiB, 0)} MiB | | | (reference) | ${base.maxInFlightPerHost} |`,
+    ...workerCounts.map((w) => {
+      const r = runs[w];
+      return `| ${w} worker${w > 1 ? 's' : ''} + producer | ${r.wallS} s | ${round(r.jobsPerS, 1)} | ${round(r.cpuS)} s (producer ${round(r.producerCpuS)} s) | ${round(r.perSiteMs)} ms | ${r.overheadMs >= 0 ? '+' : ''}${round(r.overheadMs)} ms (${r.overheadPct >= 0 ? '+' : ''}${round(r.overheadPct, 1)} %) | ${r.workerPeakRssMiB.map((m) => round(m, 0)).join(' / ')} MiB | ${round(r.redisCpuS)} s | ${round(r.redisUsedMiB, 1)} / ${round(r.redisPeakMiB, 1)} MiB | ${r.samePages ? 'yes' : 'NO'} | ${r.maxInFlightPerHost} |`;
+    }),
+    '',
+    ...(runs[1] && runs[2]
+      ? [`Two workers ÷ one (wall): ${round(runs[1].wallS / runs[2].wallS)}×.`, '']
+      : []),
+    ...(runs[1] && runs[4]
+      ? [`Four workers ÷ one (wall): ${round(runs[1].wallS / runs[4].wallS)}×.`, '']
+      : []),
+    '| target | result |',
+    '| --- | --- |',
+    ...Object.entries(targets).map(([t, ok]) => `| ${t} | ${ok ? 'PASS' : 'FAIL'} |`),
+    '',
+  ];
+  writeFileSync(values.out, lines.join('\n'));
+  console.log(lines.join('\n'));
+  console.log(`written to ${values.out}`);
+  if (values.json) {
+    writeFileSync(
+      values.json,
+      `${JSON.stringify({ sites: n, latencyMs, kinds, idleLocal: idleLocal.cpuS, idle, local: { ...base, pages: undefined }, runs, targets }, null, 2)}\n`,
+    );
+  }
+} finally {
+  admin.disconnect();
+  await redis.stop();
+  await farm.close();
+  rmSync(work, { recursive: true, force: true });
+}

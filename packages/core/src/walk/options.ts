@@ -1,0 +1,154 @@
+import type { PageStore } from '../contract/page-store.js';
+import type { ParsedDocument } from '../contract/parsed-document.js';
+import type { HeaderLookup } from '../contract/plugin.js';
+import type { Registry } from '../contract/registry.js';
+import type { SitemapDate } from '../contract/sitemap-date.js';
+import type { WarningListener } from '../contract/warning.js';
+import type { WebClient } from '../contract/web-client.js';
+import type { DocumentLimits, ParseDocumentOptions } from '../engine/document.js';
+import type { Gunzip } from '../engine/gunzip.js';
+import type { OriginBreaker, OriginBreakerOptions } from './origin-breaker.js';
+import type { Revisit, WalkedDocument } from './revisit.js';
+import type { WalkStats } from './walk-stats.js';
+
+/** usp's recursion limit: robots.txt is level 0, a child deeper than 11 is not fetched. */
+export const DEFAULT_MAX_DEPTH = 11;
+export const DEFAULT_CONCURRENCY = 4;
+export const DEFAULT_MAX_SITEMAPS = 10_000;
+/** Pages a streaming walk buffers ahead of a slow consumer before fetching pauses. */
+export const DEFAULT_STREAM_BUFFER_PAGES = 2_000;
+
+/**
+ * usp's `recurse_callback`: whether to fetch a child. `level` is the index's own level (robots.txt
+ * is 0), `parentUrls` its ancestors plus itself; `lastModified` is the index entry's `<lastmod>`.
+ */
+export type RecurseCallback = (
+  url: string,
+  level: number,
+  parentUrls: ReadonlySet<string>,
+  lastModified: SitemapDate | null,
+) => boolean;
+
+/** usp's `recurse_list_callback`: the children to fetch, given all of one index's children. */
+export type RecurseListCallback = (
+  urls: string[],
+  level: number,
+  parentUrls: ReadonlySet<string>,
+  lastModifieds: (SitemapDate | null)[],
+) => string[];
+
+export interface ConditionalValidators {
+  readonly ifNoneMatch?: string;
+  readonly ifModifiedSince?: string;
+}
+
+export interface ResponseInfo {
+  /** The URL requested. */
+  readonly url: string;
+  /** The URL after redirects. */
+  readonly finalUrl: string;
+  readonly status: number;
+  readonly headers: HeaderLookup;
+}
+
+export interface TreeOptions {
+  /** How documents are fetched (`@usp-ts/fetcher`'s `createWebClient` on Node). Required. */
+  readonly webClient: WebClient;
+  /** The formats documents are parsed with. Required. */
+  readonly registry: Registry;
+  /** Fetch `<homepage>robots.txt` first (default true). */
+  readonly useRobots?: boolean;
+  /** Probe `KNOWN_SITEMAP_PATHS` (default true). */
+  readonly useKnownPaths?: boolean;
+  /**
+   * The paths probed in place of `KNOWN_SITEMAP_PATHS` (default those 14), e.g. `[]` with
+   * `extraKnownPaths` listing only the ones that answered last time (an incremental re-walk).
+   */
+  readonly knownPaths?: readonly string[];
+  /**
+   * More paths to probe, after the built-in ones, in the order given. A path is joined to the
+   * homepage with one `/` (usp joins verbatim, so `/x.xml` gave `//x.xml`); an absolute http(s)
+   * URL is probed as it is.
+   */
+  readonly extraKnownPaths?: readonly string[];
+  /** Also probe `wp-sitemap.xml` (default false). */
+  readonly includeWordPressSitemap?: boolean;
+  /** Also probe `sitemap.txt` (default false). */
+  readonly includeSitemapTxt?: boolean;
+  /** Strip the homepage URL to `scheme://host[:port]/` (default true, as usp). */
+  readonly normalizeHomepage?: boolean;
+  /**
+   * Walk exactly these sitemap URLs (and what their indexes name) instead of discovering them:
+   * no robots.txt, no known paths. They become the homepage node's children in the order given,
+   * an unreachable one kept as an `InvalidSitemap` (it was asked for, not guessed). The homepage
+   * still names the root, the `same-site` policy's site and `--strip-url`'s prefix. Default: none
+   * (discover).
+   */
+  readonly sitemaps?: readonly string[];
+  readonly recurseCallback?: RecurseCallback;
+  readonly recurseListCallback?: RecurseListCallback;
+  /** Deepest level fetched; robots.txt is 0 (default 11, as usp). */
+  readonly maxDepth?: number;
+  /** Sitemaps fetched and parsed at once (default 4). */
+  readonly concurrency?: number;
+  /** Requests the walk may make in all (default 10,000). */
+  readonly maxSitemaps?: number;
+  /** Pages the walk may collect in all (default: no limit). */
+  readonly maxPages?: number;
+  /** Wall-clock budget of the whole walk in ms (default: none). */
+  readonly deadlineMs?: number;
+  /** Children read from one index (default: the document parser's limit). */
+  readonly maxChildrenPerIndex?: number;
+  /** Per-document parser limits. */
+  readonly documentLimits?: Partial<DocumentLimits>;
+  /** Aborting ends the walk with what it has; requests in flight are stopped. */
+  readonly signal?: AbortSignal;
+  readonly onWarning?: WarningListener;
+  readonly onProgress?: (stats: WalkStats) => void;
+  /** Where pages nodes keep their pages (default: memory; the `usp` package uses temp files). */
+  readonly pageStore?: PageStore;
+  /**
+   * `'same-site'` refuses children and redirects off the homepage's site: another registrable domain
+   * under the public suffix list (via tldts). Default `'any'`.
+   */
+  readonly hostPolicy?: 'any' | 'same-site';
+  /**
+   * Drop top-level probes (robots.txt, known paths) that answer with nothing: a plain-text
+   * "sitemap" with no URL in it is a soft 404 (an HTML error page, an empty body). Default true;
+   * usp keeps them as empty `PagesTextSitemap`s.
+   */
+  readonly dropSoft404?: boolean;
+  /** Extra request headers. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Validators from an earlier crawl; a 304 answer becomes an InvalidSitemap saying "Not modified".
+   * Superseded by `revisit` when both are given.
+   */
+  readonly conditionalRequest?: (url: string) => ConditionalValidators | undefined;
+  /**
+   * An incremental walk: validators per document, documents not to request again, and stored
+   * children replayed on a 304 (see `Revisit`). Replayed pages sitemaps have no pages.
+   */
+  readonly revisit?: Revisit;
+  /** Sees each document once its node is built (fetched, replayed or failed), before its children. */
+  readonly onDocument?: (document: WalkedDocument) => void;
+  /** Sees every successful response's headers (to record ETag / Last-Modified for the next crawl). */
+  readonly onResponse?: (info: ResponseInfo) => void;
+  /** Replaces core's `parseDocument` (for example to parse in a worker thread). */
+  readonly parse?: (options: ParseDocumentOptions) => Promise<ParsedDocument>;
+  readonly gunzip?: Gunzip;
+  /**
+   * The per-origin breaker: after a document on an origin got no HTTP response (after its
+   * retries), or 3 in a row were answered 429/503, the walk stops retrying there and then stops
+   * sending that origin requests; its later sitemaps become `InvalidSitemap`s saying "host
+   * unreachable", with one `unreachable` warning. Thresholds (see `OriginBreakerOptions`), a
+   * breaker of your own (shared by several walks), or `false` for none. Default: a new breaker
+   * with the default thresholds.
+   */
+  readonly originBreaker?: OriginBreakerOptions | OriginBreaker | false;
+}
+
+export interface WalkPagesOptions extends TreeOptions {
+  /** Pages buffered ahead of the consumer before fetching pauses (default 2,000). */
+  readonly bufferPages?: number;
+}

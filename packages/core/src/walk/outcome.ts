@@ -1,0 +1,51 @@
+import type { StopReason, WalkSummary } from '../contract/walk-summary.js';
+import type { WebResponse } from '../contract/web-client.js';
+import type { WalkConfig } from './config.js';
+
+/** A stop reason in the words of the walk's warnings, its unfetched nodes and its summary. */
+export function stopText(reason: StopReason, config: WalkConfig): string {
+  switch (reason) {
+    case 'aborted':
+      return 'the walk was aborted';
+    case 'deadline':
+      return `the walk's deadline of ${config.deadlineMs} ms passed`;
+    case 'maxSitemaps':
+      return `the walk's limit of ${config.maxSitemaps} sitemaps was reached`;
+    case 'maxPages':
+      return `the walk's limit of ${config.maxPages} pages was reached`;
+  }
+}
+
+/** Counts what the site answered, to say at the end whether it was reached at all. */
+export class OutcomeTally {
+  /** Requests that got an HTTP response of any status: the site was reached. */
+  #answered = 0;
+  /** The first request that got no response at all, as `url: message`. */
+  #firstFailure: string | null = null;
+
+  record(url: string, response: WebResponse): void {
+    const status = response.kind === 'error' ? response.status : 200;
+    if (status !== null) this.#answered++;
+    else if (this.#firstFailure === null && response.kind === 'error') {
+      this.#firstFailure = `${url}: ${response.message}`;
+    }
+  }
+
+  /**
+   * How the walk ended: `unreachable` when no request got an HTTP response and something was
+   * tried or cut (network failures, the deadline, an abort); `partial` when a budget, the deadline
+   * or an abort stopped it after something was read; `ok` otherwise.
+   */
+  summary(stoppedBy: StopReason | null, config: WalkConfig): WalkSummary {
+    const unreachableOrigins = config.breaker?.openOrigins().map((o) => o.origin) ?? [];
+    const cut = stoppedBy === 'aborted' || stoppedBy === 'deadline';
+    if (this.#answered === 0 && (this.#firstFailure !== null || cut)) {
+      const reason = this.#firstFailure ?? (stoppedBy === null ? 'no response' : stopText(stoppedBy, config));
+      return { outcome: 'unreachable', reason, stoppedBy, unreachableOrigins };
+    }
+    if (stoppedBy !== null) {
+      return { outcome: 'partial', reason: stopText(stoppedBy, config), stoppedBy, unreachableOrigins };
+    }
+    return { outcome: 'ok', reason: null, stoppedBy, unreachableOrigins };
+  }
+}

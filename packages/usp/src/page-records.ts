@@ -1,0 +1,253 @@
+// The temp-file page store's records. An ordinary page (the sitemaps.org fields only) is a
+// fixed 28-byte head and its URL's bytes: no number is turned into text and back, which a JSON
+// line per page cost (encoding and decoding were a sixth of the main thread's time in `usp ls`).
+// Any other page is its JSON line (`encodePage`) behind a length.
+import { closeSync, openSync, readSync } from 'node:fs';
+import { CHANGE_FREQUENCIES, type ChangeFrequency, type Page, SitemapDate } from '@usp-ts/core';
+
+const PLAIN = 1;
+const JSON_LINE = 2;
+const HEAD_BYTES = 28;
+const JSON_HEAD_BYTES = 5;
+const NO_DATE = 0;
+const ZONED = 1;
+const ZONELESS = 2;
+const FREQ_INDEX = new Map<string, number>(CHANGE_FREQUENCIES.map((f, i) => [f, i + 1]));
+
+/** Whether a date fits the plain record exactly (an offset in int16, microseconds in uint16). */
+function plainDate(d: SitemapDate): boolean {
+  const off = d.offsetMinutes;
+  const us = d.microseconds;
+  return (
+    typeof d.epochMs === 'number' &&
+    (off === null || (Number.isInteger(off) && off >= -32_768 && off <= 32_767)) &&
+    Number.isInteger(us) &&
+    us >= 0 &&
+    us <= 65_535
+  );
+}
+
+/** Pages appended as records to a buffer that grows as needed; `take()` hands the bytes over. */
+export class RecordBuffer {
+  #buf: Buffer;
+  #size = 0;
+
+  constructor(initialBytes: number) {
+    this.#buf = Buffer.allocUnsafe(Math.max(initialBytes, 256));
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  #room(bytes: number): void {
+    if (this.#size + bytes <= this.#buf.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(this.#buf.length * 2, this.#size + bytes));
+    this.#buf.copy(bigger, 0, 0, this.#size);
+    this.#buf = bigger;
+  }
+
+  append(page: Page, encodeJson: (page: Page) => string): void {
+    if (this.#plain(page)) return;
+    const line = encodeJson(page);
+    this.#room(JSON_HEAD_BYTES + line.length * 3);
+    const at = this.#size;
+    const n = this.#buf.write(line, at + JSON_HEAD_BYTES, 'utf8');
+    this.#buf[at] = JSON_LINE;
+    this.#buf.writeUInt32LE(n, at + 1);
+    this.#size = at + JSON_HEAD_BYTES + n;
+  }
+
+  /** Appends `page` as a plain record if it is one; false (nothing written) if not. */
+  #plain(page: Page): boolean {
+    const url = page.url;
+    const d = page.lastModified;
+    const cf = page.changeFrequency;
+    const freq = cf === null ? 0 : (FREQ_INDEX.get(cf) ?? -1);
+    if (
+      page.newsStory !== null ||
+      page.images !== null ||
+      page.alternates !== null ||
+      page.extensions !== undefined ||
+      typeof url !== 'string' ||
+      typeof page.priority !== 'number' ||
+      freq < 0 ||
+      (d !== null && !plainDate(d))
+    ) {
+      return false;
+    }
+    this.#room(HEAD_BYTES + url.length * 3);
+    const b = this.#buf;
+    const at = this.#size;
+    const n = b.write(url, at + HEAD_BYTES, 'utf8');
+    // UTF-8 cannot hold a lone surrogate (it would come back as U+FFFD); JSON escapes it.
+    if (n !== url.length && !(url as string & { isWellFormed(): boolean }).isWellFormed()) return false;
+    b[at] = PLAIN;
+    b[at + 1] = freq;
+    b[at + 2] = d === null ? NO_DATE : d.offsetMinutes === null ? ZONELESS : ZONED;
+    // One byte a character: read back as latin1, which makes the string without a UTF-8 pass.
+    b[at + 3] = n === url.length ? 1 : 0;
+    b.writeUInt32LE(n, at + 4);
+    b.writeDoubleLE(page.priority, at + 8);
+    if (d !== null) {
+      b.writeDoubleLE(d.epochMs, at + 16);
+      b.writeInt16LE(d.offsetMinutes ?? 0, at + 24);
+      b.writeUInt16LE(d.microseconds, at + 26);
+    }
+    this.#size = at + HEAD_BYTES + n;
+    return true;
+  }
+
+  /** The bytes appended since the last `take()`; valid until the next `append()`. */
+  take(): Buffer {
+    const out = this.#buf.subarray(0, this.#size);
+    this.#size = 0;
+    return out;
+  }
+}
+
+/** The record at `at` if `end` holds all of it, else how many bytes it needs (a negative number). */
+function recordLength(b: Buffer, at: number, end: number): number {
+  const kind = b[at];
+  const head = kind === PLAIN ? HEAD_BYTES : JSON_HEAD_BYTES;
+  if (end - at < head) return -head;
+  const length = head + b.readUInt32LE(at + (kind === PLAIN ? 4 : 1));
+  return end - at < length ? -length : length;
+}
+
+function decodeRecord(b: Buffer, at: number, length: number, decodeJson: (line: string) => Page): Page {
+  if (b[at] === JSON_LINE) return decodeJson(b.toString('utf8', at + JSON_HEAD_BYTES, at + length));
+  const freq = b[at + 1];
+  const dateKind = b[at + 2];
+  const urlEnd = at + length;
+  return {
+    url: b.toString(b[at + 3] === 1 ? 'latin1' : 'utf8', at + HEAD_BYTES, urlEnd),
+    priority: b.readDoubleLE(at + 8),
+    lastModified:
+      dateKind === NO_DATE
+        ? null
+        : new SitemapDate(
+            b.readDoubleLE(at + 16),
+            dateKind === ZONELESS ? null : b.readInt16LE(at + 24),
+            b.readUInt16LE(at + 26),
+          ),
+    changeFrequency: freq === 0 ? null : (CHANGE_FREQUENCIES[freq - 1] as ChangeFrequency),
+    newsStory: null,
+    images: null,
+    alternates: null,
+  };
+}
+
+/** The bytes `buf[0, end)` hold whole records only; valid until the next one is asked for. */
+interface Region {
+  buf: Buffer;
+  end: number;
+}
+
+/**
+ * A record file `chunkBytes` at a time (a record longer than that is read whole), cut after its
+ * last whole record: memory stays bounded however many pages the file holds.
+ */
+function* regions(path: string, chunkBytes: number): Generator<Region, void, undefined> {
+  const fd = openSync(path, 'r');
+  try {
+    const region: Region = { buf: Buffer.allocUnsafe(chunkBytes), end: 0 };
+    let filled = 0;
+    for (;;) {
+      let buf = region.buf;
+      const n = readSync(fd, buf, filled, buf.length - filled, null);
+      filled += n;
+      let at = 0;
+      let need = 0;
+      while (at < filled) {
+        const length = recordLength(buf, at, filled);
+        if (length < 0) {
+          need = -length;
+          break;
+        }
+        at += length;
+      }
+      if (at > 0) {
+        region.end = at;
+        yield region;
+      }
+      // A cut record at the end of a file is not a page: stop there.
+      if (n === 0) return;
+      buf.copy(buf, 0, at, filled);
+      filled -= at;
+      if (need > buf.length) {
+        buf = Buffer.allocUnsafe(Math.max(need, buf.length * 2));
+        region.buf.copy(buf, 0, 0, filled);
+        region.buf = buf;
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The pages of a record file, read a bounded chunk at a time. */
+export function* readRecords(
+  path: string,
+  chunkBytes: number,
+  decodeJson: (line: string) => Page,
+): Generator<Page, void, undefined> {
+  for (const { buf, end } of regions(path, chunkBytes)) {
+    for (let at = 0; at < end; ) {
+      const length = recordLength(buf, at, end);
+      yield decodeRecord(buf, at, length, decodeJson);
+      at += length;
+    }
+  }
+}
+
+/**
+ * The pages of a record file as lines of URLs, bytes ready to write: `indent` before each URL,
+ * `stripPrefix` taken off as `--strip-url` does (then a `/` first if the rest lacks one). For
+ * tabtree, which prints only URLs: no page object and no string is made for an ordinary page.
+ * `stripPrefix` must be ASCII.
+ */
+export function* urlLines(
+  path: string,
+  chunkBytes: number,
+  decodeJson: (line: string) => Page,
+  indent: string,
+  stripPrefix: string,
+): Generator<Buffer, void, undefined> {
+  const pre = Buffer.from(indent);
+  const prefix = Buffer.from(stripPrefix, 'latin1');
+  for (const { buf, end } of regions(path, chunkBytes)) {
+    let out = Buffer.allocUnsafe(end + 1024);
+    let size = 0;
+    for (let at = 0; at < end; ) {
+      const length = recordLength(buf, at, end);
+      let src = buf;
+      let from = at + HEAD_BYTES;
+      let to = at + length;
+      if (buf[at] === JSON_LINE) {
+        src = Buffer.from(decodeJson(buf.toString('utf8', at + JSON_HEAD_BYTES, to)).url);
+        from = 0;
+        to = src.length;
+      }
+      at += length;
+      if (size + pre.length + (to - from) + 2 > out.length) {
+        const bigger = Buffer.allocUnsafe((size + pre.length + (to - from) + 2) * 2);
+        out.copy(bigger, 0, 0, size);
+        out = bigger;
+      }
+      size += pre.copy(out, size);
+      if (prefix.length > 0) {
+        if (
+          to - from >= prefix.length &&
+          src.compare(prefix, 0, prefix.length, from, from + prefix.length) === 0
+        ) {
+          from += prefix.length;
+        }
+        if (from === to || src[from] !== 0x2f) out[size++] = 0x2f;
+      }
+      size += src.copy(out, size, from, to);
+      out[size++] = 0x0a;
+    }
+    yield out.subarray(0, size);
+  }
+}
