@@ -123,6 +123,28 @@ describe('basic requests', () => {
     expect(() => res.body[Symbol.asyncIterator]()).toThrow(TypeError);
   });
 
+  it('closes an idle connection after keepAliveTimeoutMs, whatever the server hints', async () => {
+    let serverSocket: import('node:net').Socket | null = null;
+    const s = await server({
+      '/a': (req, res) => {
+        serverSocket = req.socket;
+        res.writeHead(200, { 'Keep-Alive': 'timeout=600' });
+        res.end('x');
+      },
+    });
+    const c = client({ keepAliveTimeoutMs: 50 });
+    await drain(expectOk(await c.get(`${s.origin}/a`)).body);
+    expect(serverSocket).not.toBeNull();
+    const socket = serverSocket as unknown as import('node:net').Socket;
+    // Only reached when the client keeps the socket (undici would for the hinted 598 s).
+    const guard = new Promise<'kept'>((resolve) => setTimeout(() => resolve('kept'), 3_000).unref());
+    const closed = socket.destroyed
+      ? 'closed'
+      : await Promise.race([once(socket, 'close').then(() => 'closed'), guard]);
+    expect(closed).toBe('closed');
+    expect(() => createWebClient({ keepAliveTimeoutMs: 0 })).toThrow(InvalidOptionError);
+  });
+
   it('checks options early', () => {
     expect(() => createWebClient({ retries: 0 })).toThrow(InvalidOptionError);
     expect(() => createWebClient({ maxBodyBytes: -1 })).toThrow(InvalidOptionError);

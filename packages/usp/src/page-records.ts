@@ -138,26 +138,25 @@ function decodeRecord(b: Buffer, at: number, length: number, decodeJson: (line: 
   };
 }
 
+/** The bytes `buf[0, end)` hold whole records only; valid until the next one is asked for. */
+interface Region {
+  buf: Buffer;
+  end: number;
+}
+
 /**
- * The pages of a record file, read `chunkBytes` at a time (a record longer than that is read
- * whole): memory stays bounded however many pages the file holds.
+ * A record file `chunkBytes` at a time (a record longer than that is read whole), cut after its
+ * last whole record: memory stays bounded however many pages the file holds.
  */
-export function* readRecords(
-  path: string,
-  chunkBytes: number,
-  decodeJson: (line: string) => Page,
-): Generator<Page, void, undefined> {
+function* regions(path: string, chunkBytes: number): Generator<Region, void, undefined> {
   const fd = openSync(path, 'r');
   try {
-    let buf = Buffer.allocUnsafe(chunkBytes);
+    const region: Region = { buf: Buffer.allocUnsafe(chunkBytes), end: 0 };
     let filled = 0;
-    let eof = false;
-    while (!eof || filled > 0) {
-      if (!eof) {
-        const n = readSync(fd, buf, filled, buf.length - filled, null);
-        if (n === 0) eof = true;
-        filled += n;
-      }
+    for (;;) {
+      let buf = region.buf;
+      const n = readSync(fd, buf, filled, buf.length - filled, null);
+      filled += n;
       let at = 0;
       let need = 0;
       while (at < filled) {
@@ -166,20 +165,89 @@ export function* readRecords(
           need = -length;
           break;
         }
-        yield decodeRecord(buf, at, length, decodeJson);
         at += length;
       }
+      if (at > 0) {
+        region.end = at;
+        yield region;
+      }
       // A cut record at the end of a file is not a page: stop there.
-      if (eof) return;
+      if (n === 0) return;
       buf.copy(buf, 0, at, filled);
       filled -= at;
       if (need > buf.length) {
-        const bigger = Buffer.allocUnsafe(Math.max(need, buf.length * 2));
-        buf.copy(bigger, 0, 0, filled);
-        buf = bigger;
+        buf = Buffer.allocUnsafe(Math.max(need, buf.length * 2));
+        region.buf.copy(buf, 0, 0, filled);
+        region.buf = buf;
       }
     }
   } finally {
     closeSync(fd);
+  }
+}
+
+/** The pages of a record file, read a bounded chunk at a time. */
+export function* readRecords(
+  path: string,
+  chunkBytes: number,
+  decodeJson: (line: string) => Page,
+): Generator<Page, void, undefined> {
+  for (const { buf, end } of regions(path, chunkBytes)) {
+    for (let at = 0; at < end; ) {
+      const length = recordLength(buf, at, end);
+      yield decodeRecord(buf, at, length, decodeJson);
+      at += length;
+    }
+  }
+}
+
+/**
+ * The pages of a record file as lines of URLs, bytes ready to write: `indent` before each URL,
+ * `stripPrefix` taken off as `--strip-url` does (then a `/` first if the rest lacks one). For
+ * tabtree, which prints only URLs: no page object and no string is made for an ordinary page.
+ * `stripPrefix` must be ASCII.
+ */
+export function* urlLines(
+  path: string,
+  chunkBytes: number,
+  decodeJson: (line: string) => Page,
+  indent: string,
+  stripPrefix: string,
+): Generator<Buffer, void, undefined> {
+  const pre = Buffer.from(indent);
+  const prefix = Buffer.from(stripPrefix, 'latin1');
+  for (const { buf, end } of regions(path, chunkBytes)) {
+    let out = Buffer.allocUnsafe(end + 1024);
+    let size = 0;
+    for (let at = 0; at < end; ) {
+      const length = recordLength(buf, at, end);
+      let src = buf;
+      let from = at + HEAD_BYTES;
+      let to = at + length;
+      if (buf[at] === JSON_LINE) {
+        src = Buffer.from(decodeJson(buf.toString('utf8', at + JSON_HEAD_BYTES, to)).url);
+        from = 0;
+        to = src.length;
+      }
+      at += length;
+      if (size + pre.length + (to - from) + 2 > out.length) {
+        const bigger = Buffer.allocUnsafe((size + pre.length + (to - from) + 2) * 2);
+        out.copy(bigger, 0, 0, size);
+        out = bigger;
+      }
+      size += pre.copy(out, size);
+      if (prefix.length > 0) {
+        if (
+          to - from >= prefix.length &&
+          src.compare(prefix, 0, prefix.length, from, from + prefix.length) === 0
+        ) {
+          from += prefix.length;
+        }
+        if (from === to || src[from] !== 0x2f) out[size++] = 0x2f;
+      }
+      size += src.copy(out, size, from, to);
+      out[size++] = 0x0a;
+    }
+    yield out.subarray(0, size);
   }
 }

@@ -13,7 +13,7 @@ import {
   type SitemapImage,
   type StoredPages,
 } from '@usp-ts/core';
-import { RecordBuffer, readRecords } from './page-records.js';
+import { RecordBuffer, readRecords, urlLines } from './page-records.js';
 
 export interface FilePageStoreOptions {
   /** Parent directory of the store's temp directory (default `os.tmpdir()`). */
@@ -99,15 +99,20 @@ export function filePageStore(options: FilePageStoreOptions = {}): FilePageStore
 function storedInFile(path: string | null, count: number, chunkBytes: number): StoredPages {
   if (path === null) return { count: 0, load: () => [] };
   let file: string | null = path;
-  function* iterate(): Generator<Page, void, undefined> {
+  function* pages(): Generator<Page, void, undefined> {
     if (file === null) return;
     yield* readRecords(file, chunkBytes, decodePage);
   }
+  function* lines(indent: string, stripPrefix: string): Generator<Uint8Array, void, undefined> {
+    if (file === null) return;
+    yield* urlLines(file, chunkBytes, decodePage, indent, stripPrefix);
+  }
+  const iterate = (): UrlLineSource & Iterable<Page> => ({ [Symbol.iterator]: pages, [URL_LINES]: lines });
   const stored: StoredPages = {
     get count() {
       return file === null ? 0 : count;
     },
-    load: () => Array.from(iterate()),
+    load: () => Array.from(pages()),
     iterate,
     release() {
       if (file === null) return;
@@ -118,6 +123,24 @@ function storedInFile(path: string | null, count: number, chunkBytes: number): S
   };
   collector.register(stored, path, stored);
   return stored;
+}
+
+const URL_LINES = Symbol('urlLines');
+
+/** What `iteratePages()` of a pages sitemap in this store also answers: its URLs as bytes. */
+interface UrlLineSource {
+  [URL_LINES](indent: string, stripPrefix: string): Iterable<Uint8Array>;
+}
+
+/**
+ * The URLs of `pages` (a pages sitemap's `iteratePages()`) as lines of bytes ready to print, each
+ * after `indent` and with `stripPrefix` (ASCII) taken off as `--strip-url` does; null when the
+ * pages are not in a file of this store. For tabtree: no page object is made to print a URL.
+ */
+export function urlLinesOf(
+  pages: Iterable<Page>,
+): ((indent: string, stripPrefix: string) => Iterable<Uint8Array>) | null {
+  return (pages as Partial<UrlLineSource>)[URL_LINES] ?? null;
 }
 
 function removeFile(path: string): void {

@@ -14,7 +14,8 @@ import {
 } from '@usp-ts/core';
 import { startTestServer } from '@usp-ts/test-server';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decodePage, encodePage, filePageStore } from '../src/page-store-file.js';
+import { stripUrl } from '../src/cli/output.js';
+import { decodePage, encodePage, filePageStore, urlLinesOf } from '../src/page-store-file.js';
 import { gzip, robots, sitemapIndex, TEXT, testClient, treeOptions, until, XML } from './tree-helpers.js';
 
 const base = mkdtempSync(join(tmpdir(), 'usp-store-test-'));
@@ -157,6 +158,41 @@ describe('filePageStore', () => {
       );
       if (d !== null) expect(d).toBeInstanceOf(SitemapDate);
     }
+    store.dispose();
+  });
+
+  it("prints a file's URLs as tabtree lines from its bytes, as the page-by-page path prints them", () => {
+    const store = filePageStore({ dir: base, readChunkBytes: 50, flushBytes: 70 });
+    const writer = store.open('https://example.com/s.xml');
+    const urls = [
+      'https://example.com/',
+      'https://example.com/a/b?c=d',
+      'https://example.com',
+      'https://other.example/x',
+      'https://example.com/é/日本/😀',
+      'https://example.com/\ud800/lone',
+      `https://example.com/${'long/'.repeat(40)}`,
+      'relative/path',
+    ];
+    const pages: Page[] = urls.map((url, i) =>
+      i % 3 === 1
+        ? { ...full, url }
+        : { ...full, url, newsStory: null, images: null, alternates: null, extensions: undefined },
+    );
+    for (const p of pages) writer.append(p);
+    const iterable = writer.close().iterate?.() ?? [];
+    const lines = urlLinesOf(iterable);
+    expect(lines).not.toBeNull();
+    for (const prefix of ['', 'https://example.com/', 'https://example.com']) {
+      for (const indent of ['', '\t\t']) {
+        const got = Buffer.concat([...(lines?.(indent, prefix) ?? [])]);
+        const want = Buffer.from(urls.map((u) => `${indent}${stripUrl(u, prefix)}\n`).join(''));
+        expect(got.toString()).toBe(want.toString());
+        expect(got.equals(want)).toBe(true);
+      }
+    }
+    // Pages not in a file of this store take the page-by-page path.
+    expect(urlLinesOf(pages)).toBeNull();
     store.dispose();
   });
 

@@ -9,6 +9,7 @@ import {
   SitemapDate,
   sitemapToJSON,
 } from '@usp-ts/core';
+import { urlLinesOf } from '../page-store-file.js';
 
 /** Output formats of `usp ls` and `usp parse`. */
 export const FORMATS = ['tabtree', 'pages', 'json', 'ndjson', 'csv'] as const;
@@ -49,6 +50,13 @@ export class Output {
     return undefined;
   }
 
+  /** Bytes that are whole lines already, after what is buffered. */
+  bytes(data: Uint8Array): Promise<void> | undefined {
+    this.#writeOut();
+    if (this.#stream.write(data)) return undefined;
+    return once(this.#stream, 'drain').then(() => undefined);
+  }
+
   /** Hands the buffer to the stream; `false` when the stream asks the writer to wait. */
   #writeOut(): boolean {
     if (this.#size === 0) return true;
@@ -85,6 +93,8 @@ export function shown(out: Output, url: string): string {
   return out.escapeControls ? escapeControls(url) : url;
 }
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 /**
  * usp's tabtree: one line per node, tab-indented by depth; at each node its sub-sitemaps first
  * (recursively), then its pages one level deeper. The root line is never stripped.
@@ -97,7 +107,18 @@ export async function writeTabTree(out: Output, root: Sitemap, stripPrefix = '')
       for (const child of node.subSitemaps) await visit(child, depth + 1);
     } else if (isPagesSitemap(node)) {
       const indent = '\t'.repeat(depth + 1);
-      for (const page of node.iteratePages()) {
+      const pages = node.iteratePages();
+      // Pages in usp's temp files print from the file's bytes (the common case: a terminal
+      // escapes control characters, and a prefix outside ASCII is compared as text).
+      const lines = out.escapeControls || !ASCII.test(stripPrefix) ? null : urlLinesOf(pages);
+      if (lines !== null) {
+        for (const chunk of lines(indent, stripPrefix)) {
+          const p = out.bytes(chunk);
+          if (p) await p;
+        }
+        return;
+      }
+      for (const page of pages) {
         const p = out.line(indent + shown(out, stripUrl(page.url, stripPrefix)));
         if (p) await p;
       }
