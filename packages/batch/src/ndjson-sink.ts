@@ -13,7 +13,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { RunMark, StateStore } from '@usp-ts/core';
+import { errorText, type RunMark, type StateStore } from '@usp-ts/core';
 import type { BatchSink, SiteOutput } from './batch-sink.js';
 import { OutputError } from './output-error.js';
 import type { PageRow, SitemapRow, SiteResult } from './rows.js';
@@ -67,7 +67,7 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
   try {
     mkdirSync(dir, { recursive: true });
   } catch (cause) {
-    throw new OutputError(`cannot create the output directory ${dir}: ${describe(cause)}`, dir, { cause });
+    throw new OutputError(`cannot create the output directory ${dir}: ${errorText(cause)}`, dir, { cause });
   }
   const existing = readJournal(journalPath);
   if (!options.resume && (existing !== null || existsSync(journalPath))) {
@@ -130,7 +130,7 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
     }
   } catch (cause) {
     if (cause instanceof OutputError) throw cause;
-    throw new OutputError(`cannot write to ${dir}: ${describe(cause)}`, dir, { cause });
+    throw new OutputError(`cannot write to ${dir}: ${errorText(cause)}`, dir, { cause });
   }
   if (recovered !== null) journal.append(recovered);
   const partialDir = join(dir, '.partial');
@@ -232,7 +232,7 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
               append('sites', `${JSON.stringify(result)}\n`);
               dirty = true;
             } catch (cause) {
-              throw new OutputError(`cannot write to ${dir}: ${describe(cause)}`, dir, { cause });
+              throw new OutputError(`cannot write to ${dir}: ${errorText(cause)}`, dir, { cause });
             }
             await saveState?.({ runId, site: result.site, offsets: { ...offsets } });
             journal.append({
@@ -270,8 +270,4 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
       }
     },
   };
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

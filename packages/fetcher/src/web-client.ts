@@ -568,7 +568,7 @@ class UndiciWebClient implements FetcherWebClient {
     const codings = parseContentEncoding(lookup('content-encoding')) ?? [];
     let body: ResponseBody;
     const onAbort = () => body.fail(new WebAbortError(url, signal?.reason));
-    const onClose = () => body.fail(new WebBodyError('closed', url, 'The web client was closed', 0));
+    const onClose = () => body.fail(new WebBodyError('USP_CLOSED', url, 'The web client was closed', 0));
     body = new ResponseBody({
       url,
       raw: data.body,

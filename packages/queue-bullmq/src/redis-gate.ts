@@ -1,5 +1,5 @@
 import { DEFAULT_MAX_CRAWL_DELAY_MS, type GateRelease, type PolitenessGate } from '@usp-ts/batch';
-import { InvalidOptionError, rejectUnknownOptions } from '@usp-ts/core';
+import { InvalidOptionError, rejectUnknownOptions, UspError } from '@usp-ts/core';
 import { Redis } from 'ioredis';
 import { checkConnection, type RedisConnection } from './connection.js';
 import { ACQUIRE_LUA, RELEASE_LUA, RENEW_LUA } from './gate-scripts.js';
@@ -353,14 +353,15 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
     }
     h.asking--;
     if (closed) {
-      for (const w of h.queue.splice(0)) w.reject(new Error('the politeness gate is closed'));
+      for (const w of h.queue.splice(0))
+        w.reject(new UspError('USP_CLOSED', 'the politeness gate is closed'));
     }
     forget(host, h);
   }
 
   return {
     acquire(host, signal) {
-      if (closed) return Promise.reject(new Error('the politeness gate is closed'));
+      if (closed) return Promise.reject(new UspError('USP_CLOSED', 'the politeness gate is closed'));
       if (signal?.aborted) return Promise.reject(signal.reason);
       const h = hostOf(host);
       return new Promise<GateRelease>((resolve, reject) => {
@@ -412,7 +413,7 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
         for (const { timer } of h.idle.values()) clearTimeout(timer);
         for (const w of h.queue.splice(0)) {
           if (w.onAbort !== null) w.signal?.removeEventListener('abort', w.onAbort);
-          w.reject(new Error('the politeness gate is closed'));
+          w.reject(new UspError('USP_CLOSED', 'the politeness gate is closed'));
         }
         for (const id of h.held) {
           pending.push(

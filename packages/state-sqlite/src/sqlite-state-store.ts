@@ -1,4 +1,5 @@
 import {
+  errorText,
   type RunMark,
   type SitemapState,
   type SiteState,
@@ -36,7 +37,7 @@ const CORRUPT = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT']);
 
 function problemOf(error: unknown, path: string): StateStoreError {
   const code = (error as { code?: string }).code ?? '';
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorText(error);
   if (BUSY.has(code)) {
     return new StateStoreError('locked', `state file ${path} is in use by another run (${message})`, {
       cause: error,

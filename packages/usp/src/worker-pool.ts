@@ -8,6 +8,7 @@ import {
   type ParsedDocument,
   parseDocument,
   rejectUnknownOptions,
+  UspError,
   type Warning,
 } from '@usp-ts/core';
 import { decodePages, reviveDates } from './page-codec.js';
@@ -183,10 +184,12 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
     w.unref();
     w.on('message', (m: FromWorker) => onMessage(slot, m));
     w.on('error', (e) => {
-      if (slot.worker === w) failSlot(slot, new Error(`Parser worker failed: ${e.message}`, { cause: e }));
+      if (slot.worker === w)
+        failSlot(slot, new UspError('USP_WORKER', `Parser worker failed: ${e.message}`, { cause: e }));
     });
     w.on('exit', (code) => {
-      if (slot.worker === w) failSlot(slot, new Error(`Parser worker exited with code ${code}`));
+      if (slot.worker === w)
+        failSlot(slot, new UspError('USP_WORKER', `Parser worker exited with code ${code}`));
     });
     slot.worker = w;
     return w;
@@ -278,7 +281,7 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
       return;
     }
     if (m.t === 'fail') {
-      fail(job, new Error(m.message));
+      fail(job, new UspError('USP_WORKER', m.message));
       return;
     }
     addWarnings(job, m.warnings);
@@ -367,7 +370,7 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
   };
 
   const parse = (opts: ParseDocumentOptions): Promise<ParsedDocument> => {
-    if (closed) return Promise.reject(new Error('The worker parser is closed'));
+    if (closed) return Promise.reject(new UspError('USP_CLOSED', 'The worker parser is closed'));
     if (opts.signal?.aborted || inline(opts)) return parseDocument(opts);
     try {
       // Refused exactly as in-thread, before anything crosses to a worker.
@@ -468,11 +471,11 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
     },
     close: async () => {
       closed = true;
-      for (const w of waiting.splice(0)) w.reject(new Error('The worker parser was closed'));
+      for (const w of waiting.splice(0)) w.reject(new UspError('USP_CLOSED', 'The worker parser was closed'));
       await Promise.all(
         slots.map(async (slot) => {
           const w = slot.worker;
-          failSlot(slot, new Error('The worker parser was closed'));
+          failSlot(slot, new UspError('USP_CLOSED', 'The worker parser was closed'));
           if (w !== null) await w.terminate();
         }),
       );

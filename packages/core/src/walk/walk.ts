@@ -1,3 +1,4 @@
+import { errorText } from '../contract/errors.js';
 import type { ChildRef, Page } from '../contract/model.js';
 import { type ParsedDocument, sitemapFromDocument } from '../contract/parsed-document.js';
 import {
@@ -254,7 +255,7 @@ export class Walk {
       // A custom client or parse hook that broke its contract: the sitemap is lost, the walk goes on.
       const node = this.#invalidNode(
         task.url,
-        `Unable to fetch sitemap from ${task.url}: ${describe(error)}`,
+        `Unable to fetch sitemap from ${task.url}: ${errorText(error)}`,
         task.lastModified,
         'fetch',
       );
@@ -316,9 +317,7 @@ export class Walk {
       // The client rejects only on abort; anything else from a custom client is reported the same way.
       const message = this.signal.aborted
         ? stopText(this.#stopReason ?? 'aborted', this.config)
-        : error instanceof Error
-          ? error.message
-          : String(error);
+        : errorText(error);
       return [this.#result(task, this.#fetchFailed(url, message, lastModified, false), null), []];
     }
     this.#record(url, response);
@@ -467,7 +466,7 @@ export class Walk {
       if (accepted > 0 && pagesType !== null) {
         // The parser gave up after pages flowed (aborted mid-body): keep them.
         const warnings: Warning[] = [];
-        this.#warn(warnings, 'truncated', `Reading ${finalUrl} stopped: ${describe(error)}`, finalUrl);
+        this.#warn(warnings, 'truncated', `Reading ${finalUrl} stopped: ${errorText(error)}`, finalUrl);
         const doc: ParsedDocument = {
           url: finalUrl,
           type: pagesType,
@@ -480,7 +479,7 @@ export class Walk {
         return [this.#result(task, node, contentType), []];
       }
       stored.release?.();
-      const reason = `Unable to parse sitemap from ${finalUrl}: ${describe(error)}`;
+      const reason = `Unable to parse sitemap from ${finalUrl}: ${errorText(error)}`;
       return [
         this.#result(task, this.#invalidNode(finalUrl, reason, task.lastModified, 'fetch'), contentType),
         [],
@@ -542,7 +541,7 @@ export class Walk {
         try {
           if (!recurseCallback(ref.url, task.level, urls, ref.lastModified)) return null;
         } catch (error) {
-          return this.#invalidNode(ref.url, prefix + describe(error), ref.lastModified, 'fetch');
+          return this.#invalidNode(ref.url, prefix + errorText(error), ref.lastModified, 'fetch');
         }
       }
       const refusal = childRefusal(ref.url, level, this.config.maxDepth, ancestry);
@@ -577,10 +576,6 @@ function hook<T>(fn: () => T): T | undefined {
   } catch {
     return undefined;
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function originOf(url: string): string {
