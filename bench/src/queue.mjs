@@ -16,12 +16,14 @@
 // across workers (counted by the farm).
 // Usage: node src/queue.mjs [--sites N] [--workers 1,2,4] [--latency-ms 50] [--state]
 //                           [--out results/queue.md] [--json FILE]
-import { spawn } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { enqueueSites } from '@usp-ts/queue-bullmq';
 import { startTestRedis } from '@usp-ts/test-redis';
 import { startSiteFarm } from '@usp-ts/test-server';
 import { Redis } from 'ioredis';
@@ -229,6 +231,30 @@ async function queued(workers, list, name) {
   };
 }
 
+/**
+ * BullMQ's own cost per job, the floor of the queue's overhead: `n` jobs that do nothing but
+ * confirm their lock, through `enqueueSites` here and a `startQueueWorker` process (16 at a time),
+ * each side's CPU counted from when it is ready (module loading excluded).
+ */
+async function floor() {
+  await admin.flushall();
+  const worker = fork(fileURLToPath(new URL('proc/queue-floor-worker.mjs', import.meta.url)), [
+    redis.url,
+    'floor',
+  ]);
+  const [ready] = await once(worker, 'message');
+  if (ready !== 'ready') throw new Error(`floor worker: ${ready}`);
+  // One job first: the producer's modules and scripts are loaded before the clock starts.
+  await enqueueSites(['http://warm.invalid/'], { connection: redis.url, queueName: 'floor', wait: true });
+  const sites = Array.from({ length: n }, (_, i) => `http://s${i}.invalid/`);
+  const start = process.cpuUsage();
+  await enqueueSites(sites, { connection: redis.url, queueName: 'floor', wait: true });
+  const used = process.cpuUsage(start);
+  worker.send('stop');
+  const [workerUs] = await once(worker, 'message');
+  return { producerMs: (used.user + used.system) / n / 1000, workerMs: workerUs / n / 1000 };
+}
+
 const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 const keyOf = (p) => `${p.sitemap} ${p.url}`;
 
@@ -265,6 +291,11 @@ try {
     );
   }
 
+  const bull = await floor();
+  console.log(
+    `BullMQ floor: producer ${round(bull.producerMs, 3)} ms + worker ${round(bull.workerMs, 3)} ms per job`,
+  );
+
   const targets = {};
   if (runs[1]) {
     targets['queue CPU per site < 5 % over the local batch (one worker + producer)'] =
@@ -296,6 +327,10 @@ try {
       return `| ${w} worker${w > 1 ? 's' : ''} + producer | ${r.wallS} s | ${round(r.jobsPerS, 1)} | ${round(r.cpuS)} s (producer ${round(r.producerCpuS)} s) | ${round(r.perSiteMs)} ms (${round(r.producerPerSiteMs)} ms) | ${r.overheadMs >= 0 ? '+' : ''}${round(r.overheadMs)} ms (${r.overheadPct >= 0 ? '+' : ''}${round(r.overheadPct, 1)} %) | ${r.workerPeakRssMiB.map((m) => round(m, 0)).join(' / ')} MiB | ${round(r.redisCpuS)} s | ${round(r.redisUsedMiB, 1)} / ${round(r.redisPeakMiB, 1)} MiB | ${round(r.commandsPerSite, 1)} | ${r.samePages ? 'yes' : 'NO'} | ${r.maxInFlightPerHost} |`;
     }),
     '',
+    `BullMQ's own cost per job (the floor of the overhead: ${n} jobs that only confirm their lock, producer and one worker process, CPU from when each is ready): ` +
+      `producer ${round(bull.producerMs, 3)} ms + worker ${round(bull.workerMs, 3)} ms = ${round(bull.producerMs + bull.workerMs, 3)} ms per job, ` +
+      `${round(((bull.producerMs + bull.workerMs) / localPerSiteMs) * 100, 1)} % of the local batch's CPU per site.`,
+    '',
     ...(runs[1] && runs[2]
       ? [`Two workers ÷ one (wall): ${round(runs[1].wallS / runs[2].wallS)}×.`, '']
       : []),
@@ -313,7 +348,7 @@ try {
   if (values.json) {
     writeFileSync(
       values.json,
-      `${JSON.stringify({ sites: n, latencyMs, kinds, idleLocal: idleLocal.cpuS, idle, local: { ...base, pages: undefined }, runs, targets }, null, 2)}\n`,
+      `${JSON.stringify({ sites: n, latencyMs, kinds, idleLocal: idleLocal.cpuS, idle, local: { ...base, pages: undefined }, runs, floor: bull, targets }, null, 2)}\n`,
     );
   }
 } finally {
