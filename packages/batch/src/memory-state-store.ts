@@ -1,4 +1,4 @@
-import type { RunMark, SiteState, StateStore } from '@usp-ts/core';
+import { type RunMark, type SiteState, type StateStore, UspError } from '@usp-ts/core';
 
 /**
  * The state in memory, for tests and one-off runs. Values are copied in and out (structured
@@ -9,7 +9,7 @@ export function memoryStateStore(): StateStore {
   const marks = new Map<string, RunMark>();
   let closed = false;
   const open = (): void => {
-    if (closed) throw new Error('memoryStateStore: used after close()');
+    if (closed) throw new UspError('USP_CLOSED', 'memoryStateStore: used after close()');
   };
   return {
     async loadSite(site) {

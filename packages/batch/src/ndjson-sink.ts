@@ -6,14 +6,14 @@ import {
   ftruncateSync,
   mkdirSync,
   openSync,
-  readFileSync,
+  readSync,
   rmSync,
   statSync,
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { RunMark, StateStore } from '@usp-ts/core';
+import { errorText, type RunMark, type StateStore } from '@usp-ts/core';
 import type { BatchSink, SiteOutput } from './batch-sink.js';
 import { OutputError } from './output-error.js';
 import type { PageRow, SitemapRow, SiteResult } from './rows.js';
@@ -22,7 +22,7 @@ import { type JournalEntry, RunJournal, readJournal } from './run-journal.js';
 export interface NdjsonSinkOptions {
   /** The output directory (created when missing). */
   readonly dir: string;
-  /** Write `.ndjson.gz` (one gzip member per committed site; `zcat` and `gunzip` read them as one). */
+  /** Write `.ndjson.gz` (gzip members of at most 1 MiB of a committed site; `zcat` and `gunzip` read them as one). */
   readonly gzip?: boolean;
   /**
    * Go on with the run the directory holds: sites in its journal are done, output past the last
@@ -31,7 +31,7 @@ export interface NdjsonSinkOptions {
   readonly resume?: boolean;
   /** The state the run saves to: a site whose state was saved just before a kill counts as done. */
   readonly state?: StateStore | null;
-  /** Page rows a site holds in memory before they go to a temp file (default 8,192). */
+  /** Page rows a site holds in memory before they go to a temp file (default 1,024). */
   readonly holdRows?: number;
 }
 
@@ -48,6 +48,10 @@ const FILES = ['pages', 'sitemaps', 'sites'] as const;
 type FileName = (typeof FILES)[number];
 
 const FSYNC_EVERY_MS = 2_000;
+/** Characters of rows turned into one Buffer while a site is walked. */
+const PIECE_CHARS = 64 * 1024;
+/** Bytes read at a time when a spilled site is appended to the output. */
+const COPY_BYTES = 1024 * 1024;
 
 /**
  * Opens the output of a run: `pages.ndjson`, `sitemaps.ndjson`, `sites.ndjson` (`.gz` with
@@ -63,7 +67,7 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
   try {
     mkdirSync(dir, { recursive: true });
   } catch (cause) {
-    throw new OutputError(`cannot create the output directory ${dir}: ${describe(cause)}`, dir, { cause });
+    throw new OutputError(`cannot create the output directory ${dir}: ${errorText(cause)}`, dir, { cause });
   }
   const existing = readJournal(journalPath);
   if (!options.resume && (existing !== null || existsSync(journalPath))) {
@@ -126,12 +130,12 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
     }
   } catch (cause) {
     if (cause instanceof OutputError) throw cause;
-    throw new OutputError(`cannot write to ${dir}: ${describe(cause)}`, dir, { cause });
+    throw new OutputError(`cannot write to ${dir}: ${errorText(cause)}`, dir, { cause });
   }
   if (recovered !== null) journal.append(recovered);
   const partialDir = join(dir, '.partial');
   rmSync(partialDir, { recursive: true, force: true });
-  const holdRows = options.holdRows ?? 8_192;
+  const holdRows = options.holdRows ?? 1_024;
   let spills = 0;
   let chain: Promise<void> = Promise.resolve();
   let dirty = false;
@@ -151,28 +155,45 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
   }, FSYNC_EVERY_MS);
   timer.unref();
 
-  const append = (f: FileName, text: string): void => {
-    if (text === '') return;
-    const data = gzip ? gzipSync(text) : Buffer.from(text);
+  const append = (f: FileName, text: string | Uint8Array): void => {
+    if (text.length === 0) return;
+    const data = gzip ? gzipSync(text) : typeof text === 'string' ? Buffer.from(text) : text;
     writeSync(fds[f], data);
     offsets[f] += data.length;
+  };
+  /** Appends a spilled file in 1 MiB pieces (with gzip, one member each): never all of it in memory. */
+  const copyInto = (f: FileName, fd: number): void => {
+    const piece = Buffer.allocUnsafe(COPY_BYTES);
+    for (;;) {
+      const n = readSync(fd, piece, 0, COPY_BYTES, null);
+      if (n === 0) return;
+      append(f, piece.subarray(0, n));
+    }
   };
 
   return {
     runId,
     done,
     begin(): SiteOutput {
-      let held: string[] = [];
+      // Rows become bytes in 64 KiB pieces as they come: a site's held rows then live outside
+      // the JS heap, and short-lived strings die young instead of filling the old generation
+      // (held as strings, one 50,000-page site took the process from 90 to 180 MB).
+      let text = '';
+      let chunks: Buffer[] = [];
+      let heldRows = 0;
       let spill: { path: string; fd: number } | null = null;
       const sitemaps: string[] = [];
       const flushHeld = (): void => {
+        if (text !== '') chunks.push(Buffer.from(text));
+        text = '';
         if (spill === null) {
           mkdirSync(partialDir, { recursive: true });
           const path = join(partialDir, `${process.pid}-${spills++}.ndjson`);
           spill = { path, fd: openSync(path, 'w') };
         }
-        writeSync(spill.fd, held.join(''));
-        held = [];
+        for (const c of chunks) writeSync(spill.fd, c);
+        chunks = [];
+        heldRows = 0;
       };
       const dropSpill = (): void => {
         if (spill === null) return;
@@ -182,8 +203,12 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
       };
       return {
         page(row: PageRow) {
-          held.push(`${JSON.stringify(row)}\n`);
-          if (held.length >= holdRows) flushHeld();
+          text += `${JSON.stringify(row)}\n`;
+          if (text.length >= PIECE_CHARS) {
+            chunks.push(Buffer.from(text));
+            text = '';
+          }
+          if (++heldRows >= holdRows) flushHeld();
         },
         sitemap(row: SitemapRow) {
           sitemaps.push(`${JSON.stringify(row)}\n`);
@@ -191,19 +216,23 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
         commit(result: SiteResult, saveState?: (mark: RunMark) => Promise<void>) {
           const run = async (): Promise<void> => {
             if (closed) throw new OutputError('the output was closed before the site was committed', dir);
-            let pagesText = held.join('');
-            if (spill !== null) {
-              const s = spill as { path: string; fd: number };
-              pagesText = readFileSync(s.path, 'utf8') + pagesText;
-              dropSpill();
-            }
+            if (text !== '') chunks.push(Buffer.from(text));
+            text = '';
             try {
-              append('pages', pagesText);
+              if (spill !== null) {
+                const s = spill as { path: string; fd: number };
+                closeSync(s.fd);
+                s.fd = openSync(s.path, 'r');
+                copyInto('pages', s.fd);
+                dropSpill();
+              }
+              append('pages', Buffer.concat(chunks));
+              chunks = [];
               append('sitemaps', sitemaps.join(''));
               append('sites', `${JSON.stringify(result)}\n`);
               dirty = true;
             } catch (cause) {
-              throw new OutputError(`cannot write to ${dir}: ${describe(cause)}`, dir, { cause });
+              throw new OutputError(`cannot write to ${dir}: ${errorText(cause)}`, dir, { cause });
             }
             await saveState?.({ runId, site: result.site, offsets: { ...offsets } });
             journal.append({
@@ -219,7 +248,8 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
           return next;
         },
         discard() {
-          held = [];
+          text = '';
+          chunks = [];
           sitemaps.length = 0;
           dropSpill();
         },
@@ -240,8 +270,4 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
       }
     },
   };
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -49,6 +49,8 @@ export class PageTracker implements PageWriter {
   readonly #previous: Map<string, string> | null;
   #held: PageRow[] | null;
   #digest = new Uint8Array(0);
+  /** `#digest` as a Buffer, made once per growth instead of once per page. */
+  #view = Buffer.alloc(0);
   #count = 0;
   #news = false;
   #change: Change = 'unchanged';
@@ -83,10 +85,9 @@ export class PageTracker implements PageWriter {
   append(page: Page): void {
     const json = pageToJSON(page);
     if (page.newsStory !== null) this.#news = true;
-    const row: PageRow = { site: this.#o.site, sitemap: this.#o.sitemap, ...json };
     this.#count++;
     if (!this.#o.marking) {
-      this.#o.emit(row);
+      this.#o.emit({ site: this.#o.site, sitemap: this.#o.sitemap, ...json });
       return;
     }
     const urlHash = hash8(page.url);
@@ -97,7 +98,8 @@ export class PageTracker implements PageWriter {
       const before = this.#previous.get(urlHash);
       change = before === undefined ? 'new' : before === rowHash ? 'unchanged' : 'changed';
     }
-    const marked: PageRow = { ...row, change };
+    // One object a page: this runs for every page of every site.
+    const marked: PageRow = { site: this.#o.site, sitemap: this.#o.sitemap, ...json, change };
     if (change !== 'unchanged' && this.#change === 'unchanged') this.#change = 'changed';
     if (this.#held !== null) {
       if (change === 'unchanged') {
@@ -128,16 +130,14 @@ export class PageTracker implements PageWriter {
   }
 
   #remember(urlHash: string, rowHash: string): void {
-    const at = this.#count - 1;
-    if ((at + 1) * ENTRY_BYTES > this.#digest.length) {
+    const at = (this.#count - 1) * ENTRY_BYTES;
+    if (at + ENTRY_BYTES > this.#digest.length) {
       const grown = new Uint8Array(Math.max(256, this.#digest.length * 2));
       grown.set(this.#digest);
       this.#digest = grown;
+      this.#view = Buffer.from(grown.buffer, grown.byteOffset, grown.byteLength);
     }
-    Buffer.from(this.#digest.buffer, this.#digest.byteOffset).write(
-      urlHash + rowHash,
-      at * ENTRY_BYTES,
-      'latin1',
-    );
+    this.#view.write(urlHash, at, 8, 'latin1');
+    this.#view.write(rowHash, at + 8, 8, 'latin1');
   }
 }

@@ -1,6 +1,7 @@
 import type { RunMark, SitemapState, SiteState, StateStore, StoredChild } from '@usp-ts/core';
 import {
   type ChildRef,
+  errorText,
   IndexRobotsTxtSitemap,
   InvalidSitemap,
   parseIsoDate,
@@ -337,7 +338,7 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
     // An output or state that cannot be written is the run's failure, not the site's.
     if (committing) throw error;
     output.discard();
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorText(error);
     const failed = result('error', reason);
     if (ctx.signal?.aborted) return result('partial', 'aborted');
     try {

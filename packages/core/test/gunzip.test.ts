@@ -35,13 +35,13 @@ describe('capGunzipOutput', () => {
     const r = await drain(capGunzipOutput(output([new Uint8Array(5), new Uint8Array(5)]), 8, ok));
     expect(r.got).toEqual([5, 3]);
     expect(r.error).toBeInstanceOf(GunzipError);
-    expect((r.error as GunzipError).code).toBe('too-large');
+    expect((r.error as GunzipError).code).toBe('USP_TOO_LARGE');
   });
 
   it('turns a decompressor failure into a gzip error, after what decompressed', async () => {
     const r = await drain(capGunzipOutput(output([new Uint8Array(2)], new Error('bad header')), 100, ok));
     expect(r.got).toEqual([2]);
-    expect((r.error as GunzipError).code).toBe('gzip');
+    expect((r.error as GunzipError).code).toBe('USP_DECODING');
     expect((r.error as Error).message).toContain('bad header');
   });
 

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { classifyNetworkError } from './classify.js';
 import { type ContentCoding, decode } from './content-coding.js';
-import { WebBodyError, type WebClientError } from './errors.js';
+import { errorCodeOf, WebBodyError, type WebClientError } from './errors.js';
 import { pullReadable } from './stream-events.js';
 import type { TimeBudget } from './time-budget.js';
 
@@ -78,7 +78,7 @@ export class ResponseBody implements AsyncIterable<Uint8Array> {
     for (const c of this.opts.codings) stream = decode(stream, c, this.opts.zlibChunkBytes, url, this.state);
     const rawCap = () =>
       new WebBodyError(
-        'too-large',
+        'USP_TOO_LARGE',
         url,
         `Response body exceeds maxBodyBytes (${maxBodyBytes} bytes); the rest was not downloaded`,
         this.delivered,
@@ -91,7 +91,7 @@ export class ResponseBody implements AsyncIterable<Uint8Array> {
           const keep = chunk.length - (decoded - maxDecodedBytes);
           if (keep > 0) yield chunk.subarray(0, keep);
           throw new WebBodyError(
-            'too-large',
+            'USP_TOO_LARGE',
             url,
             `Decoded response body exceeds maxDecodedBytes (${maxDecodedBytes} bytes)`,
             this.delivered,
@@ -100,7 +100,8 @@ export class ResponseBody implements AsyncIterable<Uint8Array> {
         yield chunk;
       }
     } catch (e) {
-      if (this.state.rawOverflow && !(e instanceof WebBodyError && e.code === 'too-large')) throw rawCap();
+      if (this.state.rawOverflow && !(e instanceof WebBodyError && e.code === 'USP_TOO_LARGE'))
+        throw rawCap();
       throw e;
     }
     if (this.state.rawOverflow) throw rawCap();
@@ -139,7 +140,7 @@ export class ResponseBody implements AsyncIterable<Uint8Array> {
     this.opts.budget.run(() =>
       this.fail(
         new WebBodyError(
-          'timeout',
+          'USP_TIMEOUT',
           this.opts.url,
           `Request timed out: requestTimeoutMs (${this.opts.budget.totalMs} ms) spent waiting for the response`,
           this.delivered,
@@ -178,7 +179,7 @@ export class ResponseBody implements AsyncIterable<Uint8Array> {
     }
     const c = classifyNetworkError(e);
     const message = c.code === 'connection' ? `Response body broke off: ${c.message}` : c.message;
-    return new WebBodyError(c.code, this.opts.url, message, this.delivered, { cause: e });
+    return new WebBodyError(errorCodeOf(c.code), this.opts.url, message, this.delivered, { cause: e });
   }
 
   /**

@@ -104,7 +104,7 @@ export async function* decode(
         // A body cut at the raw cap ends mid-stream on purpose; the cap error is reported instead.
         if (state.rawOverflow) return;
         throw new WebBodyError(
-          'decoding',
+          'USP_DECODING',
           url,
           `Cannot decode Content-Encoding ${coding}: ${decoder.errored.message}`,
           0,

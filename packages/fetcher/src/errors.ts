@@ -1,6 +1,9 @@
+import { UspError, type UspErrorCode } from '@usp-ts/core';
+
 /**
- * Stable codes of the fetcher. The same strings appear as `WebErrorResponse.code` (a request
- * that produced no usable response) and as `WebClientError.code` (a body that broke off, an abort).
+ * Stable codes of a request that produced no usable response (`WebErrorResponse.code`,
+ * `RetryInfo.code`). An error the fetcher throws carries the matching `UspErrorCode`
+ * (`timeout` is `USP_TIMEOUT`, ...; see `errorCodeOf`).
  */
 export type WebErrorCode =
   | 'http-status'
@@ -17,13 +20,37 @@ export type WebErrorCode =
   | 'aborted'
   | 'closed';
 
-/** Base class of everything the fetcher throws; branch on `code`. */
-export class WebClientError extends Error {
-  readonly code: WebErrorCode;
+const ERROR_CODES = {
+  'http-status': 'USP_HTTP_STATUS',
+  timeout: 'USP_TIMEOUT',
+  connection: 'USP_CONNECTION',
+  dns: 'USP_DNS',
+  tls: 'USP_TLS',
+  protocol: 'USP_PROTOCOL',
+  'redirect-limit': 'USP_REDIRECT_LIMIT',
+  blocked: 'USP_BLOCKED',
+  'too-large': 'USP_TOO_LARGE',
+  decoding: 'USP_DECODING',
+  'invalid-url': 'USP_INVALID_URL',
+  aborted: 'USP_ABORTED',
+  closed: 'USP_CLOSED',
+} as const satisfies Record<WebErrorCode, UspErrorCode>;
+
+/** The error code of the fetcher's errors: one of core's, one for each `WebErrorCode`. */
+export type WebClientErrorCode = (typeof ERROR_CODES)[WebErrorCode];
+
+/** The `UspErrorCode` an error of this `WebErrorCode` carries. */
+export function errorCodeOf(code: WebErrorCode): WebClientErrorCode {
+  return ERROR_CODES[code];
+}
+
+/** Base class of everything the fetcher throws (a `UspError`); branch on `code`. */
+export class WebClientError extends UspError {
+  declare readonly code: WebClientErrorCode;
   /** The URL being fetched when it happened. */
   readonly url: string;
-  constructor(code: WebErrorCode, url: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(code: WebClientErrorCode, url: string, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
     this.name = 'WebClientError';
     this.code = code;
     this.url = url;
@@ -31,15 +58,16 @@ export class WebClientError extends Error {
 }
 
 /**
- * Thrown by body iteration when the body breaks off: `too-large` (a cap was passed),
- * `timeout`, `connection` (reset, early close, wrong Content-Length), `decoding` (corrupt
- * Content-Encoding data) or `closed` (the client was closed). Bytes yielded before it count.
+ * Thrown by body iteration when the body breaks off: `USP_TOO_LARGE` (a cap was passed),
+ * `USP_TIMEOUT`, `USP_CONNECTION` (reset, early close, wrong Content-Length), `USP_DECODING`
+ * (corrupt Content-Encoding data) or `USP_CLOSED` (the client was closed). Bytes yielded before
+ * it count.
  */
 export class WebBodyError extends WebClientError {
   /** Bytes of (decoded) body delivered before the break. */
   readonly bytesDelivered: number;
   constructor(
-    code: WebErrorCode,
+    code: WebClientErrorCode,
     url: string,
     message: string,
     bytesDelivered: number,
@@ -54,15 +82,15 @@ export class WebBodyError extends WebClientError {
 /** The caller's `AbortSignal` fired: `get` rejects with this, and so does body iteration. */
 export class WebAbortError extends WebClientError {
   constructor(url: string, reason?: unknown) {
-    super('aborted', url, `Request for ${url} was aborted`, { cause: reason });
+    super('USP_ABORTED', url, `Request for ${url} was aborted`, { cause: reason });
     // Named like the DOM's error so `err.name === 'AbortError'` checks written for fetch still work.
     this.name = 'AbortError';
   }
 }
 
 /**
- * Raised inside the connector when the SSRF guard refuses an address; surfaces as a
- * `WebErrorResponse` with code `blocked`.
+ * Raised inside the connector when the SSRF guard refuses an address (`USP_BLOCKED`); surfaces
+ * as a `WebErrorResponse` with code `blocked`.
  */
 export class BlockedAddressError extends WebClientError {
   readonly host: string;
@@ -71,7 +99,7 @@ export class BlockedAddressError extends WebClientError {
   constructor(host: string, address: string, category: string) {
     const where = host === address ? address : `${host} (${address})`;
     super(
-      'blocked',
+      'USP_BLOCKED',
       host,
       `Refused to connect to ${where}: ${category} address; private networks are not allowed (option allowPrivateNetworks)`,
     );

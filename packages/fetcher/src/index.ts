@@ -4,6 +4,7 @@ export {
   WebAbortError,
   WebBodyError,
   WebClientError,
+  type WebClientErrorCode,
   type WebErrorCode,
 } from './errors.js';
 export { DEFAULTS, type ResolvedOptions, type RetryInfo, type WebClientOptions } from './options.js';

@@ -73,6 +73,12 @@ const DRAIN_TIMEOUT_MS = 5_000;
 const ZLIB_CHUNK_BYTES = 128 * 1024;
 const noop = () => {};
 
+/** undici's keep-alive settings for `keepAliveTimeoutMs`: also the cap on a server's hint. Unset: undici's. */
+function keepAliveOptions(o: ResolvedOptions): { keepAliveTimeout?: number; keepAliveMaxTimeout?: number } {
+  const ms = o.keepAliveTimeoutMs;
+  return ms === undefined ? {} : { keepAliveTimeout: ms, keepAliveMaxTimeout: ms };
+}
+
 /** Creates a web client on shared undici dispatchers. Call `close()` when done with it. */
 export function createWebClient(options: WebClientOptions = {}): FetcherWebClient {
   return new UndiciWebClient(resolveOptions(options, DEFAULT_USER_AGENT));
@@ -200,6 +206,7 @@ class UndiciWebClient implements FetcherWebClient {
       connections: o.maxConnectionsPerHost,
       headersTimeout: o.headersTimeoutMs,
       bodyTimeout: o.bodyIdleTimeoutMs,
+      ...keepAliveOptions(o),
       uri,
       proxyTls: { timeout: o.connectTimeoutMs, ca: o.tlsCa },
       requestTls: tls,
@@ -235,6 +242,7 @@ class UndiciWebClient implements FetcherWebClient {
       connections: o.maxConnectionsPerHost,
       headersTimeout: o.headersTimeoutMs,
       bodyTimeout: o.bodyIdleTimeoutMs,
+      ...keepAliveOptions(o),
     };
     const tls = { timeout: o.connectTimeoutMs, rejectUnauthorized: o.tlsVerify, ca: o.tlsCa };
     const { Agent, buildConnector } = undiciCore();
@@ -560,7 +568,7 @@ class UndiciWebClient implements FetcherWebClient {
     const codings = parseContentEncoding(lookup('content-encoding')) ?? [];
     let body: ResponseBody;
     const onAbort = () => body.fail(new WebAbortError(url, signal?.reason));
-    const onClose = () => body.fail(new WebBodyError('closed', url, 'The web client was closed', 0));
+    const onClose = () => body.fail(new WebBodyError('USP_CLOSED', url, 'The web client was closed', 0));
     body = new ResponseBody({
       url,
       raw: data.body,

@@ -1,24 +1,26 @@
 import { setMaxListeners } from 'node:events';
 import type { SiteJob } from '@usp-ts/batch';
-import { InvalidOptionError, rejectUnknownOptions } from '@usp-ts/core';
+import { InvalidOptionError, rejectUnknownOptions, UspError } from '@usp-ts/core';
 import { type Job, Queue, WaitingError, Worker } from 'bullmq';
 import { bullConnection, checkConnection, type RedisConnection } from './connection.js';
 import { checkQueueName, DEFAULT_QUEUE_NAME } from './site-queue.js';
 
 /** Thrown by a processor to put its job back in the queue untouched (it is walked again from the start). */
-export class JobReleasedError extends Error {
-  readonly code = 'USP_JOB_RELEASED';
+export class JobReleasedError extends UspError {
+  declare readonly code: 'USP_JOB_RELEASED';
   constructor() {
-    super('job released: the worker is stopping');
+    super('USP_JOB_RELEASED', 'job released: the worker is stopping');
     this.name = 'JobReleasedError';
   }
 }
 
 /** Another worker owns the job now (this one stalled past its lock): its output must not be kept. */
-export class JobLockLostError extends Error {
-  readonly code = 'USP_JOB_LOCK_LOST';
-  constructor(readonly jobId: string) {
-    super(`job ${jobId}: lock lost, another worker has taken the site over`);
+export class JobLockLostError extends UspError {
+  declare readonly code: 'USP_JOB_LOCK_LOST';
+  readonly jobId: string;
+  constructor(jobId: string) {
+    super('USP_JOB_LOCK_LOST', `job ${jobId}: lock lost, another worker has taken the site over`);
+    this.jobId = jobId;
     this.name = 'JobLockLostError';
   }
 }

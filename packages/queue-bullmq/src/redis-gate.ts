@@ -1,8 +1,8 @@
 import { DEFAULT_MAX_CRAWL_DELAY_MS, type GateRelease, type PolitenessGate } from '@usp-ts/batch';
-import { InvalidOptionError, rejectUnknownOptions } from '@usp-ts/core';
+import { InvalidOptionError, rejectUnknownOptions, UspError } from '@usp-ts/core';
 import { Redis } from 'ioredis';
 import { checkConnection, type RedisConnection } from './connection.js';
-import { ACQUIRE_LUA, RENEW_LUA } from './gate-scripts.js';
+import { ACQUIRE_LUA, RELEASE_LUA, RENEW_LUA } from './gate-scripts.js';
 
 /** Options of `redisPolitenessGate`. */
 export interface RedisGateOptions {
@@ -45,10 +45,30 @@ function positiveInt(name: string, value: unknown, fallback: number): number {
   throw new InvalidOptionError(name, `expected an integer >= 1, got ${String(value)}`);
 }
 
+/** A request of this process waiting for a slot of its host. */
 interface Waiter {
-  readonly host: string;
-  /** Asks Redis again now (woken by a release of the host). */
-  retry(): void;
+  readonly resolve: (release: GateRelease) => void;
+  readonly reject: (reason: unknown) => void;
+  readonly signal: AbortSignal | undefined;
+  onAbort: (() => void) | null;
+}
+
+/** This process's side of one host: its leases, its queue, its attempts at Redis. */
+interface LocalHost {
+  /** Lease ids held (renewed on the timer while the requests run). */
+  readonly held: Set<string>;
+  /** Requests waiting, in order. */
+  readonly queue: Waiter[];
+  /** Asks in flight to Redis for a new lease (at most one per missing slot). */
+  asking: number;
+  /** Wakes the asks sleeping on a refusal (a release of this host was published). */
+  readonly sleepers: Set<() => void>;
+  /** Wake-ups that came while an ask was between its refusal and its sleep: it asks again at once. */
+  missed: number;
+  /** Leases kept a moment after their last request (see `LINGER_MS`), with the uses they served. */
+  readonly idle: Map<string, { readonly timer: ReturnType<typeof setTimeout>; readonly uses: number }>;
+  /** The host's Crawl-delay as Redis last said (or this process set): slots are handed on only without one. */
+  delayMs: number;
 }
 
 interface GateCommands {
@@ -56,13 +76,40 @@ interface GateCommands {
     leases: string,
     next: string,
     delay: string,
+    waiting: string,
     leaseId: string,
     perHost: number,
     leaseMs: number,
     maxWaitMs: number,
-  ): Promise<[number, number]>;
+    owner: string,
+  ): Promise<[number, number, number]>;
+  uspGateRelease(
+    leases: string,
+    waiting: string,
+    leaseId: string,
+    channel: string,
+    host: string,
+    owner: string,
+    maxWaitMs: number,
+    yieldSlot: 0 | 1,
+  ): Promise<number>;
   uspGateRenew(leases: string, leaseMs: number, ...ids: string[]): Promise<number>;
 }
+
+/**
+ * How many requests in a row one lease may serve before it goes back to Redis, where another
+ * process waiting for the host can get it: a process with a long queue for a host must not keep
+ * its slots for ever.
+ */
+const MAX_HANDOVERS = 16;
+
+/**
+ * How long a slot stays with this process after its last request when nobody here waits for the
+ * host: a walk asks for the same host again a moment later (robots.txt read, then the sitemaps;
+ * a sitemap parsed, then its children), and a kept slot costs no round trip. Others wait at most
+ * this much longer for it; the requests in flight never exceed `perHost`.
+ */
+const LINGER_MS = 50;
 
 /** The gate returned by `redisPolitenessGate`; `close()` ends its connections and renewals. */
 export interface RedisPolitenessGate extends PolitenessGate {
@@ -101,7 +148,8 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
   const client =
     typeof connection === 'string' ? new Redis(connection, redisOptions) : connection.duplicate(redisOptions);
   const subscriber = client.duplicate(redisOptions);
-  client.defineCommand('uspGateAcquire', { numberOfKeys: 3, lua: ACQUIRE_LUA });
+  client.defineCommand('uspGateAcquire', { numberOfKeys: 4, lua: ACQUIRE_LUA });
+  client.defineCommand('uspGateRelease', { numberOfKeys: 2, lua: RELEASE_LUA });
   client.defineCommand('uspGateRenew', { numberOfKeys: 1, lua: RENEW_LUA });
   const commands = client as unknown as GateCommands;
 
@@ -111,17 +159,42 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
   let counter = 0;
   let closed = false;
 
-  /** Leases this process holds, by host, renewed on a timer while any are held. */
-  const held = new Map<string, Set<string>>();
-  const waiters = new Set<Waiter>();
+  // A request of this process takes a slot of its host in one of two ways: from Redis (a lease,
+  // one round trip, refused while `perHost` leases are out across all processes), or from a
+  // request of this process that just ended and had one, when the host has no Crawl-delay. The
+  // second is the common case (a site's robots.txt, sitemaps and known paths queue behind each
+  // other for the same host) and costs no round trip; the number of slots taken across all
+  // processes is the same, so the per-host limit stays exact.
+  const hosts = new Map<string, LocalHost>();
   /** Crawl-delays this process wrote last, so a site walked again does not write it again. */
   const delays = new Map<string, number>();
 
+  const hostOf = (host: string): LocalHost => {
+    let h = hosts.get(host);
+    if (h === undefined) {
+      h = {
+        held: new Set(),
+        queue: [],
+        asking: 0,
+        sleepers: new Set(),
+        missed: 0,
+        idle: new Map(),
+        delayMs: delays.get(host) ?? 0,
+      };
+      hosts.set(host, h);
+    }
+    return h;
+  };
+  const forget = (host: string, h: LocalHost): void => {
+    if (h.held.size === 0 && h.queue.length === 0 && h.asking === 0 && hosts.get(host) === h)
+      hosts.delete(host);
+  };
+
   const renewTimer = setInterval(
     () => {
-      for (const [host, ids] of held) {
-        if (ids.size === 0) continue;
-        commands.uspGateRenew(key(host, 'leases'), leaseMs, ...ids).catch(() => {
+      for (const [host, h] of hosts) {
+        if (h.held.size === 0) continue;
+        commands.uspGateRenew(key(host, 'leases'), leaseMs, ...h.held).catch(() => {
           // Redis unreachable: the lease may lapse and another process may take the slot, which
           // is the price of not blocking the walk on Redis; the next tick tries again.
         });
@@ -132,100 +205,186 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
   renewTimer.unref();
 
   subscriber.on('message', (_channel: string, host: string) => {
-    // Wake one waiter of the host: one lease was released, so one retry can succeed.
-    for (const w of waiters) {
-      if (w.host === host) {
-        w.retry();
-        return;
-      }
+    // One lease of the host was released: one sleeping ask can succeed now.
+    const h = hosts.get(host);
+    if (h === undefined) return;
+    for (const wake of h.sleepers) {
+      wake();
+      return;
     }
+    // The message may overtake the reply of the refused ask it is meant for (another connection).
+    if (h.asking > 0) h.missed++;
   });
-  const subscribed = subscriber.subscribe(channel);
+  // Without the subscription (closed before it was made), waiters still retry every maxWaitMs.
+  const subscribed = subscriber.subscribe(channel).then(
+    () => {},
+    () => {},
+  );
 
-  function releaser(host: string, id: string): GateRelease {
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      const ids = held.get(host);
-      ids?.delete(id);
-      if (ids?.size === 0) held.delete(host);
-      if (closed) return;
-      client
-        .multi()
-        .zrem(key(host, 'leases'), id)
-        .publish(channel, host)
-        .exec()
-        .catch(() => {
-          // Unreachable: the lease expires on its own after leaseMs.
-        });
-    };
+  /**
+   * Gives lease `id` back to Redis, waking other processes' asks when some wait; with `yieldSlot`,
+   * reserves the slot for the process that waits longest.
+   */
+  function giveBack(host: string, id: string, yieldSlot: 0 | 1 = 0): void {
+    // Also after close(): an ask in flight then is granted before close() has its replies.
+    commands
+      .uspGateRelease(
+        key(host, 'leases'),
+        key(host, 'waiting'),
+        id,
+        channel,
+        host,
+        owner,
+        maxWaitMs,
+        yieldSlot,
+      )
+      .catch(() => {
+        // Unreachable: the lease expires on its own after leaseMs.
+      });
   }
 
-  async function tryAcquire(host: string, id: string): Promise<number> {
-    const [granted, waitMs] = await commands.uspGateAcquire(
-      key(host, 'leases'),
-      key(host, 'next'),
-      key(host, 'delay'),
-      id,
-      perHost,
-      leaseMs,
-      maxWaitMs,
-    );
-    return granted === 1 ? 0 : Math.max(1, waitMs);
+  /** Hands lease `id` to the first waiter of the host, for its `uses`-th request. */
+  function grant(host: string, h: LocalHost, id: string, uses: number): void {
+    const w = h.queue.shift()!;
+    if (w.onAbort !== null) w.signal?.removeEventListener('abort', w.onAbort);
+    let done = false;
+    w.resolve(() => {
+      if (done) return;
+      done = true;
+      if (closed) return;
+      const more = h.queue.length > 0 && h.delayMs === 0 && h.held.has(id);
+      if (more && uses < MAX_HANDOVERS) {
+        grant(host, h, id, uses + 1);
+        return;
+      }
+      if (!more && h.delayMs === 0 && uses < MAX_HANDOVERS && h.held.has(id)) {
+        const timer = setTimeout(() => {
+          h.idle.delete(id);
+          h.held.delete(id);
+          giveBack(host, id);
+          forget(host, h);
+        }, LINGER_MS);
+        timer.unref?.();
+        h.idle.set(id, { timer, uses });
+        return;
+      }
+      h.held.delete(id);
+      // At the end of a run of handovers, a process that waits for the host gets this slot next
+      // (the ask started by `pump` reaches Redis after the release, on the same connection).
+      giveBack(host, id, more ? 1 : 0);
+      pump(host, h);
+    });
+  }
+
+  /** Starts as many asks to Redis as there are waiters without a slot, up to the free slots. */
+  function pump(host: string, h: LocalHost): void {
+    if (h.delayMs === 0) {
+      for (const [id, { timer, uses }] of h.idle) {
+        if (h.queue.length === 0) break;
+        clearTimeout(timer);
+        h.idle.delete(id);
+        grant(host, h, id, uses + 1);
+      }
+    }
+    while (h.queue.length > h.asking && h.held.size + h.asking < perHost && !closed) {
+      h.asking++;
+      void ask(host, h);
+    }
+    forget(host, h);
+  }
+
+  /** Asks Redis for a lease until one is granted or nobody of this process waits for it any more. */
+  async function ask(host: string, h: LocalHost): Promise<void> {
+    const id = `${owner}.${++counter}`;
+    try {
+      await subscribed;
+      for (;;) {
+        const [granted, waitMs, delayMs] = await commands.uspGateAcquire(
+          key(host, 'leases'),
+          key(host, 'next'),
+          key(host, 'delay'),
+          key(host, 'waiting'),
+          id,
+          perHost,
+          leaseMs,
+          maxWaitMs,
+          owner,
+        );
+        h.delayMs = delayMs;
+        if (granted === 1) {
+          h.asking--;
+          h.missed = 0;
+          if (h.queue.length === 0 || closed) {
+            // Every waiter gave up meanwhile.
+            giveBack(host, id);
+          } else {
+            h.held.add(id);
+            grant(host, h, id, 1);
+          }
+          pump(host, h);
+          return;
+        }
+        if (h.queue.length <= h.asking - 1 || closed) break;
+        if (h.missed > 0) {
+          h.missed--;
+          continue;
+        }
+        // Wait for a release of this host, or for the time Redis said a retry can succeed.
+        await new Promise<void>((resolve) => {
+          const wake = () => {
+            clearTimeout(timer);
+            h.sleepers.delete(wake);
+            resolve();
+          };
+          const timer = setTimeout(wake, Math.max(1, waitMs));
+          h.sleepers.add(wake);
+        });
+        if (h.queue.length <= h.asking - 1 || closed) break;
+      }
+    } catch (error) {
+      // Redis refused the script (not a connection loss: ioredis waits those out): the waiters fail.
+      h.asking--;
+      for (const w of h.queue.splice(0)) {
+        if (w.onAbort !== null) w.signal?.removeEventListener('abort', w.onAbort);
+        w.reject(error);
+      }
+      forget(host, h);
+      return;
+    }
+    h.asking--;
+    if (closed) {
+      for (const w of h.queue.splice(0))
+        w.reject(new UspError('USP_CLOSED', 'the politeness gate is closed'));
+    }
+    forget(host, h);
   }
 
   return {
-    async acquire(host, signal) {
-      if (closed) throw new Error('the politeness gate is closed');
-      signal?.throwIfAborted();
-      await subscribed;
-      const id = `${owner}.${++counter}`;
-      for (;;) {
-        const waitMs = await tryAcquire(host, id);
-        if (waitMs === 0) {
-          if (signal?.aborted) {
-            releaser(host, id)();
-            throw signal.reason;
-          }
-          let ids = held.get(host);
-          if (ids === undefined) {
-            ids = new Set();
-            held.set(host, ids);
-          }
-          ids.add(id);
-          return releaser(host, id);
+    acquire(host, signal) {
+      if (closed) return Promise.reject(new UspError('USP_CLOSED', 'the politeness gate is closed'));
+      if (signal?.aborted) return Promise.reject(signal.reason);
+      const h = hostOf(host);
+      return new Promise<GateRelease>((resolve, reject) => {
+        const w: Waiter = { resolve, reject, signal, onAbort: null };
+        if (signal !== undefined) {
+          w.onAbort = () => {
+            const i = h.queue.indexOf(w);
+            if (i >= 0) h.queue.splice(i, 1);
+            reject(signal.reason);
+            forget(host, h);
+          };
+          signal.addEventListener('abort', w.onAbort, { once: true });
         }
-        signal?.throwIfAborted();
-        // Wait for a release message of this host, or for the time Redis said a retry can succeed.
-        await new Promise<void>((resolve, reject) => {
-          const finish = () => {
-            clearTimeout(timer);
-            waiters.delete(waiter);
-            signal?.removeEventListener('abort', onAbort);
-          };
-          const waiter: Waiter = {
-            host,
-            retry: () => {
-              finish();
-              resolve();
-            },
-          };
-          const onAbort = () => {
-            finish();
-            reject(signal?.reason);
-          };
-          const timer = setTimeout(waiter.retry, waitMs);
-          waiters.add(waiter);
-          signal?.addEventListener('abort', onAbort, { once: true });
-        });
-        if (closed) throw new Error('the politeness gate is closed');
-      }
+        h.queue.push(w);
+        pump(host, h);
+      });
     },
 
     setCrawlDelay(host, delayMs) {
       if (!(delayMs >= 0) || closed) return Promise.resolve();
       const ms = Math.round(Math.min(delayMs, maxCrawlDelayMs));
+      const h = hosts.get(host);
+      if (h !== undefined) h.delayMs = ms;
       // Every walk of a site reads its robots.txt: write only what changed.
       if (delays.get(host) === ms) return Promise.resolve();
       delays.set(host, ms);
@@ -247,16 +406,37 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
       if (closed) return;
       closed = true;
       clearInterval(renewTimer);
-      for (const w of waiters) w.retry();
       // Give back what is still held so other processes need not wait for the leases to expire.
       const pending: Promise<unknown>[] = [];
-      for (const [host, ids] of held) {
-        if (ids.size > 0) pending.push(client.zrem(key(host, 'leases'), ...ids).catch(() => 0));
+      for (const [host, h] of hosts) {
+        for (const wake of h.sleepers) wake();
+        for (const { timer } of h.idle.values()) clearTimeout(timer);
+        for (const w of h.queue.splice(0)) {
+          if (w.onAbort !== null) w.signal?.removeEventListener('abort', w.onAbort);
+          w.reject(new UspError('USP_CLOSED', 'the politeness gate is closed'));
+        }
+        for (const id of h.held) {
+          pending.push(
+            commands
+              .uspGateRelease(
+                key(host, 'leases'),
+                key(host, 'waiting'),
+                id,
+                channel,
+                host,
+                owner,
+                maxWaitMs,
+                0,
+              )
+              .catch(() => 0),
+          );
+        }
+        h.held.clear();
       }
-      held.clear();
+      hosts.clear();
       await Promise.all(pending);
       subscriber.disconnect();
-      client.disconnect();
+      await client.quit().catch(() => client.disconnect());
     },
   };
 }

@@ -5,6 +5,7 @@ import {
   type SitemapState,
   type SiteState,
   type StateStore,
+  UspError,
 } from '@usp-ts/core';
 import { Redis } from 'ioredis';
 import { checkConnection, type RedisConnection } from './connection.js';
@@ -75,7 +76,7 @@ export function redisStateStore(options: RedisStateStoreOptions): StateStore {
   const marksKey = `${prefix}marks`;
   let closed = false;
   const open = () => {
-    if (closed) throw new Error('redisStateStore: used after close()');
+    if (closed) throw new UspError('USP_CLOSED', 'redisStateStore: used after close()');
   };
 
   return {

@@ -1,4 +1,5 @@
 import {
+  errorText,
   type RunMark,
   type SitemapState,
   type SiteState,
@@ -36,7 +37,7 @@ const CORRUPT = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT']);
 
 function problemOf(error: unknown, path: string): StateStoreError {
   const code = (error as { code?: string }).code ?? '';
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorText(error);
   if (BUSY.has(code)) {
     return new StateStoreError('locked', `state file ${path} is in use by another run (${message})`, {
       cause: error,
@@ -105,6 +106,10 @@ export function sqliteStateStore(path: string, options: SqliteStateStoreOptions 
     db.pragma('journal_mode = WAL');
     // WAL with NORMAL: a killed process loses nothing committed; power loss may lose the last commits.
     db.pragma('synchronous = NORMAL');
+    // better-sqlite3 builds SQLite with a 16 MiB page cache. A batch reads and writes each site's
+    // rows once per run, so the cache only ever helps with the index pages; at 16 MiB it grew the
+    // process by 15-20 MB over 1,000 sites for nothing. SQLite's own default:
+    db.pragma('cache_size = -2000');
     // A write at once takes the exclusive lock that the connection then keeps.
     db.transaction(() => {
       db.exec(SCHEMA);

@@ -5,7 +5,7 @@ import { capGunzipOutput } from '@usp-ts/core';
 /**
  * Node's streaming gunzip with large output chunks: at zlib's default 16 KiB it runs at a third
  * of the speed. Same contract as core's `gunzip` (a cap on the output; corrupt or cut data throws
- * `GunzipError('gzip')` after yielding what decompressed; the input's own error is rethrown as is).
+ * `GunzipError('USP_DECODING')` after yielding what decompressed; the input's own error is rethrown as is).
  */
 export async function* nodeGunzip(
   input: AsyncIterable<Uint8Array>,

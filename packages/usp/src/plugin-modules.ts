@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createRegistry, type Plugin, type Registry, type XmlExtension } from '@usp-ts/core';
+import { createRegistry, type Plugin, type Registry, UspError, type XmlExtension } from '@usp-ts/core';
 import { defaultPlugins } from './plugins.js';
 
 /** What plugin modules gave: formats, and extensions for the XML sitemap format. */
@@ -11,15 +11,13 @@ export interface LoadedPlugins {
 }
 
 /** A plugin module that cannot be used; `specifier` is as the caller wrote it. */
-export class PluginModuleError extends Error {
-  readonly code = 'plugin-module';
-  constructor(
-    readonly specifier: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`plugin ${specifier}: ${message}`, options);
+export class PluginModuleError extends UspError {
+  declare readonly code: 'USP_PLUGIN_MODULE';
+  readonly specifier: string;
+  constructor(specifier: string, message: string, options?: { cause?: unknown }) {
+    super('USP_PLUGIN_MODULE', `plugin ${specifier}: ${message}`, options);
     this.name = 'PluginModuleError';
+    this.specifier = specifier;
   }
 }
 

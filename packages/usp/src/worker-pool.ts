@@ -8,6 +8,7 @@ import {
   type ParsedDocument,
   parseDocument,
   rejectUnknownOptions,
+  UspError,
   type Warning,
 } from '@usp-ts/core';
 import { decodePages, reviveDates } from './page-codec.js';
@@ -86,6 +87,10 @@ interface Job {
   pagesType: PagesSitemapType | null;
   /** Set once the caller's signal aborted: the worker has this long to answer. */
   graceTimer: ReturnType<typeof setTimeout> | null;
+  /** The pump waits for body bytes the source does not have yet. */
+  awaitingBody: boolean;
+  /** ... and the worker has read every byte sent: this document leaves its thread idle. */
+  starved: boolean;
   inFlight: number;
   creditWaiter: (() => void) | null;
   finished: boolean;
@@ -196,10 +201,12 @@ function createPool(options: WorkerParserOptions, size: number): WorkerParser {
     w.unref();
     w.on('message', (m: FromWorker) => onMessage(slot, m));
     w.on('error', (e) => {
-      if (slot.worker === w) failSlot(slot, new Error(`Parser worker failed: ${e.message}`, { cause: e }));
+      if (slot.worker === w)
+        failSlot(slot, new UspError('USP_WORKER', `Parser worker failed: ${e.message}`, { cause: e }));
     });
     w.on('exit', (code) => {
-      if (slot.worker === w) failSlot(slot, new Error(`Parser worker exited with code ${code}`));
+      if (slot.worker === w)
+        failSlot(slot, new UspError('USP_WORKER', `Parser worker exited with code ${code}`));
     });
     slot.worker = w;
     return w;
@@ -221,6 +228,7 @@ function createPool(options: WorkerParserOptions, size: number): WorkerParser {
     if (job === undefined) return;
     if (m.t === 'credit') {
       job.inFlight -= m.bytes;
+      checkStarved(job);
       const w = job.creditWaiter;
       job.creditWaiter = null;
       w?.();
@@ -229,6 +237,21 @@ function createPool(options: WorkerParserOptions, size: number): WorkerParser {
     job.chain = job.chain
       .then(() => (job.finished ? undefined : handle(job, m)))
       .catch((error) => fail(job, error));
+  };
+
+  /**
+   * A slow body (a site sending a few KB at a time) leaves its thread idle, waiting for bytes; a
+   * document waiting for a thread may then join it rather than wait, unread, for the slow one to
+   * end (issue 14: a third slow urlset delivered nothing until one of the first two had ended).
+   * Checked after this turn's I/O: a body with bytes already buffered answers before that.
+   */
+  const checkStarved = (job: Job) => {
+    if (job.finished || !job.awaitingBody || job.inFlight > 0 || job.starved) return;
+    setImmediate(() => {
+      if (job.finished || !job.awaitingBody || job.inFlight > 0) return;
+      job.starved = true;
+      wakeWaiting();
+    });
   };
 
   const fail = (job: Job, error: unknown) => {
@@ -256,8 +279,13 @@ function createPool(options: WorkerParserOptions, size: number): WorkerParser {
       if (job.finished) return;
       const slot = job.slot;
       const worker = slot.worker;
-      // Before `settle`, which may place a waiting document on this slot.
-      slot.worker = null;
+      // The worker goes, with any other document it holds (a slow one sharing it); before
+      // `settle`, which may place a waiting document on this slot.
+      slot.jobs.delete(job.id);
+      failSlot(
+        slot,
+        new UspError('USP_WORKER', 'The parser worker was replaced: it did not stop after an abort'),
+      );
       if (worker !== null) void worker.terminate();
       const warning: Warning = {
         code: 'truncated',
@@ -291,7 +319,7 @@ function createPool(options: WorkerParserOptions, size: number): WorkerParser {
       return;
     }
     if (m.t === 'fail') {
-      fail(job, new Error(m.message));
+      fail(job, new UspError('USP_WORKER', m.message));
       return;
     }
     addWarnings(job, m.warnings);
@@ -327,7 +355,12 @@ function createPool(options: WorkerParserOptions, size: number): WorkerParser {
           });
         }
         if (job.finished) break;
-        const next = await it.next();
+        const pending = it.next();
+        job.awaitingBody = true;
+        checkStarved(job);
+        const next = await pending;
+        job.awaitingBody = false;
+        job.starved = false;
         if (next.done) {
           if (!job.finished) worker.postMessage({ t: 'end', id: job.id } satisfies ToWorker);
           return;
@@ -366,6 +399,13 @@ function createPool(options: WorkerParserOptions, size: number): WorkerParser {
     return Number.isFinite(length) && length < inlineBelow;
   };
 
+  /** A worker whose every document waits for bytes it does not have: it can take one more. */
+  const idle = (slot: Slot): boolean => {
+    if (slot.worker === null) return false;
+    for (const job of slot.jobs.values()) if (!job.starved) return false;
+    return true;
+  };
+
   /** Starts `opts` on a free thread (this one first, then an idle worker); null when none is free. */
   const place = (opts: ParseDocumentOptions): Promise<ParsedDocument> | null => {
     if (callerActive < callerMax) {
@@ -375,12 +415,12 @@ function createPool(options: WorkerParserOptions, size: number): WorkerParser {
         wakeWaiting();
       });
     }
-    const slot = slots.find((s) => s.jobs.size === 0);
+    const slot = slots.find((s) => s.jobs.size === 0) ?? slots.find(idle);
     return slot === undefined ? null : toWorker(opts, slot);
   };
 
   const parse = (opts: ParseDocumentOptions): Promise<ParsedDocument> => {
-    if (closed) return Promise.reject(new Error('The worker parser is closed'));
+    if (closed) return Promise.reject(new UspError('USP_CLOSED', 'The worker parser is closed'));
     if (opts.signal?.aborted || inline(opts)) return parseDocument(opts);
     try {
       // Refused exactly as in-thread, before anything crosses to a worker.
@@ -436,6 +476,8 @@ function createPool(options: WorkerParserOptions, size: number): WorkerParser {
         pageCount: 0,
         pagesType: null,
         graceTimer: null,
+        awaitingBody: false,
+        starved: false,
         inFlight: 0,
         creditWaiter: null,
         finished: false,
@@ -481,11 +523,11 @@ function createPool(options: WorkerParserOptions, size: number): WorkerParser {
     },
     close: async () => {
       closed = true;
-      for (const w of waiting.splice(0)) w.reject(new Error('The worker parser was closed'));
+      for (const w of waiting.splice(0)) w.reject(new UspError('USP_CLOSED', 'The worker parser was closed'));
       await Promise.all(
         slots.map(async (slot) => {
           const w = slot.worker;
-          failSlot(slot, new Error('The worker parser was closed'));
+          failSlot(slot, new UspError('USP_CLOSED', 'The worker parser was closed'));
           if (w !== null) await w.terminate();
         }),
       );

@@ -51,8 +51,11 @@ export interface DocumentNodeParts {
   readonly lastModified?: SitemapDate | null;
 }
 
-/** usp's reason for a document no format reads. */
-export const NO_PARSER_REASON = 'No parsers support sitemap from';
+/** usp's reason for a document no format reads, with what went wrong when it is known. */
+export function noParserReason(url: string, detail?: string): string {
+  const reason = `No parsers support sitemap from ${url}`;
+  return detail === undefined ? reason : `${reason}: ${detail}`;
+}
 
 /**
  * The one place a parsed document becomes a node (the walk, one-off parses and the worker
@@ -75,6 +78,6 @@ export function sitemapFromDocument(doc: ParsedDocument, parts: DocumentNodePart
       return new IndexRobotsTxtSitemap({ ...init, robots: doc.robots ?? null, entries: doc.children });
     default:
       parts.stored?.release?.();
-      return new InvalidSitemap({ ...init, reason: doc.reason ?? `${NO_PARSER_REASON} ${doc.url}` });
+      return new InvalidSitemap({ ...init, reason: doc.reason ?? noParserReason(doc.url) });
   }
 }

@@ -2,7 +2,12 @@
  * Structured warnings. Libraries never print: warnings go to the caller's `onWarning`
  * and stay on the sitemap node they concern.
  */
-export type WarningCode =
+
+/**
+ * The warning codes usp's own packages emit, each described in the one table of core's README
+ * ("Warning codes"; a test keeps the two equal, and finds every code the sources emit here).
+ */
+export type KnownWarningCode =
   | 'invalid-url'
   | 'relative-url'
   | 'duplicate-url'
@@ -10,6 +15,8 @@ export type WarningCode =
   | 'invalid-date'
   | 'invalid-priority'
   | 'invalid-changefreq'
+  | 'invalid-value'
+  | 'invalid-robots'
   | 'missing-namespace'
   | 'unknown-element'
   | 'missing-field'
@@ -21,13 +28,19 @@ export type WarningCode =
   | 'gzip'
   | 'too-large'
   | 'limit'
+  | 'aborted'
   | 'fetch'
   | 'recursion'
   | 'blocked'
   | 'unreachable'
   | 'soft-404'
+  | 'homepage'
+  | 'not-modified'
   | 'over-spec'
-  | (string & {});
+  | 'plugin-error';
+
+/** A warning's code: one of usp's, or a third-party plugin's own. */
+export type WarningCode = KnownWarningCode | (string & {});
 
 export interface Warning {
   readonly code: WarningCode;

@@ -1,6 +1,6 @@
-import { InvalidOptionError } from '../contract/errors.js';
+import { errorText, InvalidOptionError } from '../contract/errors.js';
 import type { ChildRef, Page } from '../contract/model.js';
-import { NO_PARSER_REASON, type ParsedDocument } from '../contract/parsed-document.js';
+import { noParserReason, type ParsedDocument } from '../contract/parsed-document.js';
 import type {
   DocumentInfo,
   HeaderLookup,
@@ -368,7 +368,7 @@ class DocumentRun implements ParseContext {
       // The consumer's own failure is not the body's: it goes back to the caller.
       if (error instanceof ConsumerFailure) throw error.error;
       this.#truncated = true;
-      if (error instanceof GunzipError && error.code === 'gzip') {
+      if (error instanceof GunzipError && error.code === 'USP_DECODING') {
         this.warn('gzip', `${error.message}; what decompressed before the damage is kept`);
       } else if (error instanceof GunzipError) {
         // The decompressor's cap is ours (`maxDecompressedBytes`): one message whichever saw it.
@@ -500,7 +500,7 @@ class DocumentRun implements ParseContext {
       return;
     }
     this.#mode = 'done';
-    this.#invalidReason = `${NO_PARSER_REASON} ${this.url}: not XML, and no text format claims it`;
+    this.#invalidReason = noParserReason(this.url, 'not XML, and no text format claims it');
   }
 
   #writeText(text: string): void {
@@ -517,7 +517,7 @@ class DocumentRun implements ParseContext {
     this.#truncated = true;
     this.#mode = 'done';
     this.#textParser = null;
-    this.#invalidReason = `${NO_PARSER_REASON} ${this.url}: format ${format.name} failed`;
+    this.#invalidReason = noParserReason(this.url, `format ${format.name} failed`);
   }
 
   #outcome: ParseOutcome | null = null;
@@ -542,7 +542,7 @@ class DocumentRun implements ParseContext {
     }
     this.#outcome ??= {
       type: 'InvalidSitemap',
-      reason: this.#invalidReason ?? `${NO_PARSER_REASON} ${this.url}`,
+      reason: this.#invalidReason ?? noParserReason(this.url),
     };
   }
 
@@ -562,7 +562,7 @@ class DocumentRun implements ParseContext {
     return {
       url: this.url,
       type,
-      reason: type === 'InvalidSitemap' ? (outcome.reason ?? `${NO_PARSER_REASON} ${this.url}`) : null,
+      reason: type === 'InvalidSitemap' ? (outcome.reason ?? noParserReason(this.url)) : null,
       robots: type === 'IndexRobotsTxtSitemap' ? (outcome.robots ?? null) : null,
       children: isIndex ? this.#children : [],
       warnings: this.#warnings,
@@ -629,8 +629,4 @@ function abortableReads(signal: AbortSignal): {
 
 function overCapMessage(cap: number): string {
   return `Larger than ${cap} bytes uncompressed (the size cap); the rest was not read`;
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

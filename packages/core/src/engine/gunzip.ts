@@ -3,22 +3,32 @@
  * with a cap on the output: a few KB of gzip can expand to gigabytes.
  */
 
+import { errorText, UspError } from '../contract/errors.js';
+
 /** Decompresses a gzip stream with an output cap; iteration throws once the cap is passed. */
 export type Gunzip = (input: AsyncIterable<Uint8Array>, maxOutputBytes: number) => AsyncIterable<Uint8Array>;
 
-/** Thrown by a gunzip iteration. `code` says whether the data was bad or the cap was passed. */
-export class GunzipError extends Error {
-  readonly code: 'gzip' | 'too-large';
-  constructor(code: 'gzip' | 'too-large', message: string, options?: { cause?: unknown }) {
-    super(message, options);
+/**
+ * Thrown by a gunzip iteration. `code` says whether the data was bad (`USP_DECODING`) or the cap
+ * was passed (`USP_TOO_LARGE`).
+ */
+export class GunzipError extends UspError {
+  declare readonly code: 'USP_DECODING' | 'USP_TOO_LARGE';
+  constructor(code: 'USP_DECODING' | 'USP_TOO_LARGE', message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
     this.name = 'GunzipError';
-    this.code = code;
   }
 }
 
-/** Whether an error thrown while reading a body means "the size cap was passed" (`code: 'too-large'`). */
+/**
+ * Whether an error thrown while reading a body means "the size cap was passed": code
+ * `USP_TOO_LARGE` (core's and the fetcher's errors), or `too-large` (the `WebErrorResponse` code,
+ * which a custom web client may also put on the errors its bodies throw).
+ */
 export function isTooLargeError(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'too-large';
+  if (typeof err !== 'object' || err === null) return false;
+  const code = (err as { code?: unknown }).code;
+  return code === 'USP_TOO_LARGE' || code === 'too-large';
 }
 
 // Feeding the decompressor small slices keeps the output it has ready (and would lose on an
@@ -29,8 +39,8 @@ const INPUT_SLICE_BYTES = 2 * 1024;
 
 /**
  * Decompresses a gzip stream (multi-member streams are concatenated). Yields at most
- * `maxOutputBytes` bytes, then throws `GunzipError('too-large')`. Corrupt or cut input throws
- * `GunzipError('gzip')` after yielding everything that decompressed before the damage. An error
+ * `maxOutputBytes` bytes, then throws `GunzipError('USP_TOO_LARGE')`. Corrupt or cut input throws
+ * `GunzipError('USP_DECODING')` after yielding everything that decompressed before the damage. An error
  * thrown by the input itself is rethrown as is (so a reset connection stays a reset connection).
  */
 export async function* gunzip(
@@ -96,8 +106,8 @@ export async function* gunzip(
 
 /**
  * What every gunzip does with its decompressor's output, for a {@link Gunzip} of your own: yields
- * it up to `maxOutputBytes` (then throws `GunzipError('too-large')`), and turns a decompressor
- * failure into `GunzipError('gzip')`, unless the input itself failed: `inputSide` waits for the
+ * it up to `maxOutputBytes` (then throws `GunzipError('USP_TOO_LARGE')`), and turns a decompressor
+ * failure into `GunzipError('USP_DECODING')`, unless the input itself failed: `inputSide` waits for the
  * input side to finish and gives the input's own error, which is rethrown as is.
  */
 export async function* capGunzipOutput(
@@ -113,7 +123,7 @@ export async function* capGunzipOutput(
     } catch (error) {
       const failed = await inputSide();
       if (failed !== null) throw failed.error;
-      throw new GunzipError('gzip', `Gzip data is corrupt or cut off: ${errorText(error)}`, {
+      throw new GunzipError('USP_DECODING', `Gzip data is corrupt or cut off: ${errorText(error)}`, {
         cause: error,
       });
     }
@@ -122,15 +132,11 @@ export async function* capGunzipOutput(
     if (produced + chunk.length > maxOutputBytes) {
       const room = maxOutputBytes - produced;
       if (room > 0) yield chunk.subarray(0, room);
-      throw new GunzipError('too-large', `Gunzipped data exceeds the maximum of ${maxOutputBytes} bytes`);
+      throw new GunzipError('USP_TOO_LARGE', `Gunzipped data exceeds the maximum of ${maxOutputBytes} bytes`);
     }
     produced += chunk.length;
     yield chunk;
   }
   const failed = await inputSide();
   if (failed !== null) throw failed.error;
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -6,6 +6,8 @@
  * buffers and nesting are capped, and nothing keeps the document.
  */
 import sax from 'sax';
+import { errorText } from '../contract/errors.js';
+import { noParserReason } from '../contract/parsed-document.js';
 import type { ParseContext, ParseOutcome, XmlElement, XmlHandler } from '../contract/plugin.js';
 import type { Registry } from '../contract/registry.js';
 import type { DocumentSitemapType } from '../contract/sitemap.js';
@@ -123,7 +125,6 @@ const MAX_ERROR_WARNINGS = 10;
 const DETACH_FROM = 12;
 
 const XML_NS = 'http://www.w3.org/XML/1998/namespace';
-const NO_PARSER = 'No parsers support sitemap from';
 
 export function createXmlEngine(options: XmlEngineOptions): XmlEngine {
   return new Engine(options);
@@ -276,13 +277,13 @@ class Engine implements XmlEngine {
         );
         outcome = {
           type: 'InvalidSitemap',
-          reason: `${NO_PARSER} ${this.#url}: format ${this.#formatName} failed`,
+          reason: noParserReason(this.#url, `format ${this.#formatName} failed`),
         };
       }
     } else {
       outcome = {
         type: 'InvalidSitemap',
-        reason: this.#invalid ?? `${NO_PARSER} ${this.#url}: no root element`,
+        reason: this.#invalid ?? noParserReason(this.#url, 'no root element'),
       };
     }
     this.#result = { outcome, truncated: this.#truncated, format: this.#formatName };
@@ -388,7 +389,7 @@ class Engine implements XmlEngine {
     const format = this.#registry.xmlFormatFor(el.ns, el.local);
     if (format === undefined) {
       const where = el.ns === '' ? '' : ` in namespace ${el.ns}`;
-      this.#invalid = `${NO_PARSER} ${this.#url}: unsupported root element <${name}>${where}`;
+      this.#invalid = noParserReason(this.#url, `unsupported root element <${name}>${where}`);
       this.#stopped = true;
       throw STOP;
     }
@@ -470,7 +471,7 @@ class Engine implements XmlEngine {
       ? 'HTML page, not a sitemap (it declares <!DOCTYPE html>)'
       : `The document contains a ${what} declaration, refused for security (entity expansion, external entities)`;
     this.#warn(html ? 'not-a-sitemap' : 'doctype-refused', message);
-    if (this.#handler === null) this.#invalid = `${NO_PARSER} ${this.#url}: ${message}`;
+    if (this.#handler === null) this.#invalid = noParserReason(this.#url, message);
     this.#halt();
   }
 
@@ -572,10 +573,6 @@ class Engine implements XmlEngine {
 function firstLine(message: string): string {
   const nl = message.indexOf('\n');
   return nl === -1 ? message : message.slice(0, nl);
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

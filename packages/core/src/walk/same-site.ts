@@ -1,3 +1,5 @@
+import { UspError } from '../contract/errors.js';
+
 type GetDomain = (host: string, options: { allowPrivateDomains: boolean }) => string | null;
 let getDomain: GetDomain | null = null;
 
@@ -19,7 +21,8 @@ export function sameSite(a: string, b: string): boolean {
   const hb = hostOf(b);
   if (ha === null || hb === null) return false;
   if (ha === hb) return true;
-  if (getDomain === null) throw new Error('sameSite: call loadPublicSuffixList() first');
+  if (getDomain === null)
+    throw new UspError('USP_INVALID_ARGUMENT', 'sameSite: call loadPublicSuffixList() first');
   const da = getDomain(ha, { allowPrivateDomains: true });
   return da !== null && da === getDomain(hb, { allowPrivateDomains: true });
 }

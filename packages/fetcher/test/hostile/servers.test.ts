@@ -57,7 +57,7 @@ describe('a server that breaks off', () => {
     });
     const d = await drain(expectOk(await client().get(`${s.origin}/reset`)).body);
     expect(d.bytes.toString()).toBe('a'.repeat(1000));
-    expect(d.error).toMatchObject({ name: 'WebBodyError', code: 'connection', bytesDelivered: 1000 });
+    expect(d.error).toMatchObject({ name: 'WebBodyError', code: 'USP_CONNECTION', bytesDelivered: 1000 });
   });
 
   it('a Content-Length longer than the body: the short body, then connection', async () => {
@@ -68,7 +68,7 @@ describe('a server that breaks off', () => {
     });
     const d = await drain(expectOk(await client().get(`${s.origin}/short`)).body);
     expect(d.bytes.toString()).toBe('b'.repeat(40));
-    expect(d.error?.code).toBe('connection');
+    expect(d.error?.code).toBe('USP_CONNECTION');
   });
 
   it('a Content-Length shorter than the body: exactly Content-Length bytes, and the next request is fine', async () => {
@@ -93,7 +93,7 @@ describe('a server that breaks off', () => {
       },
     });
     const d = await drain(expectOk(await client().get(`${s.origin}/cut.xml`)).body);
-    expect(d.error?.code).toBe('decoding');
+    expect(d.error?.code).toBe('USP_DECODING');
     expect(d.bytes.length).toBeGreaterThan(0);
     expect(plain.startsWith(d.bytes.toString())).toBe(true);
   });
@@ -118,7 +118,7 @@ describe('a server that stalls', () => {
     const s = await server({ '/drip': drip(100) });
     const c = client({ requestTimeoutMs: 500, bodyIdleTimeoutMs: 10_000 });
     const d = await drain(expectOk(await c.get(`${s.origin}/drip`)).body);
-    expect(d.error).toMatchObject({ code: 'timeout' });
+    expect(d.error).toMatchObject({ code: 'USP_TIMEOUT' });
     expect(d.error?.message).toContain('requestTimeoutMs');
     expect(d.bytes.length).toBeGreaterThan(0);
     expect(d.bytes.length).toBeLessThan(10);
@@ -169,7 +169,7 @@ describe('a server that stalls', () => {
     });
     const d = await drain(expectOk(await client({ bodyIdleTimeoutMs: 150 }).get(`${s.origin}/silent`)).body);
     expect(d.bytes.toString()).toBe('start');
-    expect(d.error?.code).toBe('timeout');
+    expect(d.error?.code).toBe('USP_TIMEOUT');
   });
 
   it('many requests to hanging servers all end within their limits', async () => {
@@ -202,7 +202,7 @@ describe('bodies over the caps', () => {
     });
     const cap = 1024 * 1024;
     const d = await drain(expectOk(await client({ maxBodyBytes: cap }).get(`${s.origin}/huge`)).body);
-    expect(d.error).toMatchObject({ code: 'too-large', bytesDelivered: cap });
+    expect(d.error).toMatchObject({ code: 'USP_TOO_LARGE', bytesDelivered: cap });
     expect(d.error?.message).toContain('maxBodyBytes');
     expect(d.bytes.length).toBe(cap);
     await vi.waitFor(() => expect(closed).toBe(true));
@@ -218,7 +218,7 @@ describe('bodies over the caps', () => {
     const s = await server({ '/bomb.xml': { headers: { 'Content-Encoding': 'gzip' }, body: bomb } });
     const cap = 2 * 1024 * 1024;
     const d = await drain(expectOk(await client({ maxDecodedBytes: cap }).get(`${s.origin}/bomb.xml`)).body);
-    expect(d.error).toMatchObject({ code: 'too-large' });
+    expect(d.error).toMatchObject({ code: 'USP_TOO_LARGE' });
     expect(d.error?.message).toContain('maxDecodedBytes');
     expect(d.bytes.length).toBe(cap);
   });
@@ -229,7 +229,7 @@ describe('bodies over the caps', () => {
     const s = await server({ '/big.xml': { headers: { 'Content-Encoding': 'gzip' }, body: gz } });
     const cap = Math.floor(gz.length / 3);
     const d = await drain(expectOk(await client({ maxBodyBytes: cap }).get(`${s.origin}/big.xml`)).body);
-    expect(d.error).toMatchObject({ code: 'too-large' });
+    expect(d.error).toMatchObject({ code: 'USP_TOO_LARGE' });
     expect(d.error?.message).toContain('maxBodyBytes');
     expect(d.bytes.length).toBeGreaterThan(0);
     expect(plain.subarray(0, d.bytes.length).equals(d.bytes)).toBe(true);

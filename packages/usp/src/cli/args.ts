@@ -1,13 +1,14 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { UspError } from '@usp-ts/core';
 
 /** A command-line mistake: reported with the command's usage line, exit code 2. */
-export class UsageError extends Error {
-  constructor(
-    message: string,
-    readonly usage: string,
-  ) {
-    super(message);
+export class UsageError extends UspError {
+  declare readonly code: 'USP_USAGE';
+  readonly usage: string;
+  constructor(message: string, usage: string) {
+    super('USP_USAGE', message);
     this.name = 'UsageError';
+    this.usage = usage;
   }
 }
 

@@ -56,6 +56,13 @@ export function siteWalkSettings(p: Parsed, usage: string) {
   };
 }
 
+/**
+ * How long the batch keeps an idle connection. A site's requests to its host follow each other
+ * closely, and once the site is done its host is not visited again: with undici's 4 s, a
+ * no-change run of 1,000 sites (5 s) ended holding a socket to nearly every host, 20-30 MB more.
+ */
+const BATCH_KEEP_ALIVE_MS = 1_000;
+
 /** The one web client of a batch process. Its own limits stay out of the way: politeness is the gate's job. */
 export function batchWebClient(
   clientOptions: WebClientOptions,
@@ -66,6 +73,7 @@ export function batchWebClient(
     ...clientOptions,
     maxConcurrentRequests: Math.max(16, sites * perHost),
     maxConnectionsPerHost: Math.max(perHost, 2),
+    keepAliveTimeoutMs: BATCH_KEEP_ALIVE_MS,
   });
 }
 
