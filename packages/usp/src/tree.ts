@@ -23,7 +23,7 @@ import { nodeGunzip } from './gunzip-node.js';
 import { filePageStore } from './page-store-file.js';
 import { importPlugins, registryWithPlugins } from './plugin-modules.js';
 import { createDefaultRegistry } from './plugins.js';
-import { createSerialParser, createWorkerParser, type WorkerParser } from './worker-pool.js';
+import { createWorkerParser, type WorkerParser } from './worker-pool.js';
 
 /**
  * Core's tree options with Node defaults filled in: an undici client, every format, pages kept
@@ -107,7 +107,7 @@ function defaultParser(options: SitemapTreeOptions): WorkerParser | null {
     throw new InvalidOptionError('parseWorkers', 'must be an integer >= 0');
   }
   // Bundled or run from source, the worker script may not be beside this file: parse in-thread.
-  if (workers === 0 || !existsSync(fileURLToPath(WORKER_URL))) return createSerialParser();
+  if (workers === 0 || !existsSync(fileURLToPath(WORKER_URL))) return null;
   // A small young generation: the worker's garbage is short-lived pages and chunks, so it costs
   // little collection time and saves about 15 MiB of RSS against V8's default.
   return createWorkerParser({

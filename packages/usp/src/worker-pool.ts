@@ -135,19 +135,6 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
   rejectUnknownOptions(options, WORKER_PARSER_OPTIONS);
   const size = options.workers ?? Math.min(2, availableParallelism());
   if (!Number.isInteger(size) || size < 1) throw new InvalidOptionError('workers', 'must be an integer >= 1');
-  return createPool(options, size);
-}
-
-/**
- * @internal The one-thread mode of a walk: no worker; one large document is parsed at a time
- * in this thread while the others wait unread (their parsers, inflaters and page batches would
- * otherwise all be alive at once), small ones and robots.txt at once.
- */
-export function createSerialParser(): WorkerParser {
-  return createPool({ callerThreadDocuments: 1 }, 0);
-}
-
-function createPool(options: WorkerParserOptions, size: number): WorkerParser {
   const inlineBelow = options.inlineBelowBytes ?? 65_536;
   if (typeof inlineBelow !== 'number' || !(inlineBelow >= 0)) {
     throw new InvalidOptionError('inlineBelowBytes', 'must be a number >= 0');

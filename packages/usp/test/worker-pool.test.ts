@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { nodeGunzip } from '../src/gunzip-node.js';
 import { decodePages, encodePages } from '../src/page-codec.js';
 import { createDefaultRegistry } from '../src/plugins.js';
-import { createSerialParser, createWorkerParser, type WorkerParser } from '../src/worker-pool.js';
+import { createWorkerParser, type WorkerParser } from '../src/worker-pool.js';
 import { runSiteCase } from './site-cases.js';
 
 // The worker script runs compiled (Node 20 cannot load .ts in a worker): the build comes first.
@@ -281,24 +281,6 @@ describe('createWorkerParser: one large document per thread', () => {
     for (const r of [ra, rb, rc]) expect(r.type).toBe('PagesXMLSitemap');
     expect([a.state.pages, b.state.pages, c.state.pages]).toEqual([300, 300, 300]);
     expect(c.state.pulled).toBe(true);
-  });
-
-  it('one-thread mode (a walk with parseWorkers 0) parses one large document at a time, the next unread', async () => {
-    const p = createSerialParser();
-    pools.push(p);
-    const hold = gate();
-    const gunzips: string[] = [];
-    const a = job(p, hold.opened, gunzips, 'a');
-    const b = job(p, hold.opened, gunzips, 'b');
-    await a.state.blocked.opened;
-    // Parsed concurrently, both would hold an inflater, a parser and a batch of pages at once.
-    expect(b.state.pulled).toBe(false);
-    hold.open();
-    const [ra, rb] = await Promise.all([a.done, b.done]);
-    for (const r of [ra, rb]) expect(r.type).toBe('PagesXMLSitemap');
-    expect([a.state.pages, b.state.pages]).toEqual([300, 300]);
-    // Both in this thread, with the caller's gunzip.
-    expect(gunzips).toEqual(['a', 'b']);
   });
 
   it('parses a waiting document at once, in-thread, when its signal aborts', async () => {
