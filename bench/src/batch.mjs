@@ -199,7 +199,7 @@ function markdown(res) {
       .join(
         ', ',
       )}; ${fmtInt(res.pageUrls)} page URLs), ${res.date.slice(0, 16)} UTC, Node ${res.node}, ${res.cpus}, load average ${res.loadBefore.toFixed(1)} before / ${res.loadAfter.toFixed(1)} after.`,
-    `Command: \`pnpm --filter usp-bench run bench:batch${res.sites !== 1000 ? ` -- --sites ${res.sites}` : ''}\`; both sides \`${NET.join(' ')}\`, site deadline ${SITE_DEADLINE_S} s, \`--sites ${SITES_AT_ONCE} --per-host ${PER_HOST}\`.`,
+    `Command: \`pnpm --filter usp-bench run bench:batch${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}\`; both sides \`${NET.join(' ')}\`, site deadline ${SITE_DEADLINE_S} s, \`--sites ${SITES_AT_ONCE} --per-host ${PER_HOST}\`.`,
     '',
     '| run | wall | CPU | peak RSS | requests | body bytes sent | max in flight / host | page rows | all but hung/refused done at |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',

@@ -5,6 +5,7 @@ export * from './contract/model.js';
 export * from './contract/page-store.js';
 export * from './contract/parsed-document.js';
 export * from './contract/plugin.js';
+export * from './contract/protocol-limits.js';
 export * from './contract/registry.js';
 export * from './contract/sitemap.js';
 export * from './contract/sitemap-date.js';
