@@ -14,7 +14,7 @@ export interface SqliteStateStoreOptions {
 }
 
 const APP = 'usp-batch-state';
-const SCHEMA_VERSION = '1';
+const SCHEMA_VERSION = '2';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -26,10 +26,26 @@ CREATE TABLE IF NOT EXISTS sitemaps (
   site TEXT NOT NULL, url TEXT NOT NULL, data TEXT NOT NULL, pages BLOB,
   PRIMARY KEY (site, url)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS page_digests (
+  site TEXT NOT NULL, url TEXT NOT NULL, pages BLOB NOT NULL,
+  PRIMARY KEY (site, url)
+);
 CREATE TABLE IF NOT EXISTS run_marks (run_id TEXT PRIMARY KEY, site TEXT NOT NULL, offsets TEXT NOT NULL);
 `;
 
 type SitemapData = Omit<SitemapState, 'pages'>;
+
+/*
+ * Schema 2 keeps the page digests (16 bytes a page) out of the \`sitemaps\` rows, in
+ * \`page_digests\`: a run where nothing changed rewrites each sitemap's small row (its validators
+ * and fetch time move on a 304) but none of the digests, so it writes O(sitemaps), not O(pages).
+ * \`sitemaps.pages\` stays in the table (always NULL) so that a schema 1 file migrates in place.
+ */
+const MIGRATE_1_TO_2 = `
+INSERT INTO page_digests (site, url, pages) SELECT site, url, pages FROM sitemaps WHERE pages IS NOT NULL;
+UPDATE sitemaps SET pages = NULL WHERE pages IS NOT NULL;
+UPDATE meta SET value = '2' WHERE key = 'schema';
+`;
 
 /** SQLite's codes for "another connection holds the lock". */
 const BUSY = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED']);
@@ -93,7 +109,7 @@ export function sqliteStateStore(path: string, options: SqliteStateStoreOptions 
       const version = db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get() as
         | { value: string }
         | undefined;
-      if (version?.value !== SCHEMA_VERSION) {
+      if (version?.value !== SCHEMA_VERSION && version?.value !== '1') {
         throw new StateStoreError(
           'corrupt',
           `${path} has state schema ${version?.value ?? '?'}, this version reads ${SCHEMA_VERSION}`,
@@ -117,6 +133,8 @@ export function sqliteStateStore(path: string, options: SqliteStateStoreOptions 
         APP,
         SCHEMA_VERSION,
       );
+      const version = db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get() as { value: string };
+      if (version.value === '1') db.exec(MIGRATE_1_TO_2);
     }).immediate();
   } catch (error) {
     db.close();
@@ -127,22 +145,45 @@ export function sqliteStateStore(path: string, options: SqliteStateStoreOptions 
   const getSite = db.prepare(
     `SELECT walked_at, full_walk_at, probed_at, lastmod_trust FROM sites WHERE site = ?`,
   );
-  const getSitemaps = db.prepare(`SELECT data, pages FROM sitemaps WHERE site = ?`);
+  const getSitemaps = db.prepare(
+    `SELECT s.url AS url, s.data AS data, d.pages AS pages FROM sitemaps s
+     LEFT JOIN page_digests d ON d.site = s.site AND d.url = s.url WHERE s.site = ?`,
+  );
   const putSite = db.prepare(
     `INSERT OR REPLACE INTO sites (site, walked_at, full_walk_at, probed_at, lastmod_trust) VALUES (?, ?, ?, ?, ?)`,
   );
-  const dropSitemaps = db.prepare(`DELETE FROM sitemaps WHERE site = ?`);
-  const putSitemap = db.prepare(
-    `INSERT OR REPLACE INTO sitemaps (site, url, data, pages) VALUES (?, ?, ?, ?)`,
+  const putSitemap = db.prepare(`INSERT OR REPLACE INTO sitemaps (site, url, data) VALUES (?, ?, ?)`);
+  const putPages = db.prepare(`INSERT OR REPLACE INTO page_digests (site, url, pages) VALUES (?, ?, ?)`);
+  const dropPages = db.prepare(`DELETE FROM page_digests WHERE site = ? AND url = ?`);
+  // Documents no longer in the site's state: \`?2\` is the JSON array of the URLs kept.
+  const dropStaleSitemaps = db.prepare(
+    `DELETE FROM sitemaps WHERE site = ? AND url NOT IN (SELECT value FROM json_each(?))`,
+  );
+  const dropStalePages = db.prepare(
+    `DELETE FROM page_digests WHERE site = ? AND url NOT IN (SELECT value FROM json_each(?))`,
   );
   const putMark = db.prepare(`INSERT OR REPLACE INTO run_marks (run_id, site, offsets) VALUES (?, ?, ?)`);
   const getMark = db.prepare(`SELECT site, offsets FROM run_marks WHERE run_id = ?`);
+  /*
+   * The digest arrays \`loadSite\` handed out, with the row each was read from. One that comes
+   * back to \`saveSite\` as the same object for the same row is the stored digest (a 304 or a
+   * skip): its row is not rewritten. Weak, so the store holds nothing of a site once the walk
+   * drops it.
+   */
+  const loadedDigests = new WeakMap<Uint8Array, string>();
+  const rowKey = (site: string, url: string): string => `${site}\n${url}`;
   const save = db.transaction((state: SiteState, mark: RunMark | undefined) => {
     putSite.run(state.site, state.walkedAt, state.fullWalkAt, state.probedAt, state.lastmodTrust);
-    dropSitemaps.run(state.site);
+    const urls = JSON.stringify(state.sitemaps.map((s) => s.url));
+    dropStaleSitemaps.run(state.site, urls);
+    dropStalePages.run(state.site, urls);
     for (const s of state.sitemaps) {
       const { pages, ...data } = s;
-      putSitemap.run(state.site, s.url, JSON.stringify(data), pages === null ? null : Buffer.from(pages));
+      putSitemap.run(state.site, s.url, JSON.stringify(data));
+      if (pages === null) dropPages.run(state.site, s.url);
+      else if (loadedDigests.get(pages) !== rowKey(state.site, s.url)) {
+        putPages.run(state.site, s.url, Buffer.from(pages.buffer, pages.byteOffset, pages.byteLength));
+      }
     }
     if (mark !== undefined) putMark.run(mark.runId, mark.site, JSON.stringify(mark.offsets));
   });
@@ -163,12 +204,12 @@ export function sqliteStateStore(path: string, options: SqliteStateStoreOptions 
           | { walked_at: number; full_walk_at: number; probed_at: number; lastmod_trust: number }
           | undefined;
         if (row === undefined) return null;
-        const sitemaps = (getSitemaps.all(site) as { data: string; pages: Buffer | null }[]).map(
-          (r): SitemapState => ({
-            ...(JSON.parse(r.data) as SitemapData),
-            pages: r.pages === null ? null : new Uint8Array(r.pages),
-          }),
-        );
+        const rows = getSitemaps.all(site) as { url: string; data: string; pages: Buffer | null }[];
+        const sitemaps = rows.map((r): SitemapState => {
+          const pages = r.pages === null ? null : new Uint8Array(r.pages);
+          if (pages !== null) loadedDigests.set(pages, rowKey(site, r.url));
+          return { ...(JSON.parse(r.data) as SitemapData), pages };
+        });
         return {
           site,
           walkedAt: row.walked_at,

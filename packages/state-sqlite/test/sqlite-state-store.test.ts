@@ -68,3 +68,105 @@ describe('sqliteStateStore on files it must not use', () => {
     expect(tables).toEqual([{ name: 'orders' }]);
   });
 });
+
+describe('sqliteStateStore on a run where nothing changed', () => {
+  const site = 'https://n.example/';
+  const digest = (seed: number) => Uint8Array.from({ length: 16 * 500 }, (_, i) => (i * seed) % 256);
+  const state = (fetchedAt: number) => ({
+    site,
+    walkedAt: fetchedAt,
+    fullWalkAt: 1,
+    probedAt: 1,
+    lastmodTrust: 0,
+    sitemaps: [1, 2, 3].map((k) => ({
+      url: `${site}s${k}.xml`,
+      finalUrl: `${site}s${k}.xml`,
+      type: 'PagesXMLSitemap' as const,
+      etag: '"v1"',
+      lastModified: null,
+      indexLastmod: null,
+      bodySha256: 'cd'.repeat(32),
+      children: [],
+      pageCount: 500,
+      pages: digest(k + 3),
+      news: false,
+      crawlDelayMs: null,
+      fetchedAt,
+    })),
+  });
+  const digestRows = (path: string) => {
+    const db = new Database(path, { readonly: true });
+    const rows = db.prepare(`SELECT rowid, url FROM page_digests ORDER BY url`).all();
+    db.close();
+    return rows;
+  };
+
+  it('rewrites no page digest when the digests it loaded come back (a 304 moves only the small row)', async () => {
+    const path = join(dir, 'nochange.sqlite');
+    const store = sqliteStateStore(path);
+    await store.saveSite(state(1));
+    await store.close();
+    const before = digestRows(path);
+    expect(before).toHaveLength(3);
+
+    const again = sqliteStateStore(path);
+    const loaded = (await again.loadSite(site))!;
+    await again.saveSite({
+      ...loaded,
+      walkedAt: 2,
+      sitemaps: loaded.sitemaps.map((m) => ({ ...m, fetchedAt: 2 })),
+    });
+    await again.close();
+    // INSERT OR REPLACE gives a rewritten row a new rowid: the same rowids mean no digest was written.
+    expect(digestRows(path)).toEqual(before);
+
+    const third = sqliteStateStore(path);
+    const back = (await third.loadSite(site))!;
+    expect(back.sitemaps.map((m) => m.fetchedAt)).toEqual([2, 2, 2]);
+    expect(back.sitemaps.map((m) => [...(m.pages ?? [])])).toEqual(
+      state(1).sitemaps.map((m) => [...m.pages]),
+    );
+    // Equal bytes in a new array are written (the store does not trust content it did not hand out).
+    await third.saveSite({
+      ...back,
+      sitemaps: back.sitemaps.map((m) => ({ ...m, pages: m.pages!.slice() })),
+    });
+    await third.close();
+    expect(digestRows(path)).not.toEqual(before);
+  });
+
+  it('reads a schema 1 file (digests inside the sitemap rows) and moves them out', async () => {
+    const path = join(dir, 'schema1.sqlite');
+    const old = new Database(path);
+    old.exec(`
+      CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      CREATE TABLE sites (site TEXT PRIMARY KEY, walked_at INTEGER NOT NULL, full_walk_at INTEGER NOT NULL,
+        probed_at INTEGER NOT NULL, lastmod_trust INTEGER NOT NULL);
+      CREATE TABLE sitemaps (site TEXT NOT NULL, url TEXT NOT NULL, data TEXT NOT NULL, pages BLOB,
+        PRIMARY KEY (site, url)) WITHOUT ROWID;
+      CREATE TABLE run_marks (run_id TEXT PRIMARY KEY, site TEXT NOT NULL, offsets TEXT NOT NULL);
+      INSERT INTO meta VALUES ('app', 'usp-batch-state'), ('schema', '1');
+    `);
+    const s = state(1);
+    old.prepare(`INSERT INTO sites VALUES (?, 1, 1, 1, 0)`).run(site);
+    for (const m of s.sitemaps) {
+      const { pages, ...data } = m;
+      old
+        .prepare(`INSERT INTO sitemaps VALUES (?, ?, ?, ?)`)
+        .run(site, m.url, JSON.stringify(data), Buffer.from(pages));
+    }
+    old.close();
+
+    const store = sqliteStateStore(path);
+    const loaded = (await store.loadSite(site))!;
+    await store.close();
+    expect(loaded.sitemaps.map((m) => [m.url, [...(m.pages ?? [])]])).toEqual(
+      s.sitemaps.map((m) => [m.url, [...m.pages]]),
+    );
+    expect(digestRows(path)).toHaveLength(3);
+    const db = new Database(path, { readonly: true });
+    expect(db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get()).toEqual({ value: '2' });
+    expect(db.prepare(`SELECT count(*) AS n FROM sitemaps WHERE pages IS NOT NULL`).get()).toEqual({ n: 0 });
+    db.close();
+  });
+});

@@ -161,6 +161,35 @@ export function stateStoreSuite(name: string, factory: StateStoreFactory): void 
       expect(again?.sitemaps[0].pages?.[0]).toBe(0);
     });
 
+    it('takes back what it loaded: moved validators are kept, and a new digest replaces the old', async () => {
+      const store = await open();
+      const site = 'https://g.example/';
+      await store.saveSite(
+        siteState(site, [sitemap(`${site}a.xml`), sitemap(`${site}b.xml`), sitemap(`${site}c.xml`)]),
+      );
+      const loaded = (await store.loadSite(site))!;
+      const fresh = Uint8Array.from({ length: 16 }, (_, i) => i + 1);
+      await store.saveSite({
+        ...loaded,
+        walkedAt: 5,
+        sitemaps: loaded.sitemaps
+          .filter((m) => !m.url.endsWith('c.xml'))
+          .map((m) =>
+            m.url.endsWith('a.xml') ? { ...m, etag: '"v2"', fetchedAt: 7 } : { ...m, pages: fresh },
+          ),
+      });
+      expect(plain(await store.loadSite(site))).toEqual(
+        plain({
+          ...loaded,
+          walkedAt: 5,
+          sitemaps: [
+            sitemap(`${site}a.xml`, { etag: '"v2"', fetchedAt: 7 }),
+            sitemap(`${site}b.xml`, { pages: fresh }),
+          ],
+        }),
+      );
+    });
+
     if (factory.reopen !== undefined) {
       it('keeps everything across close and reopen', async () => {
         const store = await open();

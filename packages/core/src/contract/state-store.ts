@@ -51,7 +51,9 @@ export interface SitemapState {
   readonly pageCount: number;
   /**
    * Pages sitemaps: 16 bytes a page (8 of a hash of its URL, 8 of a hash of its whole row), to
-   * tell new, changed and unchanged pages apart. `null` for indexes.
+   * tell new, changed and unchanged pages apart. `null` for indexes. A store may keep its stored
+   * digest, unwritten, when `saveSite` gets back the very array the site's latest `loadSite`
+   * returned for this sitemap: give new digests as new arrays and never change one in place.
    */
   readonly pages: Uint8Array | null;
   /** The document held Google News pages: never skipped by `<lastmod>` (news sitemaps roll over). */
