@@ -20,7 +20,12 @@ import type { ParseDocumentOptions } from '../src/engine/document.js';
 import { KNOWN_SITEMAP_PATHS, knownPathUrls } from '../src/walk/known-paths.js';
 import type { TreeOptions, WalkPagesWithClientOptions } from '../src/walk/options.js';
 import type { StoredDocument, WalkedDocument } from '../src/walk/revisit.js';
-import { sitemapTreeForHomepageWithClient, sitemapTreeForUrlWithClient, walkPagesWithClient, walkSitemapPagesWithClient } from '../src/walk/tree.js';
+import {
+  sitemapTreeForHomepageWithClient,
+  sitemapTreeForUrlWithClient,
+  walkPagesWithClient,
+  walkSitemapPagesWithClient,
+} from '../src/walk/tree.js';
 import type { WalkStats } from '../src/walk/walk-stats.js';
 
 // The tree logic is tested here against an in-process client and a tiny stand-in parser, so
@@ -178,7 +183,10 @@ class FakeClient implements WebClient {
 const H = 'http://example.com/';
 const registry = createRegistry([]);
 
-function opts(client: WebClient, extra: Partial<WalkPagesWithClientOptions> = {}): WalkPagesWithClientOptions {
+function opts(
+  client: WebClient,
+  extra: Partial<WalkPagesWithClientOptions> = {},
+): WalkPagesWithClientOptions {
   return { webClient: client, registry, parse: fakeParse, ...extra };
 }
 
@@ -236,7 +244,10 @@ describe('discovery', () => {
       [`${H}sitemap`]: { body: ['text\n'] },
       [`${H}sitemap_index.xml`]: { body: ['text\n', `${H}real\n`] },
     });
-    const tree = await sitemapTreeForHomepageWithClient(H, opts(client, { onWarning: (w) => warnings.push(w) }));
+    const tree = await sitemapTreeForHomepageWithClient(
+      H,
+      opts(client, { onWarning: (w) => warnings.push(w) }),
+    );
     expect(shape(tree)).toEqual({
       type: 'IndexWebsiteSitemap',
       url: H,
@@ -252,7 +263,10 @@ describe('discovery', () => {
 
   it('keeps empty text top-level results with dropSoft404: false (usp)', async () => {
     const client = new FakeClient({ [`${H}sitemap.xml`]: { body: [] } });
-    const tree = await sitemapTreeForHomepageWithClient(H, opts(client, { useRobots: false, dropSoft404: false }));
+    const tree = await sitemapTreeForHomepageWithClient(
+      H,
+      opts(client, { useRobots: false, dropSoft404: false }),
+    );
     expect(tree.subSitemaps.map((s) => s.type)).toEqual(['PagesTextSitemap']);
   });
 
@@ -350,12 +364,12 @@ describe('discovery', () => {
     await expect(sitemapTreeForHomepageWithClient('ftp://example.com/', opts(client))).rejects.toBeInstanceOf(
       InvalidUrlError,
     );
-    await expect(sitemapTreeForHomepageWithClient(H, opts(client, { concurrency: 0 }))).rejects.toBeInstanceOf(
-      InvalidOptionError,
-    );
-    await expect(sitemapTreeForHomepageWithClient(H, { registry } as unknown as TreeOptions)).rejects.toBeInstanceOf(
-      InvalidOptionError,
-    );
+    await expect(
+      sitemapTreeForHomepageWithClient(H, opts(client, { concurrency: 0 })),
+    ).rejects.toBeInstanceOf(InvalidOptionError);
+    await expect(
+      sitemapTreeForHomepageWithClient(H, { registry } as unknown as TreeOptions),
+    ).rejects.toBeInstanceOf(InvalidOptionError);
     expect(() => walkPagesWithClient(H, opts(client, { maxDepth: -1 }))).toThrow(InvalidOptionError);
     // A misspelt option is refused, naming the one it was probably meant to be; bufferPages is
     // a walk's option, not a tree's.
@@ -363,9 +377,9 @@ describe('discovery', () => {
       'Option maxPage: unknown option (did you mean maxPages?)',
     );
     expect(() => walkPagesWithClient(H, opts(client, { bufferPages: 5 }))).not.toThrow();
-    await expect(sitemapTreeForHomepageWithClient(H, opts(client, { bufferPages: 5 } as never))).rejects.toThrow(
-      'Option bufferPages: unknown option',
-    );
+    await expect(
+      sitemapTreeForHomepageWithClient(H, opts(client, { bufferPages: 5 } as never)),
+    ).rejects.toThrow('Option bufferPages: unknown option');
     expect(client.requests).toEqual([]);
   });
 });
@@ -732,11 +746,14 @@ describe('misbehaving hooks', () => {
 
   it('checks document limits before starting', () => {
     const client = new FakeClient({});
-    expect(() => walkPagesWithClient(H, opts(client, { documentLimits: { maxPagesPerDocument: 0 } }))).toThrow(
-      InvalidOptionError,
-    );
     expect(() =>
-      walkPagesWithClient(H, opts(client, { documentLimits: { nope: 1 } as unknown as TreeOptions['documentLimits'] })),
+      walkPagesWithClient(H, opts(client, { documentLimits: { maxPagesPerDocument: 0 } })),
+    ).toThrow(InvalidOptionError);
+    expect(() =>
+      walkPagesWithClient(
+        H,
+        opts(client, { documentLimits: { nope: 1 } as unknown as TreeOptions['documentLimits'] }),
+      ),
     ).toThrow(InvalidOptionError);
   });
 });
@@ -837,7 +854,10 @@ describe('conditional requests and page stores', () => {
   it('rejects a revisit option without its two hooks', () => {
     const client = new FakeClient({});
     expect(() =>
-      walkPagesWithClient(H, opts(client, { revisit: { plan: () => undefined } as unknown as TreeOptions['revisit'] })),
+      walkPagesWithClient(
+        H,
+        opts(client, { revisit: { plan: () => undefined } as unknown as TreeOptions['revisit'] }),
+      ),
     ).toThrow(InvalidOptionError);
   });
 
@@ -916,7 +936,10 @@ describe('walkPagesWithClient', () => {
     };
     for (let i = 0; i < 50; i++) routes[`${H}c${i}.xml`] = { body: ['pages\n', `${H}p${i}\n`] };
     const client = new FakeClient(routes);
-    const stream = walkSitemapPagesWithClient(`${H}idx.xml`, opts(client, { concurrency: 2, bufferPages: 1 }));
+    const stream = walkSitemapPagesWithClient(
+      `${H}idx.xml`,
+      opts(client, { concurrency: 2, bufferPages: 1 }),
+    );
     for await (const _ of stream) break;
     expect(client.requests.length).toBeLessThan(10);
     expect(client.inFlight).toBe(0);

@@ -2,21 +2,21 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import {
-  type WalkPagesWithClientOptions,
-  sitemapTreeForHomepageWithClient,
-  sitemapTreeForUrlWithClient,
-  walkPagesWithClient,
-  walkSitemapPagesWithClient,
   type IndexWebsiteSitemap,
   InvalidOptionError,
   type PageWalk,
   type Registry,
   type Sitemap,
+  sitemapTreeForHomepageWithClient,
+  sitemapTreeForUrlWithClient,
   type TreeOptions,
   type WalkedPage,
+  type WalkPagesWithClientOptions,
   type WalkStats,
   type WalkSummary,
   type WebClient,
+  walkPagesWithClient,
+  walkSitemapPagesWithClient,
 } from '@usp-ts/core';
 import { createWebClient, hostIsPrivate, type WebClientOptions } from '@usp-ts/fetcher';
 import { nodeGunzip } from './gunzip-node.js';
@@ -226,7 +226,11 @@ class NodePageWalk implements PageWalk {
   #refd = true;
   #unrefScheduled = false;
 
-  constructor(target: string, options: WalkPagesOptions, start: (options: WalkPagesWithClientOptions) => PageWalk) {
+  constructor(
+    target: string,
+    options: WalkPagesOptions,
+    start: (options: WalkPagesWithClientOptions) => PageWalk,
+  ) {
     this.#target = target;
     this.#options = options;
     this.#start = start;

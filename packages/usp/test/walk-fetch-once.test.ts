@@ -45,7 +45,10 @@ describe('each sitemap is fetched once per walk', () => {
     s.route('/robots.txt', { headers: TEXT, body: robots([`${o}/idx.xml`]) });
     s.route('/idx.xml', { headers: XML, body: sitemapIndex(variants) });
     s.route('/leaf.xml', { headers: XML, body: urlset([`${o}/a`]) });
-    const tree = await sitemapTreeForHomepageWithClient(`${o}/`, treeOptions(client(), { useKnownPaths: false }));
+    const tree = await sitemapTreeForHomepageWithClient(
+      `${o}/`,
+      treeOptions(client(), { useKnownPaths: false }),
+    );
     expect([...tree.allPages()].map((p) => p.url)).toEqual([`${o}/a`]);
     // Each redirect hop is one request; the leaf's body is sent at most once per redirect that
     // raced the first, and only one of them is parsed.

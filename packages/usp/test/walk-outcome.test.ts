@@ -56,7 +56,10 @@ describe('walk outcome', () => {
 
   it('unreachable: the deadline passed before any response (not "a site without sitemaps")', async () => {
     const s = await opened.server({ '/robots.txt': never });
-    const tree = await sitemapTreeForHomepageWithClient(`${s.origin}/`, treeOptions(client(), { deadlineMs: 150 }));
+    const tree = await sitemapTreeForHomepageWithClient(
+      `${s.origin}/`,
+      treeOptions(client(), { deadlineMs: 150 }),
+    );
     expect(tree.summary).toMatchObject({
       outcome: 'unreachable',
       stoppedBy: 'deadline',
@@ -79,7 +82,10 @@ describe('walk outcome', () => {
 
   it('a page walk has no summary until it ends, then the same as the tree', async () => {
     const s = await smallSite();
-    const walk = walkPagesWithClient(`${s.origin}/`, treeOptions(client(), { maxPages: 1, useKnownPaths: false }));
+    const walk = walkPagesWithClient(
+      `${s.origin}/`,
+      treeOptions(client(), { maxPages: 1, useKnownPaths: false }),
+    );
     expect(walk.summary).toBeNull();
     let n = 0;
     for await (const _ of walk) n++;

@@ -200,7 +200,10 @@ describe('hostile documents: entities', () => {
       });
       const webClient = createWebClient({ allowPrivateNetworks: true, retries: 1 });
       try {
-        const tree = await sitemapTreeForUrlWithClient(`${server.origin}/sitemap.xml`, { webClient, registry });
+        const tree = await sitemapTreeForUrlWithClient(`${server.origin}/sitemap.xml`, {
+          webClient,
+          registry,
+        });
         expect(tree.type).toBe('InvalidSitemap');
       } finally {
         await (webClient as { close?: () => Promise<void> }).close?.();
