@@ -8,11 +8,13 @@
 //   3. the same again, nothing changed;
 //   4. again after changing 10 % of the urlsets (checked against the generator's ground truth).
 // Requests, bytes sent and the most requests one host had in flight are counted by the farm.
-// Usage: node src/batch.mjs [--sites N] [--big N] [--no-baseline] [--out FILE]
+// Every target of the issue is checked (PASS/FAIL lines); the results go to results/batch.md
+// (a markdown table to paste) and results/batch.json.
+// Usage: node src/batch.mjs [--sites N] [--big N] [--no-baseline] [--md FILE] [--out FILE]
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startSiteFarm } from '@usp-ts/test-server';
@@ -22,23 +24,36 @@ const { values } = parseArgs({
     sites: { type: 'string', default: '1000' },
     big: { type: 'string', default: '3' },
     'no-baseline': { type: 'boolean', default: false },
-    out: { type: 'string' },
+    md: { type: 'string', default: fileURLToPath(new URL('../results/batch.md', import.meta.url)) },
+    out: { type: 'string', default: fileURLToPath(new URL('../results/batch.json', import.meta.url)) },
   },
 });
 const CLI = fileURLToPath(new URL('../../packages/usp/dist/cli.js', import.meta.url));
 // The same network settings for both: a dead host costs each its timeout, not usp's 5 × 2 min.
 const NET = ['--allow-private-networks', '--timeout', '10s', '--retries', '2'];
-const SITE_DEADLINE = '60s';
+const SITE_DEADLINE_S = 60;
+const SITES_AT_ONCE = 16;
+const PER_HOST = 2;
 
-/** Runs a command under GNU time; resolves to wall s, CPU s, peak RSS MiB, exit code, stderr. */
+/**
+ * Runs a command under GNU time; resolves to wall s, CPU s, peak RSS MiB, exit code, stderr, and
+ * when each stderr line came (s since the start: with `-v`, when each site ended).
+ */
 function timed(cmd, args, { stdout = 'ignore' } = {}) {
   return new Promise((resolve, reject) => {
+    const started = performance.now();
     const child = spawn('/usr/bin/time', ['-f', '@@TIME %e %U %S %M', cmd, ...args], {
       stdio: ['ignore', stdout, 'pipe'],
     });
     let err = '';
+    let partial = '';
+    const lines = [];
     child.stderr.setEncoding('utf8').on('data', (d) => {
       err += d;
+      const at = (performance.now() - started) / 1000;
+      const parts = (partial + d).split('\n');
+      partial = parts.pop();
+      for (const text of parts) lines.push({ at, text });
     });
     child.on('error', reject);
     child.on('close', (code) => {
@@ -50,6 +65,7 @@ function timed(cmd, args, { stdout = 'ignore' } = {}) {
         cpuS: Number(m[2]) + Number(m[3]),
         peakRssMiB: Number(m[4]) / 1024,
         stderr: err.replace(/@@TIME.*\n?/, ''),
+        lines,
       });
     });
   });
@@ -78,10 +94,25 @@ const work = mkdtempSync(join(tmpdir(), 'usp-batch-bench-'));
 const sitesFile = join(work, 'sites.txt');
 writeFileSync(sitesFile, farm.sitesFile());
 const truth = farm.allPages();
-const kinds = {};
-for (const s of farm.sites) kinds[s.kind] = (kinds[s.kind] ?? 0) + 1;
-console.log(`${n} sites (${JSON.stringify(kinds)}), ${truth.size} page URLs`);
-const results = { sites: n, kinds, pageUrls: truth.size, runs: {} };
+const kinds = countBy(farm.sites.map((s) => s.kind));
+const failing = new Set(
+  farm.sites.filter((s) => s.kind === 'hang' || s.kind === 'refuse').map((s) => s.homepage),
+);
+const hangSite = farm.sites.find((s) => s.kind === 'hang')?.homepage;
+const refuseSite = farm.sites.find((s) => s.kind === 'refuse')?.homepage;
+console.log(
+  `${n} sites (${JSON.stringify(kinds)}), ${truth.size} page URLs; load average ${loadavg()[0].toFixed(1)}`,
+);
+const results = {
+  date: new Date().toISOString(),
+  node: process.version,
+  cpus: `${cpus().length} × ${cpus()[0]?.model ?? '?'}`,
+  loadBefore: loadavg()[0],
+  sites: n,
+  kinds,
+  pageUrls: truth.size,
+  runs: {},
+};
 
 async function batch(name, extra = []) {
   farm.resetCounters();
@@ -90,14 +121,17 @@ async function batch(name, extra = []) {
   const t = await timed(process.execPath, [
     CLI,
     'batch',
+    '-v',
     '--out',
     out,
     '--state',
     state,
     '--sites',
-    '16',
+    String(SITES_AT_ONCE),
+    '--per-host',
+    String(PER_HOST),
     '--site-deadline',
-    SITE_DEADLINE,
+    `${SITE_DEADLINE_S}s`,
     ...NET,
     ...extra,
     sitesFile,
@@ -105,29 +139,41 @@ async function batch(name, extra = []) {
   const f = farm.totals();
   const pages = rows(join(out, 'pages.ndjson'));
   const sites = rows(join(out, 'sites.ndjson'));
+  // When the last site other than the hung and the refused one ended (from its -v line).
+  const ends = t.lines.filter((l) => /^usp: \S+: /.test(l.text));
+  const othersDoneS = Math.max(
+    0,
+    ...ends.filter((l) => !failing.has(/^usp: (\S+): /.exec(l.text)[1])).map((l) => l.at),
+  );
+  const msOf = (site) => sites.find((s) => s.site === site) ?? null;
   const r = {
-    ...t,
+    code: t.code,
+    wallS: t.wallS,
+    cpuS: t.cpuS,
+    peakRssMiB: t.peakRssMiB,
     requests: f.requests,
     bytesSent: f.bytesSent,
     maxInFlightPerHost: f.maxInFlightPerHost,
     pageRows: pages.length,
     siteRows: sites.length,
     statuses: countBy(sites.map((s) => s.status)),
-    slowestSiteMs: Math.max(...sites.map((s) => s.ms)),
+    othersDoneS: Number(othersDoneS.toFixed(1)),
+    hang: hangSite !== undefined ? msOf(hangSite) : null,
+    refuse: refuseSite !== undefined ? msOf(refuseSite) : null,
   };
-  delete r.stderr;
-  console.log(name, JSON.stringify(r));
-  if (t.code !== 0) console.log(t.stderr);
+  console.log(name, JSON.stringify({ ...r, hang: r.hang?.ms, refuse: r.refuse?.ms }));
+  if (t.code !== 0) console.log(t.stderr.split('\n').slice(-5).join('\n'));
   return { r, pages };
 }
 
 async function baseline() {
   farm.resetCounters();
   // xargs -P 16: what a user runs today; GNU time sums the CPU of every child.
-  const script = `xargs -P 16 -I{} sh -c '${process.execPath} ${CLI} ls -f ndjson --no-progress --deadline ${SITE_DEADLINE} ${NET.join(' ')} "{}" > /dev/null 2>&1' < ${sitesFile}`;
+  const script = `xargs -P ${SITES_AT_ONCE} -I{} sh -c '${process.execPath} ${CLI} ls -f ndjson --no-progress --deadline ${SITE_DEADLINE_S}s ${NET.join(' ')} "{}" > /dev/null 2>&1' < ${sitesFile}`;
   const t = await timed('sh', ['-c', script]);
   const f = farm.totals();
   const r = {
+    code: t.code,
     wallS: t.wallS,
     cpuS: t.cpuS,
     peakRssMiB: t.peakRssMiB,
@@ -137,6 +183,45 @@ async function baseline() {
   };
   console.log('baseline', JSON.stringify(r));
   return r;
+}
+
+const fmtS = (s) => `${s.toFixed(1)} s`;
+const fmtRatio = (x) => `${x.toFixed(1)}×`;
+const fmtInt = (x) => x.toLocaleString('en-US');
+
+function markdown(res) {
+  const { baseline: b, first: f, second: s, third: t } = res.runs;
+  const line = (name, r, pageRows) =>
+    `| ${name} | ${fmtS(r.wallS)} | ${fmtS(r.cpuS)} | ${r.peakRssMiB.toFixed(1)} MiB | ${fmtInt(r.requests)} | ${fmtInt(r.bytesSent)} | ${r.maxInFlightPerHost} | ${pageRows} | ${r.othersDoneS !== undefined ? fmtS(r.othersDoneS) : '—'} |`;
+  const out = [
+    `Batch case, ${fmtInt(res.sites)} sites (${Object.entries(res.kinds)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(
+        ', ',
+      )}; ${fmtInt(res.pageUrls)} page URLs), ${res.date.slice(0, 16)} UTC, Node ${res.node}, ${res.cpus}, load average ${res.loadBefore.toFixed(1)} before / ${res.loadAfter.toFixed(1)} after.`,
+    `Command: \`pnpm --filter usp-bench run bench:batch${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}\`; both sides \`${NET.join(' ')}\`, site deadline ${SITE_DEADLINE_S} s, \`--sites ${SITES_AT_ONCE} --per-host ${PER_HOST}\`.`,
+    '',
+    '| run | wall | CPU | peak RSS | requests | body bytes sent | max in flight / host | page rows | all but hung/refused done at |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...(b !== undefined ? [line(`${SITES_AT_ONCE} × \`usp ls\` loop (baseline)`, b, '—')] : []),
+    line(
+      '`usp batch`, fresh state',
+      f,
+      `${fmtInt(f.pageRows)}${f.pagesMatchTruth ? ' (= ground truth)' : ' (≠ ground truth)'}`,
+    ),
+    line('no change', s, fmtInt(s.pageRows)),
+    line(
+      '10 % of urlsets changed',
+      t,
+      `${fmtInt(t.pageRows)}${t.exactChanges ? ' (exactly the changed pages)' : ' (≠ the changed pages)'}`,
+    ),
+    '',
+    '| target | measured | result |',
+    '| --- | --- | --- |',
+    ...res.checks.map((c) => `| ${c.target} | ${c.measured} | ${c.pass ? 'PASS' : '**FAIL**'} |`),
+    '',
+  ];
+  return out.join('\n');
 }
 
 try {
@@ -155,22 +240,75 @@ try {
   const same = (a, b) => a.size === b.size && [...a].every((x) => b.has(x));
   results.runs.third.changedSitemaps = change.changedSitemaps.length;
   results.runs.third.exactChanges =
-    same(marked('changed'), change.changedPages) && same(marked('new'), change.newPages);
-  results.runs.third.sitemapsEmitted = new Set(third.pages.map((p) => p.sitemap)).size;
+    same(marked('changed'), change.changedPages) &&
+    same(marked('new'), change.newPages) &&
+    third.pages.every((p) => p.change !== 'unchanged' || change.changedSitemaps.includes(p.sitemap));
+  results.loadAfter = loadavg()[0];
+
   const b = results.runs.baseline;
   const f = results.runs.first;
   const s = results.runs.second;
-  results.targets = {
-    'peak RSS < 200 MiB': f.peakRssMiB < 200,
-    ...(b !== undefined ? { 'batch >= 5x faster than the 16-process loop': b.wallS / f.wallS >= 5 } : {}),
-    'never more than --per-host (2) in flight to one host':
-      Math.max(f.maxInFlightPerHost, s.maxInFlightPerHost) <= 2,
-    'no-change run <= 2 % of the bytes': s.bytesSent <= 0.02 * f.bytesSent,
-    'no-change run >= 10x faster': f.wallS / s.wallS >= 10,
-    '10 %-changed run emits exactly the changed pages': results.runs.third.exactChanges,
-  };
-  console.log(JSON.stringify(results.targets, null, 2));
-  if (values.out) writeFileSync(values.out, `${JSON.stringify(results, null, 2)}\n`);
+  const t = results.runs.third;
+  const batchRuns = [f, s, t];
+  const deadlineMs = SITE_DEADLINE_S * 1000;
+  const failingMs = batchRuns.flatMap((r) => [r.hang, r.refuse]).filter((x) => x !== null);
+  results.checks = [
+    {
+      target: `1,000 sites with --sites ${SITES_AT_ONCE} under 200 MiB peak RSS`,
+      measured: `${Math.max(...batchRuns.map((r) => r.peakRssMiB)).toFixed(1)} MiB (largest of the three runs) at ${fmtInt(n)} sites`,
+      pass: batchRuns.every((r) => r.peakRssMiB < 200),
+    },
+    ...(b !== undefined
+      ? [
+          {
+            target: 'batch ≥ 5× faster (wall) than the 16-process loop',
+            measured: `${fmtRatio(b.wallS / f.wallS)} wall, ${fmtRatio(b.cpuS / f.cpuS)} CPU`,
+            pass: b.wallS / f.wallS >= 5,
+          },
+        ]
+      : []),
+    {
+      target: 'the hung and the refused host do not lengthen the run beyond their own site deadline',
+      measured: `hung ${batchRuns.map((r) => fmtS((r.hang?.ms ?? 0) / 1000)).join(' / ')}, refused ${batchRuns.map((r) => fmtS((r.refuse?.ms ?? 0) / 1000)).join(' / ')} (deadline ${SITE_DEADLINE_S} s; both unreachable: ${failingMs.every((x) => x.status === 'unreachable')})`,
+      pass:
+        failingMs.length === 2 * batchRuns.length &&
+        failingMs.every((x) => x.status === 'unreachable' && x.ms <= deadlineMs) &&
+        batchRuns.every((r) => r.wallS * 1000 <= Math.max(r.othersDoneS * 1000, deadlineMs) + 5000),
+    },
+    {
+      target: `never more than --per-host (${PER_HOST}) in flight to one host`,
+      measured: `at most ${Math.max(...batchRuns.map((r) => r.maxInFlightPerHost))}`,
+      pass: batchRuns.every((r) => r.maxInFlightPerHost <= PER_HOST),
+    },
+    {
+      target: "no-change run ≤ 2 % of the first run's bytes",
+      measured: `${((100 * s.bytesSent) / f.bytesSent).toFixed(2)} % (${fmtInt(s.bytesSent)} of ${fmtInt(f.bytesSent)}), ${fmtInt(s.requests)} requests of ${fmtInt(f.requests)}`,
+      pass: s.bytesSent <= 0.02 * f.bytesSent,
+    },
+    {
+      target: 'no-change run ≥ 10× faster',
+      measured: `${fmtRatio(f.wallS / s.wallS)} wall (${fmtRatio(f.othersDoneS / s.othersDoneS)} to the last site but the hung one), ${fmtRatio(f.cpuS / s.cpuS)} CPU`,
+      pass: f.wallS / s.wallS >= 10,
+    },
+    {
+      target: '10 %-changed run emits exactly the changed pages (generator ground truth)',
+      measured: `${fmtInt(t.pageRows)} rows from ${new Set(third.pages.map((p) => p.sitemap)).size} sitemaps; ${change.changedSitemaps.length} sitemaps changed, ${change.changedPages.size} pages changed, ${change.newPages.size} new`,
+      pass: t.exactChanges,
+    },
+    {
+      target: 'the fresh run lists every page of the farm',
+      measured: `${fmtInt(f.pageRows)} rows, ${fmtInt(firstUrls.size)} URLs of ${fmtInt(truth.size)}`,
+      pass: f.pagesMatchTruth,
+    },
+  ];
+  console.log('');
+  for (const c of results.checks) {
+    console.log(`${c.pass ? 'PASS' : 'FAIL'}  ${c.target}: ${c.measured}`);
+  }
+  mkdirSync(dirname(values.md), { recursive: true });
+  writeFileSync(values.md, markdown(results));
+  writeFileSync(values.out, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`\nwrote ${values.md} and ${values.out}`);
 } finally {
   await farm.close();
   rmSync(work, { recursive: true, force: true });

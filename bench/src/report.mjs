@@ -188,7 +188,8 @@ function addCliTargets(byId, add) {
     add('`usp ls` on the 1M-URL site (issue 19)', null, big ? 'a run failed' : 'not run');
     return;
   }
-  const ratio = pairedRatio(usp, cr, 'wallMs');
+  // crawlee's wall time over ours, paired by round: 2 means usp ls took half crawlee's time.
+  const ratio = pairedRatio(cr, usp, 'wallMs');
   add(
     '`usp ls` (tabtree), 1M-URL site: ≥ 2× crawlee’s wall time',
     ratio >= 2,

@@ -12,7 +12,11 @@ export interface BatchSink {
 }
 
 export interface SiteOutput {
-  page(row: PageRow): void;
+  /**
+   * One page row. `json`, when given, is `JSON.stringify(row)`, made by the caller as it read the
+   * page; a sink that writes JSON may use it instead of serialising the row again.
+   */
+  page(row: PageRow, json?: string): void;
   sitemap(row: SitemapRow): void;
   /**
    * Keeps the site's rows and its result row. `saveState` is called once the rows are written and

@@ -202,8 +202,8 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
         spill = null;
       };
       return {
-        page(row: PageRow) {
-          text += `${JSON.stringify(row)}\n`;
+        page(row: PageRow, json?: string) {
+          text += `${json ?? JSON.stringify(row)}\n`;
           if (text.length >= PIECE_CHARS) {
             chunks.push(Buffer.from(text));
             text = '';

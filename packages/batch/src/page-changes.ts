@@ -24,8 +24,8 @@ export interface PageTrackerOptions {
   readonly site: string;
   /** The document's final URL. */
   readonly sitemap: string;
-  /** Where rows go as they are decided. */
-  readonly emit: (row: PageRow) => void;
+  /** Where rows go as they are decided, with their JSON text when marked (`SiteOutput.page`). */
+  readonly emit: (row: PageRow, json?: string) => void;
   /** Mark rows with `change` against the stored digest (a state is in use). */
   readonly marking: boolean;
   /** The last run's digest and page count of this document, when there is one. */
@@ -47,7 +47,7 @@ export interface PageTrackerOptions {
 export class PageTracker implements PageWriter {
   readonly #o: PageTrackerOptions;
   readonly #previous: Map<string, string> | null;
-  #held: PageRow[] | null;
+  #held: [PageRow, string][] | null;
   #digest = new Uint8Array(0);
   /** `#digest` as a Buffer, made once per growth instead of once per page. */
   #view = Buffer.alloc(0);
@@ -55,8 +55,11 @@ export class PageTracker implements PageWriter {
   #news = false;
   #change: Change = 'unchanged';
 
+  readonly #prefix: string;
+
   constructor(options: PageTrackerOptions) {
     this.#o = options;
+    this.#prefix = `{"site":${JSON.stringify(options.site)},"sitemap":${JSON.stringify(options.sitemap)},`;
     const prev = options.previous?.pages ?? null;
     this.#previous = options.marking && prev !== null ? digestMap(prev) : null;
     this.#held = options.marking && this.#previous !== null && options.emitUnchanged !== true ? [] : null;
@@ -91,24 +94,28 @@ export class PageTracker implements PageWriter {
       return;
     }
     const urlHash = hash8(page.url);
-    const rowHash = hash8(JSON.stringify(json));
+    const text = JSON.stringify(json);
+    const rowHash = hash8(text);
     this.#remember(urlHash, rowHash);
     let change: Change = 'new';
     if (this.#previous !== null) {
       const before = this.#previous.get(urlHash);
       change = before === undefined ? 'new' : before === rowHash ? 'unchanged' : 'changed';
     }
-    // One object a page: this runs for every page of every site.
+    // One object and one serialisation a page: this runs for every page of every site. The line is
+    // JSON.stringify(marked) (the JSON form has no site, sitemap or change key), from the text the
+    // hash needed anyway.
     const marked: PageRow = { site: this.#o.site, sitemap: this.#o.sitemap, ...json, change };
+    const line = `${this.#prefix}${text.slice(1, -1)},"change":"${change}"}`;
     if (change !== 'unchanged' && this.#change === 'unchanged') this.#change = 'changed';
     if (this.#held !== null) {
       if (change === 'unchanged') {
-        this.#held.push(marked);
+        this.#held.push([marked, line]);
         return;
       }
       this.#release();
     }
-    this.#o.emit(marked);
+    this.#o.emit(marked, line);
   }
 
   close(): StoredPages {
@@ -126,7 +133,7 @@ export class PageTracker implements PageWriter {
     const held = this.#held ?? [];
     this.#held = null;
     this.#change = 'changed';
-    for (const row of held) this.#o.emit(row);
+    for (const [row, line] of held) this.#o.emit(row, line);
   }
 
   #remember(urlHash: string, rowHash: string): void {

@@ -18,7 +18,7 @@ import type { BatchSink } from './batch-sink.js';
 import { PageTracker } from './page-changes.js';
 import type { PolitenessGate } from './politeness-gate.js';
 import { RecordingClient } from './recording-client.js';
-import type { SiteResult, SiteStatus } from './rows.js';
+import type { PageRow, SiteResult, SiteStatus } from './rows.js';
 
 /** The walk options a batch applies to every site (the job supplies the rest). */
 export type SiteWalkOptions = Omit<
@@ -158,9 +158,9 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
     const honest = trust > 0;
     const next = new Map<string, SitemapState>();
     const trackers = new Map<string, PageTracker>();
-    const emit = (row: Parameters<typeof output.page>[0]): void => {
+    const emit = (row: PageRow, json?: string): void => {
       pages++;
-      output.page(row);
+      output.page(row, json);
     };
 
     const revisit: Revisit | undefined =

@@ -342,3 +342,40 @@ describe('walkSite cut short', () => {
     expect(sink.rows.sites).toEqual([r]);
   });
 });
+
+describe('walkSite page lines', () => {
+  it('hands the sink each marked row with its JSON text, equal to JSON.stringify(row)', async () => {
+    const { site, home } = await startSite('127.0.3.12');
+    site.set('/robots.txt', `User-agent: *\nSitemap: ${home}n.xml\n`);
+    site.set(
+      '/n.xml',
+      newsUrlset([{ loc: `${home}caf%C3%A9?q="x"&amp;y=\u00e9`, date: '2026-11-01T10:00:00+02:00' }]),
+    );
+    const inner = memorySink();
+    const lines: [string, string | undefined][] = [];
+    const sink = {
+      begin(s: string) {
+        const out = inner.begin(s);
+        return {
+          ...out,
+          page: (row: Parameters<typeof out.page>[0], json?: string) => {
+            lines.push([JSON.stringify(row), json]);
+            out.page(row, json);
+          },
+        };
+      },
+    };
+    const client = opened.track(createWebClient({ allowPrivateNetworks: true, retries: 1 }));
+    const r = await walkSite(
+      { site: home },
+      { webClient: client, registry: testRegistry(), gate: hostGate(), sink, state: memoryStateStore() },
+    );
+    expect(r.pages).toBe(1);
+    expect(lines).toHaveLength(1);
+    expect(lines[0][1]).toBe(lines[0][0]);
+    expect(JSON.parse(lines[0][0])).toMatchObject({
+      change: 'new',
+      newsStory: { title: expect.any(String) },
+    });
+  });
+});

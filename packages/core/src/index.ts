@@ -63,6 +63,7 @@ export type {
   XmlName,
   XmlRootMatch,
 } from './contract/plugin.js';
+export { MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP } from './contract/protocol-limits.js';
 export { createRegistry, type Registry } from './contract/registry.js';
 export {
   AbstractIndexSitemap,

@@ -11,6 +11,8 @@ function context(budget = Number.POSITIVE_INFINITY) {
   const ctx: ParseContext = {
     url: 'https://example.com/feed.xml',
     limits: { maxPagesPerDocument: 1000, maxChildrenPerIndex: 1000, maxUrlLength: 40 },
+    atEntry: () => {},
+    atLine: () => {},
     warn: (code, message) => warnings.push([code, message]),
     page: (page) => {
       if (pages.length >= budget) return false;

@@ -51,6 +51,8 @@ function context(warnings: Warning[]): ParseContext {
   return {
     url: 'http://example.com/s.xml',
     limits: { maxPagesPerDocument: 1e6, maxChildrenPerIndex: 1e6, maxUrlLength: 1e6 },
+    atEntry: () => {},
+    atLine: () => {},
     warn: (code, message) => warnings.push({ code, message, url: 'http://example.com/s.xml' }),
     page: (_p: Page) => true,
     child: (_c: ChildRef) => true,
@@ -86,7 +88,12 @@ describe('xml engine: events', () => {
       `close 1:{${NS}}item {"id":"x"} ""`,
       'end false',
     ]);
-    expect(result).toEqual({ outcome: { type: 'PagesXMLSitemap' }, truncated: false, format: 'recorder' });
+    expect(result).toEqual({
+      outcome: { type: 'PagesXMLSitemap' },
+      truncated: false,
+      format: 'recorder',
+      root: { ns: 'urn:test:root', local: 'doc' },
+    });
   });
 
   it('gives close the text since the last tag: CDATA included, comments skipped, entities decoded once', () => {

@@ -61,6 +61,8 @@ export class AtomHandler implements XmlHandler {
   private entryDepth = -1;
   /** Whether the entry child being read has child elements (an XHTML title: not plain text). */
   private fieldHasMarkup = false;
+  /** Entries opened so far: the position reported to the context. */
+  private entries = 0;
   private stopped = false;
   private readonly pages: FeedPageEmitter;
 
@@ -79,7 +81,10 @@ export class AtomHandler implements XmlHandler {
     const draft = this.draft;
     const fields = this.fields;
     if (draft === null || fields === null) {
-      if (el.local === 'entry' && el.ns === this.ns) this.startEntry(depth);
+      if (el.local === 'entry' && el.ns === this.ns) {
+        this.ctx.atEntry(++this.entries);
+        this.startEntry(depth);
+      }
       return;
     }
     if (this.router?.open(el, draft) === true) return;
@@ -98,6 +103,7 @@ export class AtomHandler implements XmlHandler {
     if (draft === null || fields === null) return;
     if (el.depth === this.entryDepth) {
       this.endEntry(draft, fields);
+      this.ctx.atEntry(0);
       return;
     }
     if (this.router?.close(el, text, draft) === true) return;

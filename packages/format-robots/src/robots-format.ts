@@ -151,8 +151,10 @@ function createRobotsParser(ctx: ParseContext, opts: Required<RobotsTxtOptions>)
     }
   };
 
+  let lineNumber = 0;
   const splitter = createLineSplitter(
     (line, truncated) => {
+      ctx.atLine(++lineNumber);
       if (rulesOpen) {
         charsRead += line.length + 1;
         if (charsRead > opts.maxRulesLength) {

@@ -40,6 +40,8 @@ export class RssHandler implements XmlHandler {
   private draft: PageDraft | null = null;
   private fields: ItemFields | null = null;
   private itemDepth = -1;
+  /** Items opened so far: the position reported to the context. */
+  private items = 0;
   private stopped = false;
   private readonly pages: FeedPageEmitter;
 
@@ -55,7 +57,10 @@ export class RssHandler implements XmlHandler {
     const draft = this.draft;
     if (draft === null) {
       // Items normally sit in <channel>, but feeds that put them elsewhere are still read.
-      if (el.local === 'item' && el.ns === this.ns) this.startItem(el.depth);
+      if (el.local === 'item' && el.ns === this.ns) {
+        this.ctx.atEntry(++this.items);
+        this.startItem(el.depth);
+      }
       return;
     }
     this.router?.open(el, draft);
@@ -68,6 +73,7 @@ export class RssHandler implements XmlHandler {
     if (draft === null || fields === null) return;
     if (el.depth === this.itemDepth) {
       this.endItem(draft, fields);
+      this.ctx.atEntry(0);
       return;
     }
     if (this.router?.close(el, text, draft) === true) return;

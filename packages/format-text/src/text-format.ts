@@ -59,6 +59,7 @@ function createTextParser(ctx: ParseContext, opts: Required<PlainTextOptions>): 
   const splitter = createLineSplitter(
     (line, truncated) => {
       lineNumber++;
+      ctx.atLine(lineNumber);
       if (state === 'stopped') return;
       const url = pythonStrip(line);
       if (url === '') return;

@@ -30,6 +30,8 @@ export class SitemapIndexHandler implements XmlHandler {
   private lastModified: SitemapDate | null = null;
   private skipDepth = -1;
   private stopped = false;
+  /** Entry elements opened so far: the position reported to the context. */
+  private entries = 0;
   private readonly seen = new Set<string>();
   private readonly warnedStray = new Set<string>();
 
@@ -44,6 +46,7 @@ export class SitemapIndexHandler implements XmlHandler {
     if (el.depth !== this.entryDepth) return;
     if (isOwnNamespace(el.ns, this.rootNs)) {
       if (el.local === 'sitemap') {
+        this.ctx.atEntry(++this.entries);
         this.inEntry = true;
         this.loc = null;
         this.lastModified = null;
@@ -74,6 +77,7 @@ export class SitemapIndexHandler implements XmlHandler {
     }
     if (depth === this.entryDepth) {
       this.endEntry();
+      this.ctx.atEntry(0);
       return;
     }
     if (depth !== this.entryDepth + 1 || !isOwnNamespace(el.ns, this.rootNs)) return;

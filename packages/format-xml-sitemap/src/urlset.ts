@@ -42,6 +42,8 @@ export class UrlsetHandler implements XmlHandler {
   /** Depth of the stray element whose subtree is being skipped; -1 when none. */
   private skipDepth = -1;
   private stopped = false;
+  /** Entry elements opened so far: the position reported to the context. */
+  private entries = 0;
   /** Depth of the extension element whose subtree is being routed; -1 when none. */
   private extDepth = -1;
   /** Whether the extensions were told about the current entry (only entries that use them are). */
@@ -70,6 +72,7 @@ export class UrlsetHandler implements XmlHandler {
       if (depth !== this.entryDepth) return;
       if (isOwnNamespace(el.ns, this.rootNs)) {
         if (el.local === 'url') {
+          this.ctx.atEntry(++this.entries);
           this.startEntry();
           return;
         }
@@ -115,6 +118,7 @@ export class UrlsetHandler implements XmlHandler {
     }
     if (depth === this.entryDepth) {
       this.endEntry(draft);
+      this.ctx.atEntry(0);
       return;
     }
     if (this.extDepth >= 0) {

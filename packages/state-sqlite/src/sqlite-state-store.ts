@@ -106,6 +106,10 @@ export function sqliteStateStore(path: string, options: SqliteStateStoreOptions 
     db.pragma('journal_mode = WAL');
     // WAL with NORMAL: a killed process loses nothing committed; power loss may lose the last commits.
     db.pragma('synchronous = NORMAL');
+    // better-sqlite3 builds SQLite with a 16 MiB page cache. A batch reads and writes each site's
+    // rows once per run, so the cache only ever helps with the index pages; at 16 MiB it grew the
+    // process by 15-20 MB over 1,000 sites for nothing. SQLite's own default:
+    db.pragma('cache_size = -2000');
     // A write at once takes the exclusive lock that the connection then keeps.
     db.transaction(() => {
       db.exec(SCHEMA);

@@ -117,6 +117,10 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    // Nothing is left to stop cleanly, but a signal's default action would skip the 'exit' hooks
+    // that remove the page store's temp files: exit through them, with the shell's code.
+    process.once('SIGINT', () => process.exit(130));
+    process.once('SIGTERM', () => process.exit(143));
   }
 }
 

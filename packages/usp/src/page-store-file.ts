@@ -1,6 +1,7 @@
-import { closeSync, mkdtempSync, openSync, rmSync, unlinkSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 import {
   type Alternate,
   type ChangeFrequency,
@@ -28,7 +29,10 @@ export interface FilePageStoreOptions {
 }
 
 export interface FilePageStore extends PageStore {
-  /** The store's directory (`usp-pages-XXXXXX`), or `null` before the first page is written. */
+  /**
+   * The store's directory (`usp-pages-<host>-<pid>-XXXXXX`), or `null` while it holds no file:
+   * before the first page is written, and again once every file is released.
+   */
   readonly dir: string | null;
   /** Removes every file of the store now; pages not loaded yet are gone. */
   dispose(): void;
@@ -38,8 +42,11 @@ export interface FilePageStore extends PageStore {
  * Keeps each pages sitemap's pages in a temp file (a binary record a page, see page-records.ts),
  * and reads them back when `.pages` is accessed. The tree in memory holds only its nodes
  * and a count per sitemap, so memory stays flat however many pages a site has (usp swaps pages
- * to temp files for the same reason). A file is removed when its node's pages are released, when
- * the node is garbage-collected, and at the latest when the process exits.
+ * to temp files for the same reason). A file is removed when its node's pages are released or
+ * the node is garbage-collected, and the directory with its last file; whatever is left goes when
+ * the process exits. A process that cannot clean up (killed by a signal, a worker thread
+ * terminated, a crash) leaves its directory behind: the next store created on the same host, in
+ * any process, removes the directories of processes that no longer run.
  */
 export function filePageStore(options: FilePageStoreOptions = {}): FilePageStore {
   const parent = options.dir ?? tmpdir();
@@ -47,13 +54,25 @@ export function filePageStore(options: FilePageStoreOptions = {}): FilePageStore
   const readChunkBytes = options.readChunkBytes ?? 256 * 1024;
   let dir: string | null = null;
   let seq = 0;
+  /** Files of this store not removed yet; the directory goes with the last one. */
+  const files = new Set<string>();
   const ensureDir = (): string => {
     if (dir === null) {
-      dir = mkdtempSync(join(parent, 'usp-pages-'));
+      sweepDeadOwners(parent);
+      dir = mkdtempSync(join(parent, OWN_PREFIX));
       liveDirs.add(dir);
       registerExitCleanup();
     }
     return dir;
+  };
+  const removeDir = () => {
+    if (dir === null) return;
+    rmSync(dir, { recursive: true, force: true });
+    liveDirs.delete(dir);
+    dir = null;
+  };
+  const fileGone = (path: string) => {
+    if (files.delete(path) && files.size === 0) removeDir();
   };
 
   return {
@@ -61,10 +80,8 @@ export function filePageStore(options: FilePageStoreOptions = {}): FilePageStore
       return dir;
     },
     dispose() {
-      if (dir === null) return;
-      rmSync(dir, { recursive: true, force: true });
-      liveDirs.delete(dir);
-      dir = null;
+      files.clear();
+      removeDir();
     },
     open(): PageWriter {
       let path: string | null = null;
@@ -76,6 +93,7 @@ export function filePageStore(options: FilePageStoreOptions = {}): FilePageStore
         if (fd === null) {
           path = join(ensureDir(), `${++seq}.pages`);
           fd = openSync(path, 'w');
+          files.add(path);
         }
         writeSync(fd, buffer.take());
       };
@@ -89,14 +107,19 @@ export function filePageStore(options: FilePageStoreOptions = {}): FilePageStore
           flush();
           if (fd !== null) closeSync(fd);
           fd = null;
-          return storedInFile(path, count, readChunkBytes);
+          return storedInFile(path, count, readChunkBytes, fileGone);
         },
       };
     },
   };
 }
 
-function storedInFile(path: string | null, count: number, chunkBytes: number): StoredPages {
+function storedInFile(
+  path: string | null,
+  count: number,
+  chunkBytes: number,
+  gone: (path: string) => void,
+): StoredPages {
   if (path === null) return { count: 0, load: () => [] };
   let file: string | null = path;
   function* pages(): Generator<Page, void, undefined> {
@@ -116,12 +139,13 @@ function storedInFile(path: string | null, count: number, chunkBytes: number): S
     iterate,
     release() {
       if (file === null) return;
-      removeFile(file);
+      removeFile({ path: file, gone });
       collector.unregister(stored);
       file = null;
     },
   };
-  collector.register(stored, path, stored);
+  // The held value must not reach `stored`, or it would never be collected.
+  collector.register(stored, { path, gone }, stored);
   return stored;
 }
 
@@ -143,16 +167,66 @@ export function urlLinesOf(
   return (pages as Partial<UrlLineSource>)[URL_LINES] ?? null;
 }
 
-function removeFile(path: string): void {
+interface StoredFile {
+  readonly path: string;
+  /** Tells the store, which removes its directory with its last file. */
+  readonly gone: (path: string) => void;
+}
+
+function removeFile(file: StoredFile): void {
   try {
-    unlinkSync(path);
+    unlinkSync(file.path);
   } catch {
     // Already gone (the directory was disposed): nothing to free.
   }
+  file.gone(file.path);
 }
 
 /** A node dropped without `releasePages()` still frees its file once it is collected. */
-const collector = new FinalizationRegistry<string>(removeFile);
+const collector = new FinalizationRegistry<StoredFile>(removeFile);
+
+/**
+ * Directories are named for their owner, `usp-pages-<host>-<pid>-XXXXXX`, so that a later store
+ * can tell which ones nobody will clean up: the process is gone. The host keeps a process on
+ * another machine (or container) sharing the directory from being taken for a dead one.
+ */
+const HOST = hostname().replace(/[^A-Za-z0-9.]/g, '_') || 'host';
+const OWN_PREFIX = `usp-pages-${HOST}-${process.pid}-`;
+const OWNED = /^usp-pages-(.+)-(\d+)-[A-Za-z0-9]{6}$/;
+const swept = new Set<string>();
+
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it runs, as another user.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes the directories that processes of this host left behind, once per parent directory. */
+function sweepDeadOwners(parent: string): void {
+  if (swept.has(parent)) return;
+  swept.add(parent);
+  let names: string[];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = OWNED.exec(name);
+    if (m === null || m[1] !== HOST) continue;
+    const pid = Number(m[2]);
+    if (pid === process.pid || processRuns(pid)) continue;
+    try {
+      rmSync(join(parent, name), { recursive: true, force: true });
+    } catch {
+      // Another process removing it at the same time, or not ours to remove: leave it.
+    }
+  }
+}
 
 const liveDirs = new Set<string>();
 let exitHookInstalled = false;
@@ -161,14 +235,27 @@ function registerExitCleanup(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.once('exit', () => {
-    for (const d of liveDirs) {
+    for (const d of liveDirs) removeQuietly(d);
+    // Every thread of the process ends with it: the directories worker threads left go too.
+    if (!isMainThread) return;
+    for (const parent of swept) {
+      let names: string[];
       try {
-        rmSync(d, { recursive: true, force: true });
+        names = readdirSync(parent);
       } catch {
-        // Exiting anyway; a file the OS holds open cannot be helped.
+        continue;
       }
+      for (const name of names) if (name.startsWith(OWN_PREFIX)) removeQuietly(join(parent, name));
     }
   });
+}
+
+function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { recursive: true, force: true });
+  } catch {
+    // Exiting anyway; a file the OS holds open cannot be helped.
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

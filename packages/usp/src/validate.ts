@@ -1,37 +1,28 @@
-import { gunzipSync, constants as zlibConstants } from 'node:zlib';
 import {
   type ChildRef,
-  createRegistry,
+  type DocumentPosition,
   type HeaderLookup,
   headerLookup,
   InvalidUrlError,
   isHttpUrl,
+  MAX_SITEMAP_BYTES,
+  MAX_URLS_PER_SITEMAP,
   type Page,
-  type ParseContext,
   type ParsedDocument,
-  type Plugin,
+  type ParseObserver,
   parseDocument,
   type Registry,
   type SitemapType,
-  type TextFormat,
   urlKey,
   type Warning,
   type WebClient,
-  type XmlElement,
-  type XmlFormat,
 } from '@usp-ts/core';
 import { createWebClient, type WebClientOptions } from '@usp-ts/fetcher';
+import { SITEMAP_NAMESPACE } from '@usp-ts/format-xml-sitemap';
 import { LOCAL_DUMMY_URL } from './document.js';
 import { nodeGunzip } from './gunzip-node.js';
-import { defaultPlugins } from './plugins.js';
+import { createDefaultRegistry } from './plugins.js';
 import { clientOptionsFor } from './tree.js';
-
-/** The sitemaps.org namespace, exactly as the protocol spells it. */
-export const SITEMAP_NAMESPACE = 'http://www.sitemaps.org/schemas/sitemap/0.9';
-/** sitemaps.org and Google: at most 50,000 URLs per sitemap and sitemaps per index. */
-export const MAX_URLS_PER_SITEMAP = 50_000;
-/** sitemaps.org and Google: at most 50 MB (52,428,800 bytes) uncompressed. */
-export const MAX_SITEMAP_BYTES = 52_428_800;
 
 export type FindingSeverity = 'error' | 'warning';
 
@@ -52,7 +43,11 @@ export interface Finding {
 export interface ValidatedSitemap {
   readonly url: string;
   readonly type: SitemapType;
-  /** Pages (for a pages sitemap) or children (for an index). */
+  /**
+   * Entries read: every entry element of an XML document (`<url>`, `<sitemap>`, `<item>`,
+   * `<entry>`), valid or not, duplicates included; for a text document (and a format that does
+   * not report its entries), the pages or child sitemaps it lists.
+   */
   readonly entries: number;
   /** Decoded bytes (after gunzip). */
   readonly bytes: number;
@@ -119,25 +114,28 @@ function severityOf(code: string): FindingSeverity {
   return WARNING_CODES.has(code) ? 'warning' : 'error';
 }
 
-const LINE_BREAK = /[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]/g;
+type Location = { entry?: number; line?: number };
 
-interface Location {
-  entry?: number;
-  line?: number;
-}
+/** The characters of a document's start in which an HTML page is recognised. */
+const HEAD_CHARS = 4096;
 
-/** What one document's checks need to know, and what they found. */
-class DocumentCheck {
+/**
+ * What one document's checks need to know, and what they found. It watches the parse
+ * (`ParseObserver`): the formats report where each page, child and warning is.
+ */
+class DocumentCheck implements ParseObserver {
   readonly findings: Finding[] = [];
-  /** Warnings the parsers raised through the probe, already recorded with a location. */
+  /** Warnings the parsers raised, already recorded with a location. */
   readonly #seen = new Map<string, number>();
   readonly #pageUrls = new Set<string>();
+  /** Children, checked once the document's type is known (robots.txt may name any host). */
+  readonly #children: { url: string; location: Location }[] = [];
   pages = 0;
   children = 0;
-  isRobots = false;
-  rootNs: string | null = null;
-  rootLocal: string | null = null;
-  location: Location = {};
+  /** The highest entry the format reported reading. */
+  entries = 0;
+  /** The start of the decoded text (to spot HTML). */
+  head = '';
 
   constructor(
     readonly url: string,
@@ -153,14 +151,42 @@ class DocumentCheck {
     return this.findings.some((f) => f.code === code);
   }
 
-  /** A warning raised inside a parser: recorded here with the position being read. */
-  parserWarning(code: string, message: string): void {
-    const key = `${code}\u0000${message}`;
-    this.#seen.set(key, (this.#seen.get(key) ?? 0) + 1);
-    this.add(code, message, { ...this.location });
+  // ParseObserver
+
+  at(position: DocumentPosition | null): void {
+    if (position !== null && 'entry' in position && position.entry > this.entries) {
+      this.entries = position.entry;
+    }
   }
 
-  /** A warning from the document driver: recorded unless the probe already had it. */
+  text(text: string): void {
+    if (this.head.length < HEAD_CHARS) this.head += text.slice(0, HEAD_CHARS - this.head.length);
+  }
+
+  /** A warning raised inside a parser: recorded here with the position being read. */
+  warn(code: string, message: string, at: DocumentPosition | null): void {
+    const key = `${code}\u0000${message}`;
+    this.#seen.set(key, (this.#seen.get(key) ?? 0) + 1);
+    this.add(code, message, at ?? {});
+  }
+
+  page(page: Page, at: DocumentPosition | null): void {
+    this.pages++;
+    const loc = at ?? {};
+    if (this.#pageUrls.has(page.url)) {
+      this.add('duplicate-url', `URL ${page.url} is listed more than once`, loc);
+    } else {
+      this.#pageUrls.add(page.url);
+    }
+    this.checkLoc(page.url, loc, 'URL');
+  }
+
+  child(ref: ChildRef, at: DocumentPosition | null): void {
+    this.children++;
+    this.#children.push({ url: ref.url, location: at ?? {} });
+  }
+
+  /** A warning from the document driver: recorded unless the parser already had it. */
   driverWarning(w: Warning): void {
     // The driver's own size and count warnings: reported as too-large / too-many-urls instead.
     if (w.code === 'over-spec') return;
@@ -173,21 +199,10 @@ class DocumentCheck {
     this.add(w.code, w.message);
   }
 
-  page(page: Page): void {
-    this.pages++;
-    const loc = { ...this.location };
-    if (this.#pageUrls.has(page.url)) {
-      this.add('duplicate-url', `URL ${page.url} is listed more than once`, loc);
-    } else {
-      this.#pageUrls.add(page.url);
-    }
-    this.checkLoc(page.url, loc, 'URL');
-  }
-
-  child(ref: ChildRef): void {
-    this.children++;
-    // robots.txt may name sitemaps on any host (cross-submission); an index may not.
-    if (!this.isRobots) this.checkLoc(ref.url, { ...this.location }, 'Sitemap');
+  /** The children's hosts, once the type is known: robots.txt may name sitemaps on any host (cross-submission); an index may not. */
+  checkChildren(type: SitemapType): void {
+    if (type === 'IndexRobotsTxtSitemap') return;
+    for (const c of this.#children) this.checkLoc(c.url, c.location, 'Sitemap');
   }
 
   checkLoc(url: string, loc: Location, what: string): void {
@@ -232,144 +247,8 @@ class DocumentCheck {
   }
 }
 
-/** Wraps each format so that the checks see every page and warning with its position. */
-function probingRegistry(plugins: readonly Plugin[], current: () => DocumentCheck): Registry {
-  const probeCtx = (ctx: ParseContext): ParseContext => {
-    const check = current();
-    return {
-      url: ctx.url,
-      limits: ctx.limits,
-      warn(code, message) {
-        check.parserWarning(code, message);
-        ctx.warn(code, message);
-      },
-      page(page) {
-        check.page(page);
-        return ctx.page(page);
-      },
-      child(ref) {
-        check.child(ref);
-        return ctx.child(ref);
-      },
-    };
-  };
-  const wrapText = (f: TextFormat): TextFormat => ({
-    kind: 'text',
-    name: f.name,
-    claims: (doc) => f.claims(doc),
-    createParser(ctx) {
-      const check = current();
-      check.isRobots = f.name.includes('robots');
-      const inner = f.createParser(probeCtx(ctx));
-      let line = 1;
-      let afterCr = false;
-      check.location = { line };
-      // Fed one line at a time so that a warning is raised while its line number is current.
-      return {
-        type: inner.type,
-        write(text) {
-          let start = 0;
-          if (afterCr && text.startsWith('\n')) {
-            inner.write('\n');
-            start = 1;
-          }
-          afterCr = false;
-          LINE_BREAK.lastIndex = start;
-          for (let m = LINE_BREAK.exec(text); m !== null; m = LINE_BREAK.exec(text)) {
-            let end = m.index + 1;
-            if (m[0] === '\r' && text[end] === '\n') end++;
-            inner.write(text.slice(start, end));
-            line++;
-            check.location = { line };
-            start = end;
-            LINE_BREAK.lastIndex = end;
-            if (m[0] === '\r' && end === text.length) afterCr = true;
-          }
-          if (start < text.length) inner.write(text.slice(start));
-        },
-        end(truncated) {
-          const outcome = inner.end(truncated);
-          check.location = {};
-          return outcome;
-        },
-      };
-    },
-  });
-  const isEntry = (el: XmlElement): boolean =>
-    (el.depth === 1 && (el.local === 'url' || el.local === 'sitemap' || el.local === 'entry')) ||
-    (el.depth === 2 && el.local === 'item');
-  const wrapXml = (f: XmlFormat): XmlFormat => ({
-    kind: 'xml',
-    name: f.name,
-    roots: f.roots,
-    createHandler(ctx, root) {
-      const check = current();
-      check.rootNs = root.ns;
-      check.rootLocal = root.local;
-      const inner = f.createHandler(probeCtx(ctx), root);
-      let entry = 0;
-      return {
-        type: inner.type,
-        open(el) {
-          if (isEntry(el)) check.location = { entry: ++entry };
-          inner.open(el);
-        },
-        close(el, text) {
-          inner.close(el, text);
-          if (isEntry(el)) check.location = {};
-        },
-        end(truncated) {
-          return inner.end(truncated);
-        },
-      };
-    },
-  });
-  return createRegistry(plugins.map((p) => (p.kind === 'text' ? wrapText(p) : wrapXml(p))));
-}
-
-/** The first bytes of the body, kept while it streams by (to spot HTML). */
-function capturingHead(
-  body: AsyncIterable<Uint8Array>,
-  keep: number,
-): { body: AsyncIterable<Uint8Array>; head: () => Uint8Array } {
-  const parts: Uint8Array[] = [];
-  let have = 0;
-  return {
-    body: {
-      async *[Symbol.asyncIterator]() {
-        for await (const chunk of body) {
-          if (have < keep) {
-            parts.push(chunk.subarray(0, keep - have));
-            have += Math.min(chunk.length, keep - have);
-          }
-          yield chunk;
-        }
-      },
-    },
-    head: () => Buffer.concat(parts),
-  };
-}
-
-function headText(raw: Uint8Array): string {
-  let bytes = raw;
-  if (bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) {
-    try {
-      bytes = gunzipSync(bytes, { finishFlush: zlibConstants.Z_SYNC_FLUSH });
-    } catch {
-      return '';
-    }
-  }
-  return Buffer.from(bytes)
-    .toString('utf8')
-    .replace(/^\uFEFF/, '');
-}
-
 const HTML_START =
   /^\s*(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<(?:!doctype\s+html|html[\s>]|head[\s>]|body[\s>])/i;
-
-function isGzip(raw: Uint8Array): boolean {
-  return raw.length >= 2 && raw[0] === 0x1f && raw[1] === 0x8b;
-}
 
 function mediaType(contentType: string | null): string | null {
   if (contentType === null) return null;
@@ -435,17 +314,16 @@ interface DocumentResult {
 
 async function checkDocument(
   input: DocumentInput,
-  plugins: readonly Plugin[],
+  registry: Registry,
   signal?: AbortSignal,
 ): Promise<DocumentResult> {
   const check = new DocumentCheck(input.url, input.origins);
-  const registry = probingRegistry(plugins, () => check);
-  const captured = capturingHead(input.body, 4096);
   const parsed = await parseDocument({
     url: input.url,
-    body: captured.body,
+    body: input.body,
     headers: input.headers,
     registry,
+    observer: check,
     onWarning: (w) => check.driverWarning(w),
     gunzip: nodeGunzip,
     // Count past the protocol's limits instead of stopping at them.
@@ -454,8 +332,8 @@ async function checkDocument(
   });
   // The description is all a check needs: no node, no pages kept.
   const node = parsed;
-  const raw = captured.head();
-  const html = HTML_START.test(headText(raw));
+  check.checkChildren(node.type);
+  const html = HTML_START.test(check.head.replace(/^\uFEFF/, ''));
   if (html && (node.type === 'InvalidSitemap' || (check.pages === 0 && check.children === 0))) {
     // Whatever the parsers said about it (DOCTYPE refused, unknown root, no URLs), it is one problem.
     check.findings.length = 0;
@@ -463,22 +341,24 @@ async function checkDocument(
   } else if (node.type === 'InvalidSitemap') {
     check.add('invalid-sitemap', node.reason ?? '');
   }
+  const root = parsed.root ?? null;
   if (
     node.type !== 'InvalidSitemap' &&
-    (check.rootLocal === 'urlset' || check.rootLocal === 'sitemapindex') &&
-    check.rootNs !== SITEMAP_NAMESPACE
+    root !== null &&
+    (root.local === 'urlset' || root.local === 'sitemapindex') &&
+    root.ns !== SITEMAP_NAMESPACE
   ) {
-    if (check.rootNs === '' || check.rootNs === null) {
+    if (root.ns === '') {
       if (!check.has('missing-namespace')) {
         check.add(
           'missing-namespace',
-          `<${check.rootLocal}> has no namespace; the protocol requires ${SITEMAP_NAMESPACE}`,
+          `<${root.local}> has no namespace; the protocol requires ${SITEMAP_NAMESPACE}`,
         );
       }
     } else {
       check.add(
         'wrong-namespace',
-        `<${check.rootLocal}> is in namespace ${check.rootNs}; the protocol requires ${SITEMAP_NAMESPACE}`,
+        `<${root.local}> is in namespace ${root.ns}; the protocol requires ${SITEMAP_NAMESPACE}`,
       );
     }
   }
@@ -494,7 +374,7 @@ async function checkDocument(
       `${check.pages} URLs: the limit is ${MAX_URLS_PER_SITEMAP} per sitemap; split it`,
     );
   }
-  if (check.children > MAX_URLS_PER_SITEMAP && !check.isRobots) {
+  if (check.children > MAX_URLS_PER_SITEMAP && node.type !== 'IndexRobotsTxtSitemap') {
     check.add(
       'too-many-sitemaps',
       `${check.children} sitemaps: the limit is ${MAX_URLS_PER_SITEMAP} per sitemap index; split it`,
@@ -507,14 +387,18 @@ async function checkDocument(
   if (isPages && check.pages === 0 && !check.has('html')) check.add('empty', 'The sitemap lists no URLs');
   const contentType = input.headers('content-type');
   if (input.contentTypeCheck && !check.has('html'))
-    contentTypeFinding(check, node.type, contentType, isGzip(raw));
+    contentTypeFinding(check, node.type, contentType, (parsed.gzipLayers ?? 0) > 0);
   return {
     check,
     parsed,
     summary: {
       url: node.url,
       type: node.type,
-      entries: isPages ? check.pages : check.children,
+      // A format that reports its entries counts every one, not only those that became pages.
+      entries:
+        node.type === 'InvalidSitemap'
+          ? check.children
+          : Math.max(check.entries, isPages ? check.pages : check.children),
       bytes: parsed.bytes,
       contentType,
     },
@@ -562,7 +446,7 @@ export async function validateDocument(
         : body;
   const url = options.url ?? LOCAL_DUMMY_URL;
   if (!isHttpUrl(url)) throw new InvalidUrlError(url);
-  const plugins = options.registry?.plugins ?? defaultPlugins();
+  const registry = options.registry ?? createDefaultRegistry();
   const headers = typeof options.headers === 'function' ? options.headers : headerLookup(options.headers);
   const r = await checkDocument(
     {
@@ -572,7 +456,7 @@ export async function validateDocument(
       contentTypeCheck: options.headers !== undefined,
       origins: options.url === undefined ? null : new Set([new URL(url).origin]),
     },
-    plugins,
+    registry,
   );
   return report([{ summary: r.summary, findings: r.check.findings }], 0);
 }
@@ -595,7 +479,7 @@ export async function validateSitemap(url: string, options: ValidateOptions = {}
       ? createWebClient(await clientOptionsFor(url, options.webClientOptions))
       : null;
   const client = owned ?? (options.webClient as WebClient);
-  const plugins = options.registry?.plugins ?? defaultPlugins();
+  const registry = options.registry ?? createDefaultRegistry();
   const follow = options.followChildren ?? true;
   const maxSitemaps = options.maxSitemaps ?? 1000;
   const maxDepth = options.maxDepth ?? 11;
@@ -644,7 +528,7 @@ export async function validateSitemap(url: string, options: ValidateOptions = {}
     try {
       result = await checkDocument(
         { url: finalUrl, body: response.body, headers: response.headers, contentTypeCheck: true, origins },
-        plugins,
+        registry,
         options.signal,
       );
     } finally {

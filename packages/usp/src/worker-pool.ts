@@ -87,6 +87,10 @@ interface Job {
   pagesType: PagesSitemapType | null;
   /** Set once the caller's signal aborted: the worker has this long to answer. */
   graceTimer: ReturnType<typeof setTimeout> | null;
+  /** The pump waits for body bytes the source does not have yet. */
+  awaitingBody: boolean;
+  /** ... and the worker has read every byte sent: this document leaves its thread idle. */
+  starved: boolean;
   inFlight: number;
   creditWaiter: (() => void) | null;
   finished: boolean;
@@ -211,6 +215,7 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
     if (job === undefined) return;
     if (m.t === 'credit') {
       job.inFlight -= m.bytes;
+      checkStarved(job);
       const w = job.creditWaiter;
       job.creditWaiter = null;
       w?.();
@@ -219,6 +224,21 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
     job.chain = job.chain
       .then(() => (job.finished ? undefined : handle(job, m)))
       .catch((error) => fail(job, error));
+  };
+
+  /**
+   * A slow body (a site sending a few KB at a time) leaves its thread idle, waiting for bytes; a
+   * document waiting for a thread may then join it rather than wait, unread, for the slow one to
+   * end (issue 14: a third slow urlset delivered nothing until one of the first two had ended).
+   * Checked after this turn's I/O: a body with bytes already buffered answers before that.
+   */
+  const checkStarved = (job: Job) => {
+    if (job.finished || !job.awaitingBody || job.inFlight > 0 || job.starved) return;
+    setImmediate(() => {
+      if (job.finished || !job.awaitingBody || job.inFlight > 0) return;
+      job.starved = true;
+      wakeWaiting();
+    });
   };
 
   const fail = (job: Job, error: unknown) => {
@@ -246,8 +266,13 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
       if (job.finished) return;
       const slot = job.slot;
       const worker = slot.worker;
-      // Before `settle`, which may place a waiting document on this slot.
-      slot.worker = null;
+      // The worker goes, with any other document it holds (a slow one sharing it); before
+      // `settle`, which may place a waiting document on this slot.
+      slot.jobs.delete(job.id);
+      failSlot(
+        slot,
+        new UspError('USP_WORKER', 'The parser worker was replaced: it did not stop after an abort'),
+      );
       if (worker !== null) void worker.terminate();
       const warning: Warning = {
         code: 'truncated',
@@ -317,7 +342,12 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
           });
         }
         if (job.finished) break;
-        const next = await it.next();
+        const pending = it.next();
+        job.awaitingBody = true;
+        checkStarved(job);
+        const next = await pending;
+        job.awaitingBody = false;
+        job.starved = false;
         if (next.done) {
           if (!job.finished) worker.postMessage({ t: 'end', id: job.id } satisfies ToWorker);
           return;
@@ -356,6 +386,13 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
     return Number.isFinite(length) && length < inlineBelow;
   };
 
+  /** A worker whose every document waits for bytes it does not have: it can take one more. */
+  const idle = (slot: Slot): boolean => {
+    if (slot.worker === null) return false;
+    for (const job of slot.jobs.values()) if (!job.starved) return false;
+    return true;
+  };
+
   /** Starts `opts` on a free thread (this one first, then an idle worker); null when none is free. */
   const place = (opts: ParseDocumentOptions): Promise<ParsedDocument> | null => {
     if (callerActive < callerMax) {
@@ -365,7 +402,7 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
         wakeWaiting();
       });
     }
-    const slot = slots.find((s) => s.jobs.size === 0);
+    const slot = slots.find((s) => s.jobs.size === 0) ?? slots.find(idle);
     return slot === undefined ? null : toWorker(opts, slot);
   };
 
@@ -426,6 +463,8 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
         pageCount: 0,
         pagesType: null,
         graceTimer: null,
+        awaitingBody: false,
+        starved: false,
         inFlight: 0,
         creditWaiter: null,
         finished: false,

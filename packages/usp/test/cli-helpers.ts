@@ -31,7 +31,13 @@ export async function runCli(
 }
 
 /** Starts the bin and hands back the process, to read its output while it runs. */
-export function spawnCli(args: string[]): ChildProcess & { stdout: NodeJS.ReadableStream } {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: cliEnv() });
+export function spawnCli(
+  args: string[],
+  env: Record<string, string> = {},
+): ChildProcess & { stdout: NodeJS.ReadableStream } {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: cliEnv(env),
+  });
   return child as ChildProcess & { stdout: NodeJS.ReadableStream };
 }

@@ -1,15 +1,23 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { startTestServer, type TestServer } from '@usp-ts/test-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from './cli-helpers.js';
+import { until } from './tree-helpers.js';
 
 // `usp ls` as a child process against a real server on 127.0.0.1.
 
 const NET = ['--allow-private-networks', '--retries', '1', '--timeout', '5s'];
 const XML = { 'Content-Type': 'application/xml' };
+
+/** The files in the page store directories under `dir`. */
+function storedFiles(dir: string): string[] {
+  return readdirSync(dir)
+    .filter((n) => n.startsWith('usp-pages-'))
+    .flatMap((n) => readdirSync(join(dir, n)));
+}
 
 function urlset(entries: string[]): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${entries.join('\n')}\n</urlset>\n`;
@@ -236,41 +244,58 @@ describe('usp ls', () => {
     }
   });
 
-  it('stops cleanly on Ctrl-C: prints what it has and exits 130', async () => {
-    const hung = await startTestServer();
-    try {
-      let child: ReturnType<typeof spawnCli> | null = null;
-      hung.route('/robots.txt', {
-        headers: { 'Content-Type': 'text/plain' },
-        body: `Sitemap: ${hung.origin}/fast.xml\nSitemap: ${hung.origin}/never.xml\n`,
-      });
-      hung.route('/fast.xml', { headers: XML, body: urlset([`<url><loc>${hung.origin}/p</loc></url>`]) });
-      // A sitemap that never finishes; the interrupt comes once the CLI is waiting on it.
-      hung.route('/never.xml', (_req, res) => {
-        res.writeHead(200, XML);
-        res.write(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`);
-        child?.kill('SIGINT');
-      });
-      child = spawnCli(['ls', ...NET, '-k', `${hung.origin}/`]);
-      let out = '';
-      let err = '';
-      child.stdout.setEncoding('utf8');
-      child.stdout.on('data', (d: string) => {
-        out += d;
-      });
-      child.stderr?.setEncoding('utf8').on('data', (d: string) => {
-        err += d;
-      });
-      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-      expect(code).toBe(130);
-      expect(out.split('\n')[0]).toBe(`${hung.origin}/`);
-      expect(out).toContain(`\t\t${hung.origin}/never.xml\n`);
-      expect(err).toContain('aborted');
-      expect(err).not.toMatch(/\n\s+at /);
-    } finally {
-      await hung.close();
-    }
-  });
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)(
+    'stops cleanly on %s: prints what it has, exits %i and leaves no temp directory',
+    async (signal, exitCode) => {
+      const hung = await startTestServer();
+      // Its own temp directory: the page store's directory must be gone from it once the CLI exits.
+      const temp = mkdtempSync(join(tmpdir(), 'usp-cli-signal-'));
+      try {
+        let child: ReturnType<typeof spawnCli> | null = null;
+        let stored: string[] = [];
+        hung.route('/robots.txt', {
+          headers: { 'Content-Type': 'text/plain' },
+          body: `Sitemap: ${hung.origin}/fast.xml\nSitemap: ${hung.origin}/never.xml\n`,
+        });
+        hung.route('/fast.xml', { headers: XML, body: urlset([`<url><loc>${hung.origin}/p</loc></url>`]) });
+        // A sitemap that never finishes; the signal comes once the CLI is waiting on it.
+        hung.route('/never.xml', (_req, res) => {
+          res.writeHead(200, XML);
+          res.write(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`);
+          // The signal comes once fast.xml's page is on disk.
+          void until(() => storedFiles(temp).length > 0).then(() => {
+            stored = storedFiles(temp);
+            child?.kill(signal);
+          });
+        });
+        child = spawnCli(['ls', ...NET, '-k', `${hung.origin}/`], { TMPDIR: temp });
+        let out = '';
+        let err = '';
+        child.stdout.setEncoding('utf8');
+        child.stdout.on('data', (d: string) => {
+          out += d;
+        });
+        child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+          err += d;
+        });
+        const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+        expect(code).toBe(exitCode);
+        expect(out.split('\n')[0]).toBe(`${hung.origin}/`);
+        expect(out).toContain(`\t\t${hung.origin}/never.xml\n`);
+        expect(err).toContain('aborted');
+        expect(err).not.toMatch(/\n\s+at /);
+        // fast.xml's page was on disk when the signal came, and nothing is left after.
+        expect(stored).toHaveLength(1);
+        expect(readdirSync(temp)).toEqual([]);
+      } finally {
+        await hung.close();
+        rmSync(temp, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('exits 1 with one line saying so when nothing at all could be reached', async () => {
     // Port 1 on loopback: connection refused.

@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, truncateSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -89,8 +89,11 @@ describe('filePageStore', () => {
     expect(stored.load().map(pageToJSON)).toEqual(pages.map(pageToJSON));
     // A fresh array each time.
     expect(stored.load()).not.toBe(stored.load());
+    const dir = store.dir!;
     stored.release?.();
-    expect(readdirSync(store.dir!)).toEqual([]);
+    // The directory goes with its last file.
+    expect(existsSync(dir)).toBe(false);
+    expect(store.dir).toBeNull();
     expect(stored.load()).toEqual([]);
     store.dispose();
   });
@@ -258,9 +261,10 @@ describe('filePageStore', () => {
       );
       expect(sitemapToJSON(onFile)).toEqual(sitemapToJSON(inMemory));
       expect([...onFile.allPages()]).toHaveLength(3_000);
-      expect(readdirSync(store.dir!)).toHaveLength(2);
+      const dir = store.dir!;
+      expect(readdirSync(dir)).toHaveLength(2);
       for (const s of onFile.allSitemaps()) if ('releasePages' in s) (s as PagesSitemap).releasePages();
-      expect(readdirSync(store.dir!)).toEqual([]);
+      expect(existsSync(dir)).toBe(false);
       store.dispose();
     } finally {
       await client.close();
@@ -268,5 +272,134 @@ describe('filePageStore', () => {
     }
     // Temp files are closed as each sitemap ends; sockets close with the client and the server.
     await until(() => fds() <= before);
+  });
+});
+
+describe('filePageStore temp directories', () => {
+  const dist = fileURLToPath(new URL('../dist/page-store-file.js', import.meta.url));
+  const PAGE = `{ url: 'http://x.test/', priority: 0.5, lastModified: null, changeFrequency: null,
+                  newsStory: null, images: null, alternates: null }`;
+  const pagesDirs = (parent: string) => readdirSync(parent).filter((n) => n.startsWith('usp-pages-'));
+  /** Runs an ES module in a fresh Node process; its stdout. */
+  const runModule = (script: string, args: string[] = []) => {
+    const r = spawnSync(process.execPath, [...args, '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+    });
+    // A process killed on purpose has no status; any other failure is the test's.
+    if (r.status !== 0 && r.signal === null) throw new Error(`exit ${r.status}: ${r.stderr}`);
+    return r.stdout.trim();
+  };
+
+  it('removes the directory with its last file, and makes a new one for the next', () => {
+    const store = filePageStore({ dir: base });
+    const a = store.open('a');
+    a.append(full);
+    const storedA = a.close();
+    const b = store.open('b');
+    b.append(full);
+    const storedB = b.close();
+    const first = store.dir!;
+    storedA.release?.();
+    expect(readdirSync(first)).toHaveLength(1);
+    storedB.release?.();
+    expect(existsSync(first)).toBe(false);
+    const c = store.open('c');
+    c.append(full);
+    const storedC = c.close();
+    expect(store.dir).not.toBeNull();
+    expect(store.dir).not.toBe(first);
+    expect(storedC.load().map(pageToJSON)).toEqual([pageToJSON(full)]);
+    store.dispose();
+  });
+
+  it('a tree dropped without releasing its pages leaves no directory once it is collected', () => {
+    const parent = mkdtempSync(join(base, 'gc-'));
+    if (!existsSync(dist)) return expect.fail(`build the package first: ${dist} is missing`);
+    const script = `
+      import { existsSync } from 'node:fs';
+      import { filePageStore } from ${JSON.stringify(dist)};
+      const store = filePageStore({ dir: ${JSON.stringify(parent)} });
+      let stored = [];
+      for (const name of ['a', 'b']) {
+        const w = store.open(name);
+        w.append(${PAGE});
+        stored.push(w.close());
+      }
+      const dir = store.dir;
+      stored = null;
+      // The process stays alive: only the collector can remove the files and the directory.
+      for (let i = 0; i < 500 && existsSync(dir); i++) {
+        globalThis.gc();
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      console.log(existsSync(dir) ? 'left' : 'gone');`;
+    expect(runModule(script, ['--expose-gc'])).toBe('gone');
+    expect(pagesDirs(parent)).toEqual([]);
+  });
+
+  /** A worker script that stores a page under `parent`, says so, and then stays busy. */
+  const workerScript = (parent: string) => {
+    const file = join(mkdtempSync(join(base, 'script-')), 'worker.mjs');
+    writeFileSync(
+      file,
+      `import { parentPort } from 'node:worker_threads';
+      import { filePageStore } from ${JSON.stringify(dist)};
+      const store = filePageStore({ dir: ${JSON.stringify(parent)} });
+      const w = store.open('s');
+      w.append(${PAGE});
+      globalThis.kept = w.close();
+      parentPort.postMessage('written');
+      setInterval(() => {}, 1000);`,
+    );
+    return file;
+  };
+  const storeOnePage = (parent: string) => `
+    const store = filePageStore({ dir: ${JSON.stringify(parent)} });
+    const w = store.open('s');
+    w.append(${PAGE});
+    globalThis.kept = w.close();`;
+
+  it.each([
+    [
+      'a process killed by a signal (no exit hook runs)',
+      (parent: string) => `import { filePageStore } from ${JSON.stringify(dist)};
+        ${storeOnePage(parent)}
+        process.kill(process.pid, 'SIGKILL');`,
+    ],
+    [
+      'a worker thread terminated by its process, which then exits normally',
+      (parent: string) => `import { Worker } from 'node:worker_threads';
+        const worker = new Worker(${JSON.stringify(workerScript(parent))}, { execArgv: [] });
+        worker.once('message', () => worker.terminate());`,
+    ],
+  ])('%s leaves a directory that the next store on the host removes', (_what, script) => {
+    const parent = mkdtempSync(join(base, 'dead-'));
+    if (!existsSync(dist)) return expect.fail(`build the package first: ${dist} is missing`);
+    runModule(script(parent));
+    expect(pagesDirs(parent)).toHaveLength(1);
+    // This process is alive: its own directory stays, the dead one goes.
+    const store = filePageStore({ dir: parent });
+    const w = store.open('s');
+    w.append(full);
+    const stored = w.close();
+    expect(pagesDirs(parent)).toEqual([store.dir?.slice(parent.length + 1)]);
+    stored.release?.();
+    expect(pagesDirs(parent)).toEqual([]);
+  });
+
+  it('a worker thread terminated in a process whose main thread stored pages too: both go when it exits', () => {
+    const parent = mkdtempSync(join(base, 'thread-'));
+    if (!existsSync(dist)) return expect.fail(`build the package first: ${dist} is missing`);
+    const out = runModule(`import { readdirSync } from 'node:fs';
+      import { Worker } from 'node:worker_threads';
+      import { filePageStore } from ${JSON.stringify(dist)};
+      ${storeOnePage(parent)}
+      const worker = new Worker(${JSON.stringify(workerScript(parent))}, { execArgv: [] });
+      worker.once('message', async () => {
+        await worker.terminate();
+        console.log(readdirSync(${JSON.stringify(parent)}).length);
+      });`);
+    expect(out).toBe('2');
+    expect(pagesDirs(parent)).toEqual([]);
   });
 });

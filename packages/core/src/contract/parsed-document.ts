@@ -1,5 +1,6 @@
 import type { ChildRef, RobotsRules } from './model.js';
 import { type StoredPages, storedPages } from './page-store.js';
+import type { XmlName } from './plugin.js';
 import {
   createPagesSitemap,
   type DocumentSitemapType,
@@ -41,6 +42,8 @@ export interface ParsedDocument {
   readonly encoding?: string | null;
   /** How many gzip layers were removed (by magic bytes). */
   readonly gzipLayers?: number;
+  /** The root element of an XML document (namespace URI and local name); `null` for text. */
+  readonly root?: XmlName | null;
 }
 
 /** What the node has that the document does not say: where its pages are, what its parent said. */

@@ -24,11 +24,27 @@ export interface ParseLimits {
   readonly maxUrlLength: number;
 }
 
+/**
+ * Where a parser is in its document: the entry it reads (1-based, counting every entry element
+ * of the format: `<url>`, `<sitemap>`, `<item>`, `<entry>`, valid or not), or the line (1-based)
+ * of a text format.
+ */
+export type DocumentPosition = { readonly entry: number } | { readonly line: number };
+
 /** Handed to a parser: where its results and warnings go. */
 export interface ParseContext {
   /** The document URL; relative references resolve against it. */
   readonly url: string;
   readonly limits: ParseLimits;
+  /**
+   * The entry being read from now on (1-based, every entry element of the format counted, valid
+   * or not), `0` between entries: the pages, children and warnings the parser reports next belong
+   * to it (`usp validate` locates its findings so). Optional for a format: one that never calls it
+   * (or `atLine`) parses the same, its findings are just not located.
+   */
+  atEntry(entry: number): void;
+  /** Like `atEntry`, for a text format: the line (1-based) being read from now on. */
+  atLine(line: number): void;
   warn(code: WarningCode, message: string): void;
   /**
    * Emits one page. Returns `false` when the page was refused because the page budget is

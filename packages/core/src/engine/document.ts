@@ -3,13 +3,16 @@ import type { ChildRef, Page } from '../contract/model.js';
 import { noParserReason, type ParsedDocument } from '../contract/parsed-document.js';
 import type {
   DocumentInfo,
+  DocumentPosition,
   HeaderLookup,
   ParseContext,
   ParseLimits,
   ParseOutcome,
   TextFormat,
   TextParser,
+  XmlName,
 } from '../contract/plugin.js';
+import { MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP } from '../contract/protocol-limits.js';
 import type { Registry } from '../contract/registry.js';
 import type { DocumentSitemapType, PagesSitemapType } from '../contract/sitemap.js';
 import type { Warning, WarningCode, WarningListener } from '../contract/warning.js';
@@ -38,6 +41,24 @@ export interface ParseDocumentOptions {
   gunzip?: Gunzip;
   /** Stops reading promptly; what was read is kept and the result is marked truncated. */
   signal?: AbortSignal;
+  /** Sees what the format reports, where it reports it (for a linter); parsing is unchanged. */
+  observer?: ParseObserver;
+}
+
+/**
+ * What a linter (`usp validate`) needs of a parse beyond its result: each page, child and
+ * warning as the format reports it, before the driver's own checks and caps, with the
+ * position the format gave (`ParseContext.at`; `null` when it gave none), and the decoded text.
+ */
+export interface ParseObserver {
+  /** The format moved on: the entry or line it reads now, `null` between entries. */
+  at?(position: DocumentPosition | null): void;
+  page?(page: Page, at: DocumentPosition | null): void;
+  child?(ref: ChildRef, at: DocumentPosition | null): void;
+  /** A warning the format (or an extension) raised; the driver's own reach `onWarning` only. */
+  warn?(code: WarningCode, message: string, at: DocumentPosition | null): void;
+  /** The document's text as decoded (after gunzip and charset decoding), piece by piece. */
+  text?(text: string): void;
 }
 
 export interface DocumentLimits extends ParseLimits {
@@ -60,9 +81,6 @@ export const DEFAULT_DOCUMENT_LIMITS: Readonly<DocumentLimits> = {
   maxTextLength: 1024 * 1024,
 };
 
-/** sitemaps.org limits: past them a document is still read, with an `over-spec` warning. */
-const SPEC_MAX_URLS = 50_000;
-const SPEC_MAX_BYTES = 52_428_800;
 /** Warnings kept per code and document; the rest are counted in one summary warning. */
 const MAX_WARNINGS_PER_CODE = 100;
 /** A `Uint8Array` or string body is fed in pieces this big (batches, abort checks). */
@@ -94,6 +112,7 @@ const PARSE_DOCUMENT_OPTIONS = {
   limits: true,
   gunzip: true,
   signal: true,
+  observer: true,
 } satisfies Record<keyof ParseDocumentOptions, true>;
 
 /**
@@ -117,6 +136,9 @@ export function checkParseDocumentOptions(options: ParseDocumentOptions): Docume
       typeof (body as AsyncIterable<unknown>)[Symbol.asyncIterator] !== 'function')
   ) {
     throw new InvalidOptionError('body', 'must be a string, a Uint8Array or an AsyncIterable<Uint8Array>');
+  }
+  if (options.observer !== undefined && (options.observer === null || typeof options.observer !== 'object')) {
+    throw new InvalidOptionError('observer', 'must be an object ({ page, child, warn, text })');
   }
   if (options.registry === null || typeof options.registry?.xmlFormatFor !== 'function') {
     throw new InvalidOptionError('registry', 'must be a Registry (createRegistry)');
@@ -152,11 +174,57 @@ class ConsumerFailure {
   constructor(readonly error: unknown) {}
 }
 
+/**
+ * The context formats get when an observer is watching: it tells the observer what the format
+ * reports, with the position the format last gave, then passes it on to the run.
+ */
+class ObservedContext implements ParseContext {
+  readonly url: string;
+  readonly limits: ParseLimits;
+  #position: DocumentPosition | null = null;
+
+  constructor(
+    readonly run: ParseContext,
+    readonly observer: ParseObserver,
+  ) {
+    this.url = run.url;
+    this.limits = run.limits;
+  }
+
+  atEntry(entry: number): void {
+    this.#position = entry === 0 ? null : { entry };
+    this.observer.at?.(this.#position);
+  }
+
+  atLine(line: number): void {
+    this.#position = { line };
+    this.observer.at?.(this.#position);
+  }
+
+  warn(code: WarningCode, message: string): void {
+    this.observer.warn?.(code, message, this.#position);
+    this.run.warn(code, message);
+  }
+
+  page(page: Page): boolean {
+    this.observer.page?.(page, this.#position);
+    return this.run.page(page);
+  }
+
+  child(ref: ChildRef): boolean {
+    this.observer.child?.(ref, this.#position);
+    return this.run.child(ref);
+  }
+}
+
 /** One document being read; it is also the `ParseContext` formats write into. */
 class DocumentRun implements ParseContext {
   readonly url: string;
   readonly limits: DocumentLimits;
   readonly #options: ParseDocumentOptions;
+  /** What formats write into: this run, or an observed context around it. */
+  readonly #formatCtx: ParseContext;
+  #root: XmlName | null = null;
 
   readonly #warnings: Warning[] = [];
   readonly #warningCounts = new Map<string, number>();
@@ -182,10 +250,15 @@ class DocumentRun implements ParseContext {
     this.#options = options;
     this.url = options.url;
     this.limits = limits;
+    this.#formatCtx = options.observer === undefined ? this : new ObservedContext(this, options.observer);
   }
 
   // ------------------------------------------------------------------------------------------
   // ParseContext
+
+  // Positions matter only to an observer (its own context keeps them).
+  atEntry(): void {}
+  atLine(): void {}
 
   warn(code: WarningCode, message: string): void {
     const count = (this.#warningCounts.get(code) ?? 0) + 1;
@@ -212,10 +285,10 @@ class DocumentRun implements ParseContext {
     }
     if (this.#options.onPages !== undefined) this.#batch.push(page);
     this.#pageCount++;
-    if (this.#pageCount === SPEC_MAX_URLS + 1) {
+    if (this.#pageCount === MAX_URLS_PER_SITEMAP + 1) {
       this.warn(
         'over-spec',
-        `More than ${SPEC_MAX_URLS} pages in one sitemap (the sitemaps.org limit); all are read`,
+        `More than ${MAX_URLS_PER_SITEMAP} pages in one sitemap (the sitemaps.org limit); all are read`,
       );
     }
     // `true` even for the last page the budget allows: only a refused page says "stop", so the
@@ -297,6 +370,7 @@ class DocumentRun implements ParseContext {
       const piece = body.slice(at, at + PIECE);
       at += piece.length;
       this.#bytes += piece.length;
+      this.#options.observer?.text?.(piece);
       this.#feed(piece);
       await this.#flushPages();
       if (this.#finishedEarly()) return;
@@ -347,15 +421,18 @@ class DocumentRun implements ParseContext {
         }
         const before = this.#bytes;
         this.#bytes += chunk.length;
-        if (before <= SPEC_MAX_BYTES && this.#bytes > SPEC_MAX_BYTES) {
+        if (before <= MAX_SITEMAP_BYTES && this.#bytes > MAX_SITEMAP_BYTES) {
           // Not "all is read": the size cap may still cut it, with its own `too-large` warning.
           this.warn(
             'over-spec',
-            `Larger than ${SPEC_MAX_BYTES} bytes uncompressed (the sitemaps.org limit); read on up to the size cap of ${cap} bytes`,
+            `Larger than ${MAX_SITEMAP_BYTES} bytes uncompressed (the sitemaps.org limit); read on up to the size cap of ${cap} bytes`,
           );
         }
         const text = decoder.write(chunk);
-        if (text.length > 0) this.#feed(text);
+        if (text.length > 0) {
+          this.#options.observer?.text?.(text);
+          this.#feed(text);
+        }
         if (over) {
           this.#truncated = true;
           this.warn('too-large', overCapMessage(cap));
@@ -388,6 +465,7 @@ class DocumentRun implements ParseContext {
       }
     }
     const tail = decoder.end();
+    if (tail.length > 0) this.#options.observer?.text?.(tail);
     if (tail.length > 0 && this.#mode !== 'done') this.#feed(tail);
   }
 
@@ -460,6 +538,7 @@ class DocumentRun implements ParseContext {
         url: this.url,
         registry: this.#options.registry,
         ctx: this,
+        formatCtx: this.#formatCtx,
         limits: { maxDepth: this.limits.maxElementDepth, maxTextLength: this.limits.maxTextLength },
       });
       this.#feed(i === 0 ? text : text.slice(i));
@@ -490,7 +569,7 @@ class DocumentRun implements ParseContext {
       if (!claimed) continue;
       try {
         this.#textFormat = format;
-        this.#textParser = format.createParser(this);
+        this.#textParser = format.createParser(this.#formatCtx);
         this.#mode = 'text';
       } catch (error) {
         this.#pluginFailed(format, error);
@@ -528,6 +607,7 @@ class DocumentRun implements ParseContext {
       const engine = this.#engine as XmlEngine;
       if (this.#truncated) engine.stop();
       const result = engine.end();
+      this.#root = result.root;
       if (result.truncated) this.#truncated = true;
       this.#outcome = result.outcome;
       return;
@@ -573,6 +653,7 @@ class DocumentRun implements ParseContext {
         outcome.type === 'InvalidSitemap' ? null : (this.#engine?.format ?? this.#textFormat?.name ?? null),
       encoding: this.#decoder?.encoding ?? null,
       gzipLayers: this.#gzipLayers,
+      root: this.#root,
     };
   }
 }

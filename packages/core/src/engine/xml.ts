@@ -8,7 +8,7 @@
 import sax from 'sax';
 import { errorText } from '../contract/errors.js';
 import { noParserReason } from '../contract/parsed-document.js';
-import type { ParseContext, ParseOutcome, XmlElement, XmlHandler } from '../contract/plugin.js';
+import type { ParseContext, ParseOutcome, XmlElement, XmlHandler, XmlName } from '../contract/plugin.js';
 import type { Registry } from '../contract/registry.js';
 import type { DocumentSitemapType } from '../contract/sitemap.js';
 import type { WarningCode } from '../contract/warning.js';
@@ -43,8 +43,10 @@ export const DEFAULT_XML_LIMITS: Readonly<XmlEngineLimits> = {
 export interface XmlEngineOptions {
   url: string;
   registry: Registry;
-  /** Handed to the format's `createHandler`; its `warn` also receives the engine's warnings. */
+  /** Receives the engine's own warnings; handed to the format's `createHandler` too, unless `formatCtx` is set. */
   ctx: ParseContext;
+  /** Handed to the format's `createHandler` instead of `ctx` (an observed context). */
+  formatCtx?: ParseContext;
   limits?: Partial<XmlEngineLimits>;
 }
 
@@ -54,6 +56,8 @@ export interface XmlEngineResult {
   readonly truncated: boolean;
   /** Name of the format that read the document, `null` when no format claimed it. */
   readonly format: string | null;
+  /** The root element's name, `null` when the document ended before one. */
+  readonly root: XmlName | null;
 }
 
 export interface XmlEngine {
@@ -134,6 +138,7 @@ class Engine implements XmlEngine {
   readonly #url: string;
   readonly #registry: Registry;
   readonly #ctx: ParseContext;
+  readonly #formatCtx: ParseContext;
   readonly #limits: XmlEngineLimits;
   readonly #p: SaxInternals;
 
@@ -173,11 +178,13 @@ class Engine implements XmlEngine {
   #errors = 0;
   /** Set once the root element has closed: the document proper is over. */
   #rootName: string | null = null;
+  #rootElement: XmlName | null = null;
 
   constructor(options: XmlEngineOptions) {
     this.#url = options.url;
     this.#registry = options.registry;
     this.#ctx = options.ctx;
+    this.#formatCtx = options.formatCtx ?? options.ctx;
     this.#limits = { ...DEFAULT_XML_LIMITS, ...options.limits };
     const p = sax.parser(true, {
       position: false,
@@ -286,7 +293,7 @@ class Engine implements XmlEngine {
         reason: this.#invalid ?? noParserReason(this.#url, 'no root element'),
       };
     }
-    this.#result = { outcome, truncated: this.#truncated, format: this.#formatName };
+    this.#result = { outcome, truncated: this.#truncated, format: this.#formatName, root: this.#rootElement };
     return this.#result;
   }
 
@@ -359,8 +366,10 @@ class Engine implements XmlEngine {
     this.#elements++;
     this.#text = '';
     this.#textCapped = false;
-    if (d === 0) this.#root(el, name);
-    else (this.#handler as XmlHandler).open(el);
+    if (d === 0) {
+      this.#rootElement = { ns: el.ns, local: el.local };
+      this.#root(el, name);
+    } else (this.#handler as XmlHandler).open(el);
   }
 
   #close(): void {
@@ -394,7 +403,7 @@ class Engine implements XmlEngine {
       throw STOP;
     }
     this.#formatName = format.name;
-    this.#handler = format.createHandler(this.#ctx, el);
+    this.#handler = format.createHandler(this.#formatCtx, el);
     this.#detach = this.#handler.detachesText !== true;
   }
 

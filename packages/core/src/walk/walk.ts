@@ -12,11 +12,11 @@ import type { StopReason, WalkSummary } from '../contract/walk-summary.js';
 import type { Warning, WarningCode } from '../contract/warning.js';
 import type { WebResponse } from '../contract/web-client.js';
 import type { ParseDocumentOptions } from '../engine/document.js';
-import { isHttpUrl } from '../engine/url.js';
 import { type Ancestry, safeKey, setRepr } from './ancestry.js';
 import type { WalkConfig } from './config.js';
 import { OutcomeTally, stopText } from './outcome.js';
 import type { WalkedSitemapInfo } from './page-walk.js';
+import { childAncestry, childRefusal, keptChildren } from './recursion.js';
 import { type ReuseKind, replayedNode, type StoredDocument } from './revisit.js';
 import { loadPublicSuffixList, offSiteReason } from './same-site.js';
 import { Slots } from './slots.js';
@@ -202,15 +202,20 @@ export class Walk {
     return new InvalidSitemap({ url, reason, lastModified, warnings });
   }
 
-  #unfetched(task: FetchTask): FetchResult {
-    const why = this.#stopReason === null ? 'the walk stopped' : stopText(this.#stopReason, this.config);
+  /** A sitemap the walk did not request: done at once, as an `InvalidSitemap` saying why. */
+  #notRequested(task: FetchTask, reason: string, code: WarningCode | null): FetchResult {
     this.#done++;
     return {
-      node: this.#invalidNode(task.url, `Un-fetched child sitemap: ${why}`, task.lastModified, null),
+      node: this.#invalidNode(task.url, reason, task.lastModified, code),
       requestedUrl: task.url,
       contentType: null,
       unfetched: true,
     };
+  }
+
+  #unfetched(task: FetchTask): FetchResult {
+    const why = this.#stopReason === null ? 'the walk stopped' : stopText(this.#stopReason, this.config);
+    return this.#notRequested(task, `Un-fetched child sitemap: ${why}`, null);
   }
 
   /** Fetches, parses and (for an index) recurses. Never rejects for bad content or bad servers. */
@@ -233,14 +238,7 @@ export class Walk {
       // The origin was given up earlier in this walk: no request, and no warning per document
       // (the breaker's one warning said so when it opened).
       this.#slots.release();
-      this.#done++;
-      const reason = `Unable to fetch sitemap from ${task.url}: ${refusal}`;
-      return {
-        node: this.#invalidNode(task.url, reason, task.lastModified, null),
-        requestedUrl: task.url,
-        contentType: null,
-        unfetched: true,
-      };
+      return this.#notRequested(task, `Unable to fetch sitemap from ${task.url}: ${refusal}`, null);
     }
     if (this.#fetched >= this.config.maxSitemaps) {
       this.#slots.release();
@@ -382,13 +380,7 @@ export class Walk {
   #repeated(task: FetchTask, sameAs: string, firstParent: string): FetchResult {
     const also = sameAs === task.url ? '' : ` (as ${sameAs})`;
     const reason = `Sitemap ${task.url} was fetched already in this walk${also}, first listed by ${firstParent}; not fetched again`;
-    this.#done++;
-    return {
-      node: this.#invalidNode(task.url, reason, task.lastModified, 'duplicate-sitemap'),
-      requestedUrl: task.url,
-      contentType: null,
-      unfetched: true,
-    };
+    return this.#notRequested(task, reason, 'duplicate-sitemap');
   }
 
   /** Counts the answer for the walk's outcome and tells the breaker. */
@@ -524,12 +516,8 @@ export class Walk {
     refs: ChildRef[],
   ): Promise<void> {
     const { recurseCallback, recurseListCallback } = this.config.hooks;
-    const keys = new Set(task.ancestry.keys);
-    keys.add(safeKey(requestedUrl));
-    keys.add(safeKey(index.url));
-    const urls = new Set(task.ancestry.urls);
-    urls.add(index.url);
-    const ancestry: Ancestry = { keys, urls };
+    const ancestry = childAncestry(task.ancestry, requestedUrl, index.url);
+    const urls = ancestry.urls;
     let wanted: ChildRef[] = refs;
     if (recurseListCallback !== undefined) {
       let kept: string[];
@@ -544,9 +532,7 @@ export class Walk {
         this.fail(error);
         return;
       }
-      const byUrl = new Map<string, ChildRef>();
-      for (const r of refs) if (!byUrl.has(r.url)) byUrl.set(r.url, r);
-      wanted = kept.map((u) => byUrl.get(u) ?? { url: u, lastModified: null });
+      wanted = keptChildren(refs, kept);
     }
     const level = task.level + 1;
     const slots: (Promise<FetchResult> | Sitemap | null)[] = wanted.map((ref) => {
@@ -558,21 +544,9 @@ export class Walk {
           return this.#invalidNode(ref.url, prefix + errorText(error), ref.lastModified, 'fetch');
         }
       }
-      if (level > this.config.maxDepth) {
-        const reason = `${prefix}Recursion level exceeded ${this.config.maxDepth} for URL ${ref.url}.`;
-        return this.#invalidNode(ref.url, reason, ref.lastModified, 'recursion');
-      }
-      if (!isHttpUrl(ref.url)) {
-        return this.#invalidNode(
-          ref.url,
-          `${prefix}URL ${ref.url} is not a HTTP(s) URL.`,
-          ref.lastModified,
-          'invalid-url',
-        );
-      }
-      if (keys.has(safeKey(ref.url))) {
-        const reason = `${prefix}Recursion detected in URL ${ref.url} with parent URLs ${setRepr(urls)}.`;
-        return this.#invalidNode(ref.url, reason, ref.lastModified, 'recursion');
+      const refusal = childRefusal(ref.url, level, this.config.maxDepth, ancestry);
+      if (refusal !== null) {
+        return this.#invalidNode(ref.url, prefix + refusal.reason, ref.lastModified, refusal.code);
       }
       const offSite = this.#offSite(ref.url);
       if (offSite !== null)

@@ -13,8 +13,11 @@ function openLogFile(path: string): number {
 
 /** Warnings shown at the default verbosity before the rest are only counted. */
 const WARNINGS_SHOWN_BY_DEFAULT = 100;
-/** Warnings that mean data was lost or a site given up: always shown, whatever came first. */
-const ALWAYS_SHOWN = new Set(['too-large', 'truncated', 'limit', 'aborted', 'unreachable']);
+/**
+ * Warnings that mean data was lost or a site given up: always shown, whatever came first. `gzip`
+ * is a damaged stream whose rest could not be read.
+ */
+const ALWAYS_SHOWN = new Set(['too-large', 'truncated', 'limit', 'aborted', 'unreachable', 'gzip']);
 
 /**
  * Where diagnostics go: stderr or a log file, filtered by verbosity (0: warnings, as usp's

@@ -1,0 +1,35 @@
+// The worker side of the queue benchmark's floor: BullMQ's own cost per job, with a job that does
+// nothing but what `runWorker` does around a walk (confirm the lock, return a result). Started by
+// queue.mjs as `node queue-floor-worker.mjs REDIS_URL QUEUE`; on a message, sends back its CPU
+// (user + sys, µs) since it was ready, then stops.
+import { startQueueWorker } from '@usp-ts/queue-bullmq';
+
+const worker = startQueueWorker({
+  connection: process.argv[2],
+  queueName: process.argv[3],
+  concurrency: 16,
+  async process(job, control) {
+    await control.confirm();
+    return {
+      site: job.site,
+      status: 'ok',
+      reason: null,
+      pages: 0,
+      sitemaps: 0,
+      requests: 0,
+      notModified: 0,
+      skipped: 0,
+      bytes: 0,
+      ms: 0,
+    };
+  },
+});
+const start = process.cpuUsage();
+process.once('message', () => {
+  // Taken before stopping: closing is paid once per worker, not per job.
+  const used = process.cpuUsage(start);
+  process.send(used.user + used.system, () => {
+    void worker.stop().then(() => process.exit(0));
+  });
+});
+process.send('ready');
