@@ -48,6 +48,7 @@ export {
 } from './contract/parsed-document.js';
 export type {
   DocumentInfo,
+  DocumentPosition,
   HeaderLookup,
   ParseContext,
   ParseLimits,
@@ -119,6 +120,7 @@ export {
   DEFAULT_DOCUMENT_LIMITS,
   type DocumentLimits,
   type ParseDocumentOptions,
+  type ParseObserver,
   parseDocument,
 } from './engine/document.js';
 export { FeedPageEmitter, feedNewsStory, feedText } from './engine/feed-entry.js';
