@@ -19,7 +19,10 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startSiteFarm } from '@usp-ts/test-server';
 
+// `pnpm run bench:batch -- --sites 300` hands the script the `--` too.
+const ARGS = process.argv.slice(2).filter((a, i) => !(i === 0 && a === '--'));
 const { values } = parseArgs({
+  args: ARGS,
   options: {
     sites: { type: 'string', default: '1000' },
     big: { type: 'string', default: '3' },
@@ -199,7 +202,7 @@ function markdown(res) {
       .join(
         ', ',
       )}; ${fmtInt(res.pageUrls)} page URLs), ${res.date.slice(0, 16)} UTC, Node ${res.node}, ${res.cpus}, load average ${res.loadBefore.toFixed(1)} before / ${res.loadAfter.toFixed(1)} after.`,
-    `Command: \`pnpm --filter usp-bench run bench:batch${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}\`; both sides \`${NET.join(' ')}\`, site deadline ${SITE_DEADLINE_S} s, \`--sites ${SITES_AT_ONCE} --per-host ${PER_HOST}\`.`,
+    `Command: \`pnpm --filter usp-bench run bench:batch${ARGS.length > 0 ? ` -- ${ARGS.join(' ')}` : ''}\`; both sides \`${NET.join(' ')}\`, site deadline ${SITE_DEADLINE_S} s, \`--sites ${SITES_AT_ONCE} --per-host ${PER_HOST}\`.`,
     '',
     '| run | wall | CPU | peak RSS | requests | body bytes sent | max in flight / host | page rows | all but hung/refused done at |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
