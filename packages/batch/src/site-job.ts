@@ -9,7 +9,7 @@ import {
   type Revisit,
   type SitemapDate,
   type StoredDocument,
-  sitemapTreeForHomepage,
+  sitemapTreeForHomepageWithClient,
   type TreeOptions,
   type WalkedDocument,
   type WebClient,
@@ -303,7 +303,7 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
         },
       },
     };
-    const tree = await sitemapTreeForHomepage(site, options);
+    const tree = await sitemapTreeForHomepageWithClient(site, options);
     if (ctx.signal?.aborted) {
       output.discard();
       return result('partial', 'aborted');

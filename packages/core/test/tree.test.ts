@@ -18,9 +18,14 @@ import type { Warning } from '../src/contract/warning.js';
 import { headerLookup, type WebClient, type WebResponse } from '../src/contract/web-client.js';
 import type { ParseDocumentOptions } from '../src/engine/document.js';
 import { KNOWN_SITEMAP_PATHS, knownPathUrls } from '../src/walk/known-paths.js';
-import type { TreeOptions, WalkPagesOptions } from '../src/walk/options.js';
+import type { TreeOptions, WalkPagesWithClientOptions } from '../src/walk/options.js';
 import type { StoredDocument, WalkedDocument } from '../src/walk/revisit.js';
-import { sitemapTreeForHomepage, sitemapTreeForUrl, walkPages, walkSitemapPages } from '../src/walk/tree.js';
+import {
+  sitemapTreeForHomepageWithClient,
+  sitemapTreeForUrlWithClient,
+  walkPagesWithClient,
+  walkSitemapPagesWithClient,
+} from '../src/walk/tree.js';
 import type { WalkStats } from '../src/walk/walk-stats.js';
 
 // The tree logic is tested here against an in-process client and a tiny stand-in parser, so
@@ -178,7 +183,10 @@ class FakeClient implements WebClient {
 const H = 'http://example.com/';
 const registry = createRegistry([]);
 
-function opts(client: WebClient, extra: Partial<WalkPagesOptions> = {}): WalkPagesOptions {
+function opts(
+  client: WebClient,
+  extra: Partial<WalkPagesWithClientOptions> = {},
+): WalkPagesWithClientOptions {
   return { webClient: client, registry, parse: fakeParse, ...extra };
 }
 
@@ -209,7 +217,7 @@ describe('discovery', () => {
       [`${H}sitemap.xml`]: { body: ['pages\n', `${H}a\n`] },
       [`${H}sitemap_news.xml`]: { body: ['pages\n', `${H}n\n`] },
     });
-    const tree = await sitemapTreeForHomepage(H, opts(client, { concurrency: 1 }));
+    const tree = await sitemapTreeForHomepageWithClient(H, opts(client, { concurrency: 1 }));
     expect(client.requests[0]).toBe(`${H}robots.txt`);
     expect(client.requests[1]).toBe(`${H}sitemap.xml`);
     const probed = client.requests.slice(2);
@@ -236,7 +244,10 @@ describe('discovery', () => {
       [`${H}sitemap`]: { body: ['text\n'] },
       [`${H}sitemap_index.xml`]: { body: ['text\n', `${H}real\n`] },
     });
-    const tree = await sitemapTreeForHomepage(H, opts(client, { onWarning: (w) => warnings.push(w) }));
+    const tree = await sitemapTreeForHomepageWithClient(
+      H,
+      opts(client, { onWarning: (w) => warnings.push(w) }),
+    );
     expect(shape(tree)).toEqual({
       type: 'IndexWebsiteSitemap',
       url: H,
@@ -252,7 +263,10 @@ describe('discovery', () => {
 
   it('keeps empty text top-level results with dropSoft404: false (usp)', async () => {
     const client = new FakeClient({ [`${H}sitemap.xml`]: { body: [] } });
-    const tree = await sitemapTreeForHomepage(H, opts(client, { useRobots: false, dropSoft404: false }));
+    const tree = await sitemapTreeForHomepageWithClient(
+      H,
+      opts(client, { useRobots: false, dropSoft404: false }),
+    );
     expect(tree.subSitemaps.map((s) => s.type)).toEqual(['PagesTextSitemap']);
   });
 
@@ -275,9 +289,9 @@ describe('discovery', () => {
   it('probes the given knownPaths instead of the 14, extra paths after them', async () => {
     expect(knownPathUrls(H, { knownPaths: [], extraKnownPaths: [`${H}s.xml`] })).toEqual([`${H}s.xml`]);
     const client = new FakeClient({});
-    await sitemapTreeForHomepage(H, opts(client, { useRobots: false, knownPaths: ['only.xml'] }));
+    await sitemapTreeForHomepageWithClient(H, opts(client, { useRobots: false, knownPaths: ['only.xml'] }));
     expect(client.requests).toEqual([`${H}only.xml`]);
-    expect(() => walkPages(H, opts(client, { knownPaths: 'x' as unknown as string[] }))).toThrow(
+    expect(() => walkPagesWithClient(H, opts(client, { knownPaths: 'x' as unknown as string[] }))).toThrow(
       InvalidOptionError,
     );
   });
@@ -285,7 +299,7 @@ describe('discovery', () => {
   it('normalises the homepage with a warning, or keeps its path when asked', async () => {
     const warnings: Warning[] = [];
     const client = new FakeClient({});
-    const tree = await sitemapTreeForHomepage(
+    const tree = await sitemapTreeForHomepageWithClient(
       'http://example.com/a/b?q=1',
       opts(client, { useKnownPaths: false, onWarning: (w) => warnings.push(w) }),
     );
@@ -295,14 +309,14 @@ describe('discovery', () => {
     expect(tree.warnings[0].message).toContain('Assuming that the homepage of http://example.com/a/b?q=1 is');
 
     const raw = new FakeClient({});
-    const t2 = await sitemapTreeForHomepage(
+    const t2 = await sitemapTreeForHomepageWithClient(
       'http://example.com/foo/bar',
       opts(raw, { normalizeHomepage: false, extraKnownPaths: ['x.xml'] }),
     );
     expect(t2.url).toBe('http://example.com/foo/bar/');
 
     const quiet: Warning[] = [];
-    await sitemapTreeForHomepage(
+    await sitemapTreeForHomepageWithClient(
       'http://example.com',
       opts(new FakeClient({}), { onWarning: (w) => quiet.push(w) }),
     );
@@ -320,7 +334,7 @@ describe('discovery', () => {
       [`${H}b.xml`]: { body: ['pages\n', `${H}b1\n`] },
     });
     const sitemaps = [`${H}news/index.xml`, `${H}missing.xml`, `${H}b.xml`, `${H}b.xml`];
-    const tree = await sitemapTreeForHomepage(H, opts(client, { sitemaps }));
+    const tree = await sitemapTreeForHomepageWithClient(H, opts(client, { sitemaps }));
     expect(shape(tree)).toEqual({
       type: 'IndexWebsiteSitemap',
       url: H,
@@ -338,34 +352,34 @@ describe('discovery', () => {
       [`${H}b.xml`, `${H}missing.xml`, `${H}news/a.xml`, `${H}news/index.xml`].sort(),
     );
     const pages: string[] = [];
-    for await (const { page } of walkPages(H, opts(client, { sitemaps }))) pages.push(page.url);
+    for await (const { page } of walkPagesWithClient(H, opts(client, { sitemaps }))) pages.push(page.url);
     expect(pages.sort()).toEqual([`${H}b1`, `${H}n1`]);
-    expect(() => walkPages(H, opts(client, { sitemaps: ['/relative.xml'] }))).toThrow(
+    expect(() => walkPagesWithClient(H, opts(client, { sitemaps: ['/relative.xml'] }))).toThrow(
       'Option sitemaps: "/relative.xml" is not an absolute http(s) URL',
     );
   });
 
   it('refuses a non-http homepage and bad options before doing anything', async () => {
     const client = new FakeClient({});
-    await expect(sitemapTreeForHomepage('ftp://example.com/', opts(client))).rejects.toBeInstanceOf(
+    await expect(sitemapTreeForHomepageWithClient('ftp://example.com/', opts(client))).rejects.toBeInstanceOf(
       InvalidUrlError,
     );
-    await expect(sitemapTreeForHomepage(H, opts(client, { concurrency: 0 }))).rejects.toBeInstanceOf(
-      InvalidOptionError,
-    );
-    await expect(sitemapTreeForHomepage(H, { registry } as unknown as TreeOptions)).rejects.toBeInstanceOf(
-      InvalidOptionError,
-    );
-    expect(() => walkPages(H, opts(client, { maxDepth: -1 }))).toThrow(InvalidOptionError);
+    await expect(
+      sitemapTreeForHomepageWithClient(H, opts(client, { concurrency: 0 })),
+    ).rejects.toBeInstanceOf(InvalidOptionError);
+    await expect(
+      sitemapTreeForHomepageWithClient(H, { registry } as unknown as TreeOptions),
+    ).rejects.toBeInstanceOf(InvalidOptionError);
+    expect(() => walkPagesWithClient(H, opts(client, { maxDepth: -1 }))).toThrow(InvalidOptionError);
     // A misspelt option is refused, naming the one it was probably meant to be; bufferPages is
     // a walk's option, not a tree's.
-    expect(() => walkPages(H, opts(client, { maxPage: 10 } as never))).toThrow(
+    expect(() => walkPagesWithClient(H, opts(client, { maxPage: 10 } as never))).toThrow(
       'Option maxPage: unknown option (did you mean maxPages?)',
     );
-    expect(() => walkPages(H, opts(client, { bufferPages: 5 }))).not.toThrow();
-    await expect(sitemapTreeForHomepage(H, opts(client, { bufferPages: 5 } as never))).rejects.toThrow(
-      'Option bufferPages: unknown option',
-    );
+    expect(() => walkPagesWithClient(H, opts(client, { bufferPages: 5 }))).not.toThrow();
+    await expect(
+      sitemapTreeForHomepageWithClient(H, opts(client, { bufferPages: 5 } as never)),
+    ).rejects.toThrow('Option bufferPages: unknown option');
     expect(client.requests).toEqual([]);
   });
 });
@@ -375,7 +389,7 @@ describe('recursion', () => {
     const routes: Record<string, Route> = { [`${H}robots.txt`]: { body: ['index\n', `${H}s1.xml\n`] } };
     for (let i = 1; i <= 12; i++) routes[`${H}s${i}.xml`] = { body: ['index\n', `${H}s${i + 1}.xml\n`] };
     const client = new FakeClient(routes);
-    const tree = await sitemapTreeForHomepage(H, opts(client, { useKnownPaths: false }));
+    const tree = await sitemapTreeForHomepageWithClient(H, opts(client, { useKnownPaths: false }));
     let node: Sitemap = tree.subSitemaps[0];
     for (let i = 1; i <= 11; i++) {
       node = (node as IndexXMLSitemap).subSitemaps[0];
@@ -395,7 +409,7 @@ describe('recursion', () => {
       [`${H}a.xml`]: { body: ['index\n', 'HTTP://EXAMPLE.COM:80/a.xml#x\n', `${H}b.xml\n`] },
       [`${H}b.xml`]: { redirect: `${H}a.xml` },
     });
-    const tree = await sitemapTreeForHomepage(H, opts(client, { useKnownPaths: false }));
+    const tree = await sitemapTreeForHomepageWithClient(H, opts(client, { useKnownPaths: false }));
     const a = (tree.subSitemaps[0] as IndexRobotsTxtSitemap).subSitemaps[0] as IndexXMLSitemap;
     const [self, redirected] = a.subSitemaps as InvalidSitemap[];
     expect(self.reason).toMatch(
@@ -417,7 +431,7 @@ describe('recursion', () => {
       [`${H}ok.xml`]: { body: ['pages\n', `${H}p\n`] },
       [`${H}gone.xml`]: { status: 404 },
     });
-    const tree = await sitemapTreeForHomepage(H, opts(client, { useKnownPaths: false }));
+    const tree = await sitemapTreeForHomepageWithClient(H, opts(client, { useKnownPaths: false }));
     const idx = (tree.subSitemaps[0] as IndexRobotsTxtSitemap).subSitemaps[0] as IndexXMLSitemap;
     expect(idx.subSitemaps[0].lastModified?.epochMs).toBe(lm);
     expect(idx.subSitemaps[1]).toMatchObject({
@@ -434,7 +448,7 @@ describe('recursion', () => {
       [`${H}i1.xml`]: { body: ['index\n', `${H}p1.xml ${lm}\n`, `${H}p2.xml\n`, `${H}boom.xml\n`] },
       [`${H}p1.xml`]: { body: ['pages\n', `${H}x\n`] },
     });
-    const tree = await sitemapTreeForHomepage(
+    const tree = await sitemapTreeForHomepageWithClient(
       H,
       opts(client, {
         useKnownPaths: false,
@@ -478,7 +492,7 @@ describe('recursion', () => {
     const client = new FakeClient({ [`${H}robots.txt`]: { body: ['index\n', `${H}a.xml\n`] } });
     const error = new Error('list callback failed');
     await expect(
-      sitemapTreeForHomepage(
+      sitemapTreeForHomepageWithClient(
         H,
         opts(client, {
           recurseListCallback: () => {
@@ -496,7 +510,7 @@ describe('recursion', () => {
       [`${H}sitemap_index.xml`]: { body: ['index\n', `${H}listed.xml\n`] },
       [`${H}sitemap-index.xml`]: { redirect: `${H}listed.xml` },
     });
-    const tree = await sitemapTreeForHomepage(H, opts(client));
+    const tree = await sitemapTreeForHomepageWithClient(H, opts(client));
     expect(tree.subSitemaps.map((s) => s.url)).toEqual([`${H}robots.txt`, `${H}sitemap_index.xml`]);
     const idx = tree.subSitemaps[1] as IndexXMLSitemap;
     expect((idx.subSitemaps[0] as InvalidSitemap).reason).toContain('Recursion detected in URL');
@@ -511,7 +525,7 @@ describe('recursion', () => {
       [`${H}r.xml`]: { redirect: 'http://evil.test/s.xml' },
       'http://evil.test/s.xml': { body: ['pages\n', 'http://evil.test/p\n'] },
     });
-    const tree = await sitemapTreeForHomepage(
+    const tree = await sitemapTreeForHomepageWithClient(
       H,
       opts(client, { useKnownPaths: false, hostPolicy: 'same-site' }),
     );
@@ -541,7 +555,7 @@ describe('concurrency', () => {
     for (let i = 0; i < n; i++)
       routes[`${H}c${i}.xml`] = { gate: gates[i].promise, body: ['pages\n', `${H}p${i}\n`] };
     const client = new FakeClient(routes);
-    const done = sitemapTreeForUrl(`${H}idx.xml`, opts(client, { concurrency: n }));
+    const done = sitemapTreeForUrlWithClient(`${H}idx.xml`, opts(client, { concurrency: n }));
     // Let every child request start, then answer them last to first.
     while (client.requests.length < n + 1) await new Promise((r) => setTimeout(r, 1));
     for (let i = n - 1; i >= 0; i--) gates[i].resolve();
@@ -557,7 +571,7 @@ describe('concurrency', () => {
     for (let i = 0; i < 20; i++)
       routes[`${H}c${i}.xml`] = { body: ['pages\n', `${H}p${i}a\n`, `${H}p${i}b\n`] };
     const client = new FakeClient(routes);
-    const tree = await sitemapTreeForUrl(`${H}idx.xml`, opts(client, { concurrency: 3 }));
+    const tree = await sitemapTreeForUrlWithClient(`${H}idx.xml`, opts(client, { concurrency: 3 }));
     expect(client.maxInFlight).toBeLessThanOrEqual(3);
     expect([...tree.allPages()]).toHaveLength(40);
   });
@@ -580,7 +594,7 @@ describe('budgets and cancellation', () => {
     const client = new FakeClient(bigIndex(10));
     const warnings: Warning[] = [];
     let last: WalkStats | null = null;
-    const tree = (await sitemapTreeForUrl(
+    const tree = (await sitemapTreeForUrlWithClient(
       `${H}idx.xml`,
       opts(client, {
         maxSitemaps: 4,
@@ -612,7 +626,7 @@ describe('budgets and cancellation', () => {
       [`${H}c0.xml`]: { gate: gate.promise, body: ['pages\n', `${H}a\n`, `${H}b\n`] },
       [`${H}c1.xml`]: { body: ['pages\n', `${H}c\n`] },
     });
-    const done = sitemapTreeForUrl(`${H}idx.xml`, opts(client, { maxSitemaps: 2, concurrency: 2 }));
+    const done = sitemapTreeForUrlWithClient(`${H}idx.xml`, opts(client, { maxSitemaps: 2, concurrency: 2 }));
     while (client.requests.length < 2) await new Promise((r) => setTimeout(r, 1));
     // Let the walk reach c1 (over budget) before c0 answers.
     for (let i = 0; i < 20; i++) await new Promise((r) => setTimeout(r, 0));
@@ -629,7 +643,7 @@ describe('budgets and cancellation', () => {
 
   it('maxPages: keeps exactly that many pages and stops the walk', async () => {
     const client = new FakeClient(bigIndex(10));
-    const tree = (await sitemapTreeForUrl(
+    const tree = (await sitemapTreeForUrlWithClient(
       `${H}idx.xml`,
       opts(client, { maxPages: 25, concurrency: 2 }),
     )) as IndexXMLSitemap;
@@ -646,7 +660,7 @@ describe('budgets and cancellation', () => {
       [`${H}hang.xml`]: { gate: never },
       [`${H}later.xml`]: { gate: never },
     });
-    const tree = await sitemapTreeForHomepage(H, opts(client, { deadlineMs: 30, concurrency: 2 }));
+    const tree = await sitemapTreeForHomepageWithClient(H, opts(client, { deadlineMs: 30, concurrency: 2 }));
     const robots = tree.subSitemaps[0] as IndexRobotsTxtSitemap;
     expect(robots.subSitemaps.map((s) => s.type)).toEqual([
       'PagesXMLSitemap',
@@ -678,7 +692,7 @@ describe('budgets and cancellation', () => {
       [`${H}robots.txt`]: { body: ['index\n', `${H}hang.xml\n`] },
       [`${H}hang.xml`]: { gate: gate.promise },
     });
-    const done = sitemapTreeForHomepage(H, opts(client, { signal }));
+    const done = sitemapTreeForHomepageWithClient(H, opts(client, { signal }));
     while (!client.requests.includes(`${H}hang.xml`)) await new Promise((r) => setTimeout(r, 1));
     controller.abort();
     const tree = await done;
@@ -691,7 +705,7 @@ describe('budgets and cancellation', () => {
 
   it('an already aborted signal fetches nothing', async () => {
     const client = new FakeClient({});
-    const tree = await sitemapTreeForHomepage(H, opts(client, { signal: AbortSignal.abort() }));
+    const tree = await sitemapTreeForHomepageWithClient(H, opts(client, { signal: AbortSignal.abort() }));
     expect(tree.subSitemaps).toEqual([]);
     expect(client.requests).toEqual([]);
   });
@@ -706,7 +720,7 @@ describe('misbehaving hooks', () => {
     const boom = () => {
       throw new Error('hook failed');
     };
-    const tree = await sitemapTreeForHomepage(
+    const tree = await sitemapTreeForHomepageWithClient(
       'http://example.com/x',
       opts(client, { onWarning: boom, onProgress: boom, onResponse: boom, conditionalRequest: boom }),
     );
@@ -723,7 +737,7 @@ describe('misbehaving hooks', () => {
       get: (url, o) =>
         url.endsWith('bad.xml') ? Promise.reject(new TypeError('socket hang up')) : inner.get(url, o),
     };
-    const node = (await sitemapTreeForUrl(`${H}idx.xml`, opts(client))) as IndexXMLSitemap;
+    const node = (await sitemapTreeForUrlWithClient(`${H}idx.xml`, opts(client))) as IndexXMLSitemap;
     expect(node.subSitemaps.map((s) => s.type)).toEqual(['InvalidSitemap', 'PagesXMLSitemap']);
     expect((node.subSitemaps[0] as InvalidSitemap).reason).toBe(
       `Unable to fetch sitemap from ${H}bad.xml: socket hang up`,
@@ -732,11 +746,14 @@ describe('misbehaving hooks', () => {
 
   it('checks document limits before starting', () => {
     const client = new FakeClient({});
-    expect(() => walkPages(H, opts(client, { documentLimits: { maxPagesPerDocument: 0 } }))).toThrow(
-      InvalidOptionError,
-    );
     expect(() =>
-      walkPages(H, opts(client, { documentLimits: { nope: 1 } as unknown as TreeOptions['documentLimits'] })),
+      walkPagesWithClient(H, opts(client, { documentLimits: { maxPagesPerDocument: 0 } })),
+    ).toThrow(InvalidOptionError);
+    expect(() =>
+      walkPagesWithClient(
+        H,
+        opts(client, { documentLimits: { nope: 1 } as unknown as TreeOptions['documentLimits'] }),
+      ),
     ).toThrow(InvalidOptionError);
   });
 });
@@ -748,7 +765,7 @@ describe('conditional requests and page stores', () => {
       [`${H}same.xml`]: { notModified: true },
     });
     const seen: string[] = [];
-    const tree = await sitemapTreeForHomepage(
+    const tree = await sitemapTreeForHomepageWithClient(
       H,
       opts(client, {
         useKnownPaths: false,
@@ -785,7 +802,7 @@ describe('conditional requests and page stores', () => {
       [`${H}b.xml`]: { type: 'PagesXMLSitemap', children: [] },
     };
     const docs: WalkedDocument[] = [];
-    const tree = await sitemapTreeForHomepage(
+    const tree = await sitemapTreeForHomepageWithClient(
       H,
       opts(client, {
         useKnownPaths: false,
@@ -813,7 +830,7 @@ describe('conditional requests and page stores', () => {
       [`${H}a.xml`]: { body: ['pages\n', `${H}p1\n`] },
     });
     const seen: (number | null)[] = [];
-    const tree = await sitemapTreeForHomepage(
+    const tree = await sitemapTreeForHomepageWithClient(
       H,
       opts(client, {
         useKnownPaths: false,
@@ -837,7 +854,10 @@ describe('conditional requests and page stores', () => {
   it('rejects a revisit option without its two hooks', () => {
     const client = new FakeClient({});
     expect(() =>
-      walkPages(H, opts(client, { revisit: { plan: () => undefined } as unknown as TreeOptions['revisit'] })),
+      walkPagesWithClient(
+        H,
+        opts(client, { revisit: { plan: () => undefined } as unknown as TreeOptions['revisit'] }),
+      ),
     ).toThrow(InvalidOptionError);
   });
 
@@ -845,7 +865,7 @@ describe('conditional requests and page stores', () => {
     const appended: string[] = [];
     const inner = memoryPageStore();
     const client = new FakeClient({ [`${H}s.xml`]: { body: ['pages\n', `${H}a\n`, `${H}b\n`] } });
-    const node = await sitemapTreeForUrl(`${H}s.xml`, {
+    const node = await sitemapTreeForUrlWithClient(`${H}s.xml`, {
       ...opts(client),
       pageStore: {
         open(url) {
@@ -866,14 +886,14 @@ describe('conditional requests and page stores', () => {
   });
 });
 
-describe('walkPages', () => {
+describe('walkPagesWithClient', () => {
   it('streams every page with the sitemap it came from, and exposes the tree shape at the end', async () => {
     const client = new FakeClient({
       [`${H}robots.txt`]: { body: ['index\n', `${H}a.xml\n`, `${H}b.xml\n`] },
       [`${H}a.xml`]: { body: ['pages\n', `${H}a1\n`, `${H}a2\n`] },
       [`${H}b.xml`]: { body: ['text\n', `${H}b1\n`] },
     });
-    const walk = walkPages(H, opts(client, { useKnownPaths: false }));
+    const walk = walkPagesWithClient(H, opts(client, { useKnownPaths: false }));
     const got: string[] = [];
     for await (const { page, sitemap } of walk) got.push(`${sitemap.type} ${sitemap.url} ${page.url}`);
     expect(got.sort()).toEqual([
@@ -898,7 +918,7 @@ describe('walkPages', () => {
         },
       },
     });
-    const stream = walkSitemapPages(`${H}big.xml`, opts(client, { bufferPages: 10 }));
+    const stream = walkSitemapPagesWithClient(`${H}big.xml`, opts(client, { bufferPages: 10 }));
     const first = await stream.next();
     expect(first.value?.page.url).toBe(`${H}p0`);
     // Give a non-pausing implementation every chance to run ahead.
@@ -916,7 +936,10 @@ describe('walkPages', () => {
     };
     for (let i = 0; i < 50; i++) routes[`${H}c${i}.xml`] = { body: ['pages\n', `${H}p${i}\n`] };
     const client = new FakeClient(routes);
-    const stream = walkSitemapPages(`${H}idx.xml`, opts(client, { concurrency: 2, bufferPages: 1 }));
+    const stream = walkSitemapPagesWithClient(
+      `${H}idx.xml`,
+      opts(client, { concurrency: 2, bufferPages: 1 }),
+    );
     for await (const _ of stream) break;
     expect(client.requests.length).toBeLessThan(10);
     expect(client.inFlight).toBe(0);
@@ -925,7 +948,7 @@ describe('walkPages', () => {
 
   it('an exception from the list callback surfaces from the iterator', async () => {
     const client = new FakeClient({ [`${H}idx.xml`]: { body: ['index\n', `${H}a.xml\n`] } });
-    const stream = walkSitemapPages(
+    const stream = walkSitemapPagesWithClient(
       `${H}idx.xml`,
       opts(client, {
         recurseListCallback: () => {

@@ -1,5 +1,7 @@
-// Everything from core (the model, JSON form, registry, plugin interfaces, helpers). The Node
-// entry points below take the place of core's tree functions of the same names, with defaults.
+// Everything core exports (its entry lists its public names one by one: the model, JSON form,
+// registry, plugin interfaces, errors, helpers). Core's walk functions take a client and a
+// registry and are named `...WithClient`; the Node entry points below (usp's Python names) are
+// the same walks with Node's defaults, so no name here means two different functions.
 export * from '@usp-ts/core';
 export { googleImage } from '@usp-ts/ext-google-image';
 export { googleNews } from '@usp-ts/ext-google-news';

@@ -2,21 +2,21 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import {
-  type WalkPagesOptions as CoreWalkPagesOptions,
-  sitemapTreeForHomepage as coreSitemapTreeForHomepage,
-  sitemapTreeForUrl as coreSitemapTreeForUrl,
-  walkPages as coreWalkPages,
-  walkSitemapPages as coreWalkSitemapPages,
   type IndexWebsiteSitemap,
   InvalidOptionError,
   type PageWalk,
   type Registry,
   type Sitemap,
+  sitemapTreeForHomepageWithClient,
+  sitemapTreeForUrlWithClient,
   type TreeOptions,
   type WalkedPage,
+  type WalkPagesWithClientOptions,
   type WalkStats,
   type WalkSummary,
   type WebClient,
+  walkPagesWithClient,
+  walkSitemapPagesWithClient,
 } from '@usp-ts/core';
 import { createWebClient, hostIsPrivate, type WebClientOptions } from '@usp-ts/fetcher';
 import { nodeGunzip } from './gunzip-node.js';
@@ -54,7 +54,7 @@ export type SitemapTreeOptions = Omit<TreeOptions, 'webClient' | 'registry'> & {
 };
 
 /** Walk options: as for the tree, plus how many pages may wait for a slow consumer. */
-export type WalkPagesOptions = SitemapTreeOptions & Pick<CoreWalkPagesOptions, 'bufferPages'>;
+export type WalkPagesOptions = SitemapTreeOptions & Pick<WalkPagesWithClientOptions, 'bufferPages'>;
 
 interface Prepared {
   options: TreeOptions;
@@ -167,7 +167,7 @@ export async function sitemapTreeForHomepage(
 ): Promise<IndexWebsiteSitemap> {
   const p = await prepare(homepageUrl, options, true);
   try {
-    return await coreSitemapTreeForHomepage(homepageUrl, p.options);
+    return await sitemapTreeForHomepageWithClient(homepageUrl, p.options);
   } finally {
     await p.close();
   }
@@ -180,7 +180,7 @@ export async function sitemapTreeForUrl(
 ): Promise<Sitemap> {
   const p = await prepare(sitemapUrl, options, true);
   try {
-    return await coreSitemapTreeForUrl(sitemapUrl, p.options);
+    return await sitemapTreeForUrlWithClient(sitemapUrl, p.options);
   } finally {
     await p.close();
   }
@@ -213,7 +213,7 @@ const abandoned = new FinalizationRegistry<Prepared>((p) => {
  * prefetching while the process lives, and an abandoned walk never keeps it from exiting.
  */
 class NodePageWalk implements PageWalk {
-  readonly #start: (options: CoreWalkPagesOptions) => PageWalk;
+  readonly #start: (options: WalkPagesWithClientOptions) => PageWalk;
   readonly #target: string;
   readonly #options: WalkPagesOptions;
   #walk: PageWalk | null = null;
@@ -226,7 +226,11 @@ class NodePageWalk implements PageWalk {
   #refd = true;
   #unrefScheduled = false;
 
-  constructor(target: string, options: WalkPagesOptions, start: (options: CoreWalkPagesOptions) => PageWalk) {
+  constructor(
+    target: string,
+    options: WalkPagesOptions,
+    start: (options: WalkPagesWithClientOptions) => PageWalk,
+  ) {
     this.#target = target;
     this.#options = options;
     this.#start = start;
@@ -328,10 +332,10 @@ class NodePageWalk implements PageWalk {
  * once iteration is over, `tree` (the shape, pages counted) are on the returned walk.
  */
 export function walkPages(homepageUrl: string, options: WalkPagesOptions = {}): PageWalk {
-  return new NodePageWalk(homepageUrl, options, (o) => coreWalkPages(homepageUrl, o));
+  return new NodePageWalk(homepageUrl, options, (o) => walkPagesWithClient(homepageUrl, o));
 }
 
 /** Streams the pages of one sitemap URL and its children. */
 export function walkSitemapPages(sitemapUrl: string, options: WalkPagesOptions = {}): PageWalk {
-  return new NodePageWalk(sitemapUrl, options, (o) => coreWalkSitemapPages(sitemapUrl, o));
+  return new NodePageWalk(sitemapUrl, options, (o) => walkSitemapPagesWithClient(sitemapUrl, o));
 }

@@ -278,7 +278,7 @@ describe('usp validate', () => {
       );
       const human = await runCli(['validate', path]);
       expect(human.stdout.split('\n')[0]).toBe(
-        `${path} (PagesXMLSitemap, 1 entries, ${98 + NS.length} bytes)`,
+        `${path} (PagesXMLSitemap, 1 entry, ${98 + NS.length} bytes)`,
       );
       expect(human.stdout).not.toContain('usp-local-dummy');
       const { report } = await validateJson([path]);

@@ -1,4 +1,4 @@
-import { type PagesSitemap, sitemapTreeForHomepage, type Warning } from '@usp-ts/core';
+import { type PagesSitemap, sitemapTreeForHomepageWithClient, type Warning } from '@usp-ts/core';
 import { OpenedResources } from '@usp-ts/test-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { testClient, treeOptions, XML } from './tree-helpers.js';
@@ -39,7 +39,7 @@ describe('invalid UTF-8 inside a URL', () => {
       ]),
     });
     const warnings: Warning[] = [];
-    const tree = await sitemapTreeForHomepage(
+    const tree = await sitemapTreeForHomepageWithClient(
       `${o}/`,
       treeOptions(opened.track(testClient()), { useKnownPaths: false, onWarning: (w) => warnings.push(w) }),
     );

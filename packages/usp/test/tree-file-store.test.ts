@@ -10,7 +10,7 @@ import {
   pageToJSON,
   SitemapDate,
   sitemapToJSON,
-  sitemapTreeForHomepage,
+  sitemapTreeForHomepageWithClient,
 } from '@usp-ts/core';
 import { startTestServer } from '@usp-ts/test-server';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -251,11 +251,11 @@ describe('filePageStore', () => {
       server.route('/a.xml.gz', { body: gzip(half(0)) });
       server.route('/b.xml', { headers: XML, body: half(1_500) });
       const store = filePageStore({ dir: base });
-      const onFile = await sitemapTreeForHomepage(
+      const onFile = await sitemapTreeForHomepageWithClient(
         o,
         treeOptions(client, { pageStore: store, useKnownPaths: false }),
       );
-      const inMemory = await sitemapTreeForHomepage(
+      const inMemory = await sitemapTreeForHomepageWithClient(
         o,
         treeOptions(client, { pageStore: memoryPageStore(), useKnownPaths: false }),
       );

@@ -5,7 +5,7 @@ import {
   isIndexSitemap,
   type Sitemap,
   type TreeOptions,
-  type WalkPagesOptions,
+  type WalkPagesWithClientOptions,
 } from '@usp-ts/core';
 import { createWebClient, type FetcherWebClient, type WebClientOptions } from '@usp-ts/fetcher';
 import { createDefaultRegistry } from '../src/plugins.js';
@@ -30,8 +30,8 @@ const registry = createDefaultRegistry();
 
 export function treeOptions(
   client: FetcherWebClient,
-  extra: Partial<WalkPagesOptions> = {},
-): WalkPagesOptions {
+  extra: Partial<WalkPagesWithClientOptions> = {},
+): WalkPagesWithClientOptions {
   return { webClient: client, registry, ...extra } satisfies TreeOptions;
 }
 

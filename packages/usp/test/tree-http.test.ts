@@ -3,8 +3,8 @@ import {
   type IndexRobotsTxtSitemap,
   type IndexXMLSitemap,
   type InvalidSitemap,
-  sitemapTreeForHomepage,
-  sitemapTreeForUrl,
+  sitemapTreeForHomepageWithClient,
+  sitemapTreeForUrlWithClient,
   type Warning,
 } from '@usp-ts/core';
 import { OpenedResources, type TestServer } from '@usp-ts/test-server';
@@ -41,7 +41,7 @@ describe('redirects', () => {
     server.route('/idx.xml', { headers: XML, body: sitemapIndex([`${o}/back.xml`, `${o}/new.xml`]) });
     server.route('/back.xml', { status: 302, headers: { Location: `${o}/idx.xml` } });
     // One at a time, so old.xml reaches new.xml before idx.xml names it (see 'fetched once').
-    const tree = await sitemapTreeForHomepage(
+    const tree = await sitemapTreeForHomepageWithClient(
       `${o}/`,
       treeOptions(client(), { useKnownPaths: false, concurrency: 1 }),
     );
@@ -61,7 +61,7 @@ describe('redirects', () => {
     const server = await opened.server();
     const o = server.origin;
     server.route('/loop.xml', { status: 302, headers: { Location: `${o}/loop.xml` } });
-    const node = await sitemapTreeForUrl(`${o}/loop.xml`, treeOptions(client({ maxRedirects: 3 })));
+    const node = await sitemapTreeForUrlWithClient(`${o}/loop.xml`, treeOptions(client({ maxRedirects: 3 })));
     expect(node.type).toBe('InvalidSitemap');
     expect((node as InvalidSitemap).reason).toMatch(
       new RegExp(`^Unable to fetch sitemap from ${o}/loop.xml: `),
@@ -90,7 +90,7 @@ describe('compression', () => {
       body: urlset([`${o}/q`]),
     });
     server.route('/typed', { headers: { 'Content-Type': 'text/html' }, body: gzip(urlset([`${o}/r`])) });
-    const tree = await sitemapTreeForHomepage(o, treeOptions(client(), { useKnownPaths: false }));
+    const tree = await sitemapTreeForHomepageWithClient(o, treeOptions(client(), { useKnownPaths: false }));
     expect(outline(tree).slice(2)).toEqual([
       `    PagesXMLSitemap ${o}/packed.xml (2)`,
       `    PagesXMLSitemap ${o}/plain.xml.gz (1)`,
@@ -119,7 +119,7 @@ describe('compression', () => {
       headers: { 'Content-Type': 'application/x-gzip', 'Content-Encoding': 'gzip' },
       body: gzipSync(gzip(urlset([`${o}/d`]))),
     });
-    const tree = await sitemapTreeForHomepage(o, treeOptions(client(), { useKnownPaths: false }));
+    const tree = await sitemapTreeForHomepageWithClient(o, treeOptions(client(), { useKnownPaths: false }));
     expect([...tree.allPages()].map((p) => p.url)).toEqual([`${o}/g`, `${o}/b`, `${o}/d`]);
     expect(outline(tree)[4]).toBe(`    PagesXMLSitemap ${o}/double.xml.gz (1)`);
   });
@@ -145,7 +145,7 @@ describe('HTTP errors', () => {
     });
     server.route('/down.xml', { status: 500, headers: { 'Content-Type': 'text/html' }, body: 'boom' });
     const warnings: Warning[] = [];
-    const tree = await sitemapTreeForHomepage(
+    const tree = await sitemapTreeForHomepageWithClient(
       o,
       treeOptions(client({ retries: 3 }), { useKnownPaths: false, onWarning: (w) => warnings.push(w) }),
     );
@@ -169,7 +169,7 @@ describe('HTTP errors', () => {
     server.route('/robots.txt', { headers: TEXT, body: robots([`${o}/hang.xml`, `${o}/ok.xml`]) });
     server.route('/hang.xml', () => {});
     server.route('/ok.xml', { headers: XML, body: urlset([`${o}/ok`]) });
-    const tree = await sitemapTreeForHomepage(
+    const tree = await sitemapTreeForHomepageWithClient(
       o,
       treeOptions(client({ retries: 1, headersTimeoutMs: 150 }), { useKnownPaths: false }),
     );
@@ -196,7 +196,7 @@ describe('HTTP errors', () => {
       res.on('close', () => clearInterval(timer));
     });
     const warnings: Warning[] = [];
-    const node = await sitemapTreeForUrl(
+    const node = await sitemapTreeForUrlWithClient(
       `${o}/drip.xml`,
       treeOptions(client({ retries: 1, requestTimeoutMs: 300, bodyIdleTimeoutMs: 1_000 }), {
         onWarning: (w) => warnings.push(w),
@@ -231,7 +231,7 @@ describe('HTTP errors', () => {
       pump();
     });
     const warnings: Warning[] = [];
-    const node = await sitemapTreeForUrl(
+    const node = await sitemapTreeForUrlWithClient(
       `${o}/huge.xml`,
       treeOptions(client({ retries: 1, maxBodyBytes: 20_000 }), { onWarning: (w) => warnings.push(w) }),
     );
@@ -261,7 +261,7 @@ describe('recursion over HTTP', () => {
     for (let i = 1; i <= 12; i++) {
       server.route(`/s${i}.xml`, { headers: XML, body: sitemapIndex([`${o}/s${i + 1}.xml`]) });
     }
-    const tree = await sitemapTreeForHomepage(o, treeOptions(client(), { useKnownPaths: false }));
+    const tree = await sitemapTreeForHomepageWithClient(o, treeOptions(client(), { useKnownPaths: false }));
     const lines = outline(tree);
     expect(lines[4]).toMatch(
       /^ {8}InvalidSitemap .*\/a\.xml#top :: Unable to add sub-sitemap from URL .*Recursion detected in URL/,
@@ -290,7 +290,7 @@ describe('soft 404s', () => {
     });
     server.route('/sitemap_news.xml', { headers: XML, body: urlset([`${o}/news`]) });
     const warnings: Warning[] = [];
-    const tree = await sitemapTreeForHomepage(
+    const tree = await sitemapTreeForHomepageWithClient(
       o,
       treeOptions(client(), { onWarning: (w) => warnings.push(w) }),
     );
@@ -326,7 +326,7 @@ describe('fetch order', () => {
         order.push(i);
       });
     }
-    const node = (await sitemapTreeForUrl(
+    const node = (await sitemapTreeForUrlWithClient(
       `${o}/idx.xml`,
       treeOptions(client(), { concurrency: n }),
     )) as IndexXMLSitemap;

@@ -2,11 +2,11 @@ import {
   type IndexRobotsTxtSitemap,
   type IndexXMLSitemap,
   type InvalidSitemap,
-  sitemapTreeForHomepage,
-  sitemapTreeForUrl,
+  sitemapTreeForHomepageWithClient,
+  sitemapTreeForUrlWithClient,
   type Warning,
-  walkPages,
-  walkSitemapPages,
+  walkPagesWithClient,
+  walkSitemapPagesWithClient,
 } from '@usp-ts/core';
 import { OpenedResources } from '@usp-ts/test-server';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -65,7 +65,7 @@ describe('streaming', () => {
     server.route('/a.xml', { headers: XML, body: urlset([`${o}/a1`, `${o}/a2`]) });
     server.route('/b.xml', { headers: XML, body: urlset([`${o}/b1`]) });
     server.route('/list.txt', { headers: TEXT, body: `${o}/t1\n${o}/t2\n` });
-    const walk = walkPages(o, treeOptions(client(), { useKnownPaths: false }));
+    const walk = walkPagesWithClient(o, treeOptions(client(), { useKnownPaths: false }));
     const seen: string[] = [];
     for await (const { page, sitemap } of walk) seen.push(`${sitemap.type} ${sitemap.url} ${page.url}`);
     expect(seen.sort()).toEqual(
@@ -91,7 +91,7 @@ describe('streaming', () => {
     server.route('/idx.xml', { headers: XML, body: sitemapIndex([`${o}/big.xml`, `${o}/next.xml`]) });
     server.route('/big.xml', streamingUrlset(o, 'big', n, first));
     server.route('/next.xml', streamingUrlset(o, 'next', 10, total));
-    const stream = walkSitemapPages(
+    const stream = walkSitemapPagesWithClient(
       `${o}/idx.xml`,
       treeOptions(client(), { concurrency: 1, bufferPages: 100 }),
     );
@@ -120,7 +120,7 @@ describe('streaming', () => {
     for (let i = 0; i < 20; i++) server.route(`/c${i}.xml`, streamingUrlset(o, `c${i}`, 50_000, state));
     const c = client();
     let got = 0;
-    for await (const _ of walkSitemapPages(`${o}/idx.xml`, treeOptions(c, { concurrency: 2 }))) {
+    for await (const _ of walkSitemapPagesWithClient(`${o}/idx.xml`, treeOptions(c, { concurrency: 2 }))) {
       if (++got === 10) break;
     }
     expect(server.requests.length).toBeLessThanOrEqual(4);
@@ -146,7 +146,7 @@ describe('cancellation', () => {
     });
     server.route('/after.xml', () => {});
     const controller = new AbortController();
-    const done = sitemapTreeForHomepage(
+    const done = sitemapTreeForHomepageWithClient(
       o,
       treeOptions(client(), { signal: controller.signal, useKnownPaths: false, concurrency: 1 }),
     );
@@ -172,7 +172,7 @@ describe('cancellation', () => {
     server.route('/big.xml', streamingUrlset(o, 'big', 200_000, state));
     const controller = new AbortController();
     let pages = 0;
-    const done = sitemapTreeForUrl(
+    const done = sitemapTreeForUrlWithClient(
       `${o}/big.xml`,
       treeOptions(client(), {
         signal: controller.signal,
@@ -202,7 +202,7 @@ describe('budgets', () => {
     server.route('/ok.xml', { headers: XML, body: urlset([`${o}/ok`]) });
     for (let i = 0; i < 6; i++) server.route(`/hang${i}.xml`, () => {});
     const warnings: Warning[] = [];
-    const node = (await sitemapTreeForUrl(
+    const node = (await sitemapTreeForUrlWithClient(
       `${o}/idx.xml`,
       treeOptions(client(), { deadlineMs: 300, concurrency: 3, onWarning: (w) => warnings.push(w) }),
     )) as IndexXMLSitemap;
@@ -226,7 +226,7 @@ describe('budgets', () => {
         body: urlset(Array.from({ length: 10 }, (_, k) => `${o}/${i}/${k}`)),
       });
     }
-    const bySitemaps = (await sitemapTreeForUrl(
+    const bySitemaps = (await sitemapTreeForUrlWithClient(
       `${o}/idx.xml`,
       treeOptions(client(), { maxSitemaps: 3, concurrency: 1 }),
     )) as IndexXMLSitemap;
@@ -237,7 +237,7 @@ describe('budgets', () => {
     ]);
     expect(bySitemaps.warnings.map((w) => w.message).join()).toContain('limit of 3 sitemaps');
 
-    const byPages = await sitemapTreeForUrl(
+    const byPages = await sitemapTreeForUrlWithClient(
       `${o}/idx.xml`,
       treeOptions(client(), { maxPages: 15, concurrency: 1 }),
     );
@@ -245,7 +245,7 @@ describe('budgets', () => {
     expect(byPages.warnings.map((w) => w.message).join()).toContain('limit of 15 pages');
 
     let streamed = 0;
-    for await (const _ of walkSitemapPages(`${o}/idx.xml`, treeOptions(client(), { maxPages: 25 })))
+    for await (const _ of walkSitemapPagesWithClient(`${o}/idx.xml`, treeOptions(client(), { maxPages: 25 })))
       streamed++;
     expect(streamed).toBe(25);
   });

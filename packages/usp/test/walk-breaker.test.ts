@@ -2,9 +2,9 @@ import {
   InvalidOptionError,
   KNOWN_SITEMAP_PATHS,
   OriginBreaker,
-  sitemapTreeForHomepage,
+  sitemapTreeForHomepageWithClient,
   type Warning,
-  walkPages,
+  walkPagesWithClient,
 } from '@usp-ts/core';
 import { OpenedResources } from '@usp-ts/test-server';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -24,7 +24,7 @@ describe('origin breaker: a host that gives no response', () => {
   it('tries robots.txt twice, then sends the host nothing more and says why once', async () => {
     const s = await opened.server({ '/robots.txt': reset });
     const warnings: Warning[] = [];
-    const tree = await sitemapTreeForHomepage(
+    const tree = await sitemapTreeForHomepageWithClient(
       `${s.origin}/`,
       treeOptions(client({ retries: 5 }), { onWarning: (w) => warnings.push(w) }),
     );
@@ -38,7 +38,7 @@ describe('origin breaker: a host that gives no response', () => {
 
   it('without the breaker every known path is still requested', async () => {
     const s = await opened.server({ '/robots.txt': reset });
-    await sitemapTreeForHomepage(
+    await sitemapTreeForHomepageWithClient(
       `${s.origin}/`,
       treeOptions(client({ retries: 5 }), { originBreaker: false }),
     );
@@ -63,7 +63,7 @@ describe('origin breaker: a host that gives no response', () => {
     });
     s.route('/robots.txt', { headers: TEXT, body: robots([`${o}/a.xml`, `${o}/b.xml`]) });
     const breaker = new OriginBreaker();
-    await sitemapTreeForHomepage(
+    await sitemapTreeForHomepageWithClient(
       `${o}/`,
       treeOptions(client({ retries: 5, networkAttempts: 5, baseDelayMs: 40, maxDelayMs: 40 }), {
         useKnownPaths: false,
@@ -83,7 +83,7 @@ describe('origin breaker: a host that gives no response', () => {
     const d = dead.origin;
     site.route('/robots.txt', { headers: TEXT, body: robots([`${d}/a.xml`, `${d}/b.xml`, `${o}/ok.xml`]) });
     site.route('/ok.xml', { headers: XML, body: urlset([`${o}/page`]) });
-    const tree = await sitemapTreeForHomepage(
+    const tree = await sitemapTreeForHomepageWithClient(
       `${o}/`,
       treeOptions(client(), { useKnownPaths: false, concurrency: 1 }),
     );
@@ -109,7 +109,7 @@ describe('origin breaker: a host that answers 429 to everything', () => {
     const busy = { status: 429, headers: { 'Retry-After': '0' } };
     s.route('/robots.txt', busy);
     for (const p of KNOWN_SITEMAP_PATHS) s.route(`/${p}`, busy);
-    const tree = await sitemapTreeForHomepage(`${s.origin}/`, treeOptions(client({ retries: 5 })));
+    const tree = await sitemapTreeForHomepageWithClient(`${s.origin}/`, treeOptions(client({ retries: 5 })));
     // robots.txt: 5 attempts. Then at most one attempt per known path, and only until 3
     // documents in a row were throttled: 4 in flight, plus the one started when the first ended.
     expect(s.requests.filter((r) => r === 'GET /robots.txt')).toHaveLength(5);
@@ -146,7 +146,7 @@ describe('origin breaker: options', () => {
     );
     const c = client();
     expect(() =>
-      walkPages(
+      walkPagesWithClient(
         'http://127.0.0.1:9/',
         treeOptions(c, { originBreaker: { openAfterThrottledDocuments: 1.5 } }),
       ),

@@ -1,4 +1,4 @@
-import { sitemapTreeForHomepage, type Warning, walkPages } from '@usp-ts/core';
+import { sitemapTreeForHomepageWithClient, type Warning, walkPagesWithClient } from '@usp-ts/core';
 import { OpenedResources } from '@usp-ts/test-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { robots, sitemapIndex, TEXT, testClient, treeOptions, urlset, XML } from './tree-helpers.js';
@@ -20,7 +20,7 @@ describe('each sitemap is fetched once per walk', () => {
     s.route('/idx.xml', { headers: XML, body: index });
     s.route('/leaf.xml', { headers: XML, body: urlset([`${o}/a`, `${o}/b`]) });
     const warnings: Warning[] = [];
-    const walk = walkPages(
+    const walk = walkPagesWithClient(
       `${o}/`,
       treeOptions(client(), { useKnownPaths: false, onWarning: (w) => warnings.push(w) }),
     );
@@ -45,7 +45,10 @@ describe('each sitemap is fetched once per walk', () => {
     s.route('/robots.txt', { headers: TEXT, body: robots([`${o}/idx.xml`]) });
     s.route('/idx.xml', { headers: XML, body: sitemapIndex(variants) });
     s.route('/leaf.xml', { headers: XML, body: urlset([`${o}/a`]) });
-    const tree = await sitemapTreeForHomepage(`${o}/`, treeOptions(client(), { useKnownPaths: false }));
+    const tree = await sitemapTreeForHomepageWithClient(
+      `${o}/`,
+      treeOptions(client(), { useKnownPaths: false }),
+    );
     expect([...tree.allPages()].map((p) => p.url)).toEqual([`${o}/a`]);
     // Each redirect hop is one request; the leaf's body is sent at most once per redirect that
     // raced the first, and only one of them is parsed.

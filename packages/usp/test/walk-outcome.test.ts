@@ -1,4 +1,4 @@
-import { sitemapToJSON, sitemapTreeForHomepage, walkPages } from '@usp-ts/core';
+import { sitemapToJSON, sitemapTreeForHomepageWithClient, walkPagesWithClient } from '@usp-ts/core';
 import { OpenedResources } from '@usp-ts/test-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { robots, TEXT, testClient, treeOptions, urlset, XML } from './tree-helpers.js';
@@ -24,7 +24,7 @@ async function smallSite() {
 describe('walk outcome', () => {
   it('ok: everything found was fetched, 404s included; the JSON root carries it', async () => {
     const s = await smallSite();
-    const tree = await sitemapTreeForHomepage(`${s.origin}/`, treeOptions(client()));
+    const tree = await sitemapTreeForHomepageWithClient(`${s.origin}/`, treeOptions(client()));
     expect(tree.summary).toEqual({ outcome: 'ok', reason: null, stoppedBy: null, unreachableOrigins: [] });
     const json = sitemapToJSON(tree);
     expect(json.outcome).toBe('ok');
@@ -33,13 +33,13 @@ describe('walk outcome', () => {
 
   it('ok: a site that answers 404 everywhere was reached', async () => {
     const s = await opened.server();
-    const tree = await sitemapTreeForHomepage(`${s.origin}/`, treeOptions(client()));
+    const tree = await sitemapTreeForHomepageWithClient(`${s.origin}/`, treeOptions(client()));
     expect(tree.summary.outcome).toBe('ok');
   });
 
   it('partial: a budget cut the walk after something was read, and the reason names it', async () => {
     const s = await smallSite();
-    const tree = await sitemapTreeForHomepage(
+    const tree = await sitemapTreeForHomepageWithClient(
       `${s.origin}/`,
       treeOptions(client(), { maxSitemaps: 2, useKnownPaths: false }),
     );
@@ -56,7 +56,10 @@ describe('walk outcome', () => {
 
   it('unreachable: the deadline passed before any response (not "a site without sitemaps")', async () => {
     const s = await opened.server({ '/robots.txt': never });
-    const tree = await sitemapTreeForHomepage(`${s.origin}/`, treeOptions(client(), { deadlineMs: 150 }));
+    const tree = await sitemapTreeForHomepageWithClient(
+      `${s.origin}/`,
+      treeOptions(client(), { deadlineMs: 150 }),
+    );
     expect(tree.summary).toMatchObject({
       outcome: 'unreachable',
       stoppedBy: 'deadline',
@@ -67,7 +70,7 @@ describe('walk outcome', () => {
   it('unreachable: an abort before any response', async () => {
     const s = await opened.server({ '/robots.txt': never });
     const ctl = new AbortController();
-    const walk = walkPages(`${s.origin}/`, treeOptions(client(), { signal: ctl.signal }));
+    const walk = walkPagesWithClient(`${s.origin}/`, treeOptions(client(), { signal: ctl.signal }));
     const pages = (async () => {
       for await (const _ of walk);
     })();
@@ -79,7 +82,10 @@ describe('walk outcome', () => {
 
   it('a page walk has no summary until it ends, then the same as the tree', async () => {
     const s = await smallSite();
-    const walk = walkPages(`${s.origin}/`, treeOptions(client(), { maxPages: 1, useKnownPaths: false }));
+    const walk = walkPagesWithClient(
+      `${s.origin}/`,
+      treeOptions(client(), { maxPages: 1, useKnownPaths: false }),
+    );
     expect(walk.summary).toBeNull();
     let n = 0;
     for await (const _ of walk) n++;

@@ -19,7 +19,7 @@ import {
   DEFAULT_MAX_SITEMAPS,
   DEFAULT_STREAM_BUFFER_PAGES,
   type TreeOptions,
-  type WalkPagesOptions,
+  type WalkPagesWithClientOptions,
 } from './options.js';
 import { OriginBreaker } from './origin-breaker.js';
 
@@ -113,7 +113,7 @@ export const TREE_OPTIONS = {
   originBreaker: true,
 } satisfies Record<keyof TreeOptions, true>;
 export const WALK_OPTIONS = { ...TREE_OPTIONS, bufferPages: true } satisfies Record<
-  keyof WalkPagesOptions,
+  keyof WalkPagesWithClientOptions,
   true
 >;
 
@@ -260,7 +260,7 @@ function breakerOf(option: TreeOptions['originBreaker']): OriginBreaker | null {
 }
 
 /** The page buffer of a streaming walk (`bufferPages`), checked. */
-export function bufferOf(options: WalkPagesOptions): number {
+export function bufferOf(options: WalkPagesWithClientOptions): number {
   const n = options.bufferPages ?? DEFAULT_STREAM_BUFFER_PAGES;
   if (!Number.isInteger(n) || n < 1) throw new InvalidOptionError('bufferPages', 'must be an integer >= 1');
   return n;

@@ -148,7 +148,7 @@ export interface TreeOptions {
   readonly originBreaker?: OriginBreakerOptions | OriginBreaker | false;
 }
 
-export interface WalkPagesOptions extends TreeOptions {
+export interface WalkPagesWithClientOptions extends TreeOptions {
   /** Pages buffered ahead of the consumer before fetching pauses (default 2,000). */
   readonly bufferPages?: number;
 }

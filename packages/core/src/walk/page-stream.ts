@@ -6,7 +6,7 @@ import type { PageWalk, WalkedPage, WalkedSitemapInfo } from './page-walk.js';
 import { type PageSink, Walk } from './walk.js';
 import type { WalkStats } from './walk-stats.js';
 
-/** The async iterator of `walkPages`: a bounded queue between the walk's parsers and the consumer. */
+/** The async iterator of `walkPagesWithClient`: a bounded queue between the walk's parsers and the consumer. */
 export class PageStream implements PageWalk {
   readonly #walk: Walk;
   readonly #highWater: number;

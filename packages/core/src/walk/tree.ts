@@ -6,7 +6,7 @@ import { isHttpUrl, stripUrlToHomepage } from '../engine/url.js';
 import { type Ancestry, NO_ANCESTORS, safeKey } from './ancestry.js';
 import { bufferOf, resolveWalkConfig, WALK_OPTIONS } from './config.js';
 import { knownPathUrls } from './known-paths.js';
-import type { TreeOptions, WalkPagesOptions } from './options.js';
+import type { TreeOptions, WalkPagesWithClientOptions } from './options.js';
 import { PageStream } from './page-stream.js';
 import type { PageWalk } from './page-walk.js';
 import { type FetchResult, Walk } from './walk.js';
@@ -18,7 +18,7 @@ import { type FetchResult, Walk } from './walk.js';
  * walk (abort, deadline, budget) returns what it has. Rejects only for caller mistakes and for
  * an exception thrown by `recurseListCallback` (as usp lets it escape).
  */
-export async function sitemapTreeForHomepage(
+export async function sitemapTreeForHomepageWithClient(
   homepageUrl: string,
   options: TreeOptions,
 ): Promise<IndexWebsiteSitemap> {
@@ -31,7 +31,10 @@ export async function sitemapTreeForHomepage(
  * Fetches one sitemap URL and everything below it (no robots.txt, no known paths). The node is
  * at level 0, as a known path would be.
  */
-export async function sitemapTreeForUrl(sitemapUrl: string, options: TreeOptions): Promise<Sitemap> {
+export async function sitemapTreeForUrlWithClient(
+  sitemapUrl: string,
+  options: TreeOptions,
+): Promise<Sitemap> {
   checkUrl(sitemapUrl);
   const walk = new Walk(resolveWalkConfig(options, sitemapUrl, options.pageStore ?? memoryPageStore()), null);
   return runSingle(walk, sitemapUrl);
@@ -42,14 +45,17 @@ export async function sitemapTreeForUrl(sitemapUrl: string, options: TreeOptions
  * the parsers and therefore the downloads; breaking out of the loop stops the walk. Pages of
  * sitemaps fetched concurrently interleave (each page says which sitemap it came from).
  */
-export function walkPages(homepageUrl: string, options: WalkPagesOptions): PageWalk {
+export function walkPagesWithClient(homepageUrl: string, options: WalkPagesWithClientOptions): PageWalk {
   const home = homepageOf(homepageUrl, options);
   const config = resolveWalkConfig(options, home.url, options.pageStore ?? countingPageStore(), WALK_OPTIONS);
   return new PageStream(config, bufferOf(options), (walk) => runHomepage(walk, home));
 }
 
-/** `walkPages` for one sitemap URL and its children. */
-export function walkSitemapPages(sitemapUrl: string, options: WalkPagesOptions): PageWalk {
+/** `walkPagesWithClient` for one sitemap URL and its children. */
+export function walkSitemapPagesWithClient(
+  sitemapUrl: string,
+  options: WalkPagesWithClientOptions,
+): PageWalk {
   checkUrl(sitemapUrl);
   const config = resolveWalkConfig(
     options,

@@ -74,6 +74,10 @@ function plural(n: number, word: string): string {
   return `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 }
 
+function entryCount(n: number): string {
+  return `${n} ${n === 1 ? 'entry' : 'entries'}`;
+}
+
 const asIs: Namer = (text) => text;
 
 export interface HumanReportOptions {
@@ -119,7 +123,7 @@ export async function writeHumanReport(
     listed.add(s.url);
     const findings = bySitemap.get(s.url) ?? [];
     const what =
-      s.type === 'InvalidSitemap' ? 'not a sitemap' : `${s.type}, ${s.entries} entries, ${s.bytes} bytes`;
+      s.type === 'InvalidSitemap' ? 'not a sitemap' : `${s.type}, ${entryCount(s.entries)}, ${s.bytes} bytes`;
     await out.line(`${name(s.url)} (${what})${findings.length === 0 ? ': ok' : ''}`);
     await writeFindings(findings);
   }
@@ -222,7 +226,7 @@ export async function runValidate(args: string[], signal: AbortSignal): Promise<
           bytes += s.bytes;
           entries += s.entries;
           progress.update({ sitemapsDone: done, pages: entries, bytes });
-          log.info(`${s.url}: ${s.type}, ${s.entries} entries, ${plural(findings.length, 'finding')}`);
+          log.info(`${s.url}: ${s.type}, ${entryCount(s.entries)}, ${plural(findings.length, 'finding')}`);
         },
       });
     } else {

@@ -17,7 +17,7 @@ import {
   type ParseSitemapNodeOptions,
   parseSitemap,
   type Registry,
-  sitemapTreeForUrl,
+  sitemapTreeForUrlWithClient,
 } from '@usp-ts/core';
 import { googleImage } from '@usp-ts/ext-google-image';
 import { googleNews } from '@usp-ts/ext-google-news';
@@ -200,7 +200,10 @@ describe('hostile documents: entities', () => {
       });
       const webClient = createWebClient({ allowPrivateNetworks: true, retries: 1 });
       try {
-        const tree = await sitemapTreeForUrl(`${server.origin}/sitemap.xml`, { webClient, registry });
+        const tree = await sitemapTreeForUrlWithClient(`${server.origin}/sitemap.xml`, {
+          webClient,
+          registry,
+        });
         expect(tree.type).toBe('InvalidSitemap');
       } finally {
         await (webClient as { close?: () => Promise<void> }).close?.();
