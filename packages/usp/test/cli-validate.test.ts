@@ -277,9 +277,7 @@ describe('usp validate', () => {
         `<urlset xmlns="${NS}"><url><loc>https://example.com/a</loc><lastmod>2024-13-45</lastmod></url></urlset>`,
       );
       const human = await runCli(['validate', path]);
-      expect(human.stdout.split('\n')[0]).toBe(
-        `${path} (PagesXMLSitemap, 1 entry, ${98 + NS.length} bytes)`,
-      );
+      expect(human.stdout.split('\n')[0]).toBe(`${path} (PagesXMLSitemap, 1 entry, ${98 + NS.length} bytes)`);
       expect(human.stdout).not.toContain('usp-local-dummy');
       const { report } = await validateJson([path]);
       expect(report.findings[0].sitemap).toBe(path);
