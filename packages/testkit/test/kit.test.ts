@@ -7,11 +7,11 @@ import {
   type XmlFormat,
 } from '@usp-ts/core';
 import { describe, expect, it } from 'vitest';
-import { runExtension, wrapEntries } from './extension-host.js';
-import { cutOffsets, describeFormatKit, expectPrefix, expectSane } from './kit.js';
-import { applyEdits } from './mutate.js';
-import { shufflePrefixes } from './prefixes.js';
-import { parseChunks, snapshot } from './snapshot.js';
+import { runExtension, wrapEntries } from '../src/extension-host.js';
+import { cutOffsets, describeFormatKit, expectPrefix, expectSane } from '../src/kit.js';
+import { applyEdits } from '../src/mutate.js';
+import { shufflePrefixes } from '../src/prefixes.js';
+import { parseChunks, snapshot } from '../src/snapshot.js';
 
 const NS = 'http://www.sitemaps.org/schemas/sitemap/0.9';
 const XHTML = 'http://www.w3.org/1999/xhtml';

@@ -1,6 +1,6 @@
 import type { TextFormat } from '@usp-ts/core';
 import { describe, expect, it } from 'vitest';
-import { parseWith, streamedBody } from './parse.js';
+import { parseWith, streamedBody } from '../src/parse.js';
 
 /** A text format that records what the driver handed it. */
 function recorder(seen: { header: string | null; text: string }): TextFormat {
