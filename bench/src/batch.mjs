@@ -11,13 +11,13 @@
 // Every target of the issue is checked (PASS/FAIL lines); the results go to results/batch.md
 // (a markdown table to paste) and results/batch.json.
 // Usage: node src/batch.mjs [--sites N] [--big N] [--no-baseline] [--md FILE] [--out FILE]
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startSiteFarm } from '@usp-ts/test-server';
+import { ndjsonRows as rows, spawnTimed } from './timed.mjs';
 
 // `pnpm run bench:batch -- --sites 300` hands the script the `--` too.
 const ARGS = process.argv.slice(2).filter((a, i) => !(i === 0 && a === '--'));
@@ -38,58 +38,13 @@ const SITE_DEADLINE_S = 60;
 const SITES_AT_ONCE = 16;
 const PER_HOST = 2;
 
-/**
- * Runs a command under GNU time; resolves to wall s, CPU s, peak RSS MiB, exit code, stderr, and
- * when each stderr line came (s since the start: with `-v`, when each site ended).
- */
-function timed(cmd, args, { stdout = 'ignore' } = {}) {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn('/usr/bin/time', ['-f', '@@TIME %e %U %S %M', cmd, ...args], {
-      stdio: ['ignore', stdout, 'pipe'],
-    });
-    let err = '';
-    let partial = '';
-    const lines = [];
-    child.stderr.setEncoding('utf8').on('data', (d) => {
-      err += d;
-      const at = (performance.now() - started) / 1000;
-      const parts = (partial + d).split('\n');
-      partial = parts.pop();
-      for (const text of parts) lines.push({ at, text });
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const m = /@@TIME ([\d.]+) ([\d.]+) ([\d.]+) (\d+)/.exec(err);
-      if (m === null) return reject(new Error(`no timing: ${err}`));
-      resolve({
-        code,
-        wallS: Number(m[1]),
-        cpuS: Number(m[2]) + Number(m[3]),
-        peakRssMiB: Number(m[4]) / 1024,
-        stderr: err.replace(/@@TIME.*\n?/, ''),
-        lines,
-      });
-    });
-  });
-}
-
 function countBy(values) {
   const counts = {};
   for (const v of values) counts[v] = (counts[v] ?? 0) + 1;
   return counts;
 }
 
-function rows(path) {
-  try {
-    return readFileSync(path, 'utf8')
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => JSON.parse(l));
-  } catch {
-    return [];
-  }
-}
+const timed = (cmd, args, options) => spawnTimed(cmd, args, options).done;
 
 const n = Number(values.sites);
 const farm = await startSiteFarm({ sites: n, seed: 17, bigSites: Number(values.big) });

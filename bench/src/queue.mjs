@@ -16,7 +16,7 @@
 // across workers (counted by the farm).
 // Usage: node src/queue.mjs [--sites N] [--workers 1,2,4] [--latency-ms 50] [--state]
 //                           [--out results/queue.md] [--json FILE]
-import { fork, spawn } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +27,7 @@ import { enqueueSites } from '@usp-ts/queue-bullmq';
 import { startTestRedis } from '@usp-ts/test-redis';
 import { startSiteFarm } from '@usp-ts/test-server';
 import { Redis } from 'ioredis';
+import { ndjsonRows as rows, spawnTimed as timed } from './timed.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -43,32 +44,6 @@ const SITES_PER_PROCESS = '16';
 const PER_HOST = 2;
 // Short network limits: the farm's hung host costs each run the same few seconds, not minutes.
 const NET = ['--allow-private-networks', '--timeout', '3s', '--retries', '1', '--site-deadline', '30s'];
-
-/** Spawns a command under GNU time; `done` resolves to wall s, CPU s, peak RSS MiB, exit code. */
-function timed(cmd, args) {
-  const child = spawn('/usr/bin/time', ['-f', '@@TIME %e %U %S %M', cmd, ...args], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let err = '';
-  child.stderr.setEncoding('utf8').on('data', (d) => {
-    err += d;
-  });
-  const done = new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const m = /@@TIME ([\d.]+) ([\d.]+) ([\d.]+) (\d+)/.exec(err);
-      if (m === null) return reject(new Error(`no timing (exit ${code}): ${err}`));
-      resolve({
-        code,
-        wallS: Number(m[1]),
-        cpuS: Number(m[2]) + Number(m[3]),
-        peakRssMiB: Number(m[4]) / 1024,
-        stderr: err.replace(/@@TIME.*\n?/, ''),
-      });
-    });
-  });
-  return { child, done };
-}
 
 /** SIGTERM to the process GNU time runs (time itself would die of it and leave the child behind). */
 function stopUnderTime(child) {
@@ -100,17 +75,6 @@ function redisProc(pid) {
   const ticks = Number(fields[11]) + Number(fields[12]);
   const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return { cpuS: ticks / 100, peakRssMiB: hwm === null ? null : Number(hwm[1]) / 1024 };
-}
-
-function rows(path) {
-  try {
-    return readFileSync(path, 'utf8')
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => JSON.parse(l));
-  } catch {
-    return [];
-  }
 }
 
 const n = Number(values.sites);

@@ -225,9 +225,9 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
    * Gives lease `id` back to Redis, waking other processes' asks when some wait; with `yieldSlot`,
    * reserves the slot for the process that waits longest.
    */
-  function giveBack(host: string, id: string, yieldSlot: 0 | 1 = 0): void {
+  function giveBack(host: string, id: string, yieldSlot: 0 | 1 = 0): Promise<unknown> {
     // Also after close(): an ask in flight then is granted before close() has its replies.
-    commands
+    return commands
       .uspGateRelease(
         key(host, 'leases'),
         key(host, 'waiting'),
@@ -416,20 +416,7 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
           w.reject(new UspError('USP_CLOSED', 'the politeness gate is closed'));
         }
         for (const id of h.held) {
-          pending.push(
-            commands
-              .uspGateRelease(
-                key(host, 'leases'),
-                key(host, 'waiting'),
-                id,
-                channel,
-                host,
-                owner,
-                maxWaitMs,
-                0,
-              )
-              .catch(() => 0),
-          );
+          pending.push(giveBack(host, id));
         }
         h.held.clear();
       }

@@ -1,0 +1,53 @@
+// What the batch and queue cases share: a process under GNU time, and an NDJSON file read back.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+/**
+ * Spawns a command under GNU time. `done` resolves to wall s, CPU s (user + sys of the process
+ * tree), peak RSS MiB, exit code, stderr, and when each stderr line came (s since the start: with
+ * `-v`, when each site ended).
+ */
+export function spawnTimed(cmd, args, { stdout = 'ignore' } = {}) {
+  const started = performance.now();
+  const child = spawn('/usr/bin/time', ['-f', '@@TIME %e %U %S %M', cmd, ...args], {
+    stdio: ['ignore', stdout, 'pipe'],
+  });
+  let err = '';
+  let partial = '';
+  const lines = [];
+  child.stderr.setEncoding('utf8').on('data', (d) => {
+    err += d;
+    const at = (performance.now() - started) / 1000;
+    const parts = (partial + d).split('\n');
+    partial = parts.pop();
+    for (const text of parts) lines.push({ at, text });
+  });
+  const done = new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const m = /@@TIME ([\d.]+) ([\d.]+) ([\d.]+) (\d+)/.exec(err);
+      if (m === null) return reject(new Error(`no timing (exit ${code}): ${err}`));
+      resolve({
+        code,
+        wallS: Number(m[1]),
+        cpuS: Number(m[2]) + Number(m[3]),
+        peakRssMiB: Number(m[4]) / 1024,
+        stderr: err.replace(/@@TIME.*\n?/, ''),
+        lines,
+      });
+    });
+  });
+  return { child, done };
+}
+
+/** The rows of an NDJSON file, or none when it is missing. */
+export function ndjsonRows(path) {
+  try {
+    return readFileSync(path, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l));
+  } catch {
+    return [];
+  }
+}
