@@ -2,7 +2,7 @@ import { countSite, emptyProgress, readSiteLines, type SiteResult } from '@usp-t
 import { DEFAULT_QUEUE_NAME, enqueueSites } from '@usp-ts/queue-bullmq';
 import { count, flag, type Parsed, redisUrl, str, UsageError } from './args.js';
 import { BatchReport, siteLine } from './batch-report.js';
-import { countSites, inputLines } from './input.js';
+import { countSitesOrSay, inputLines } from './input.js';
 
 /** The flags that mean something to the producer; the walk's own belong to `usp worker`. */
 const PRODUCER_FLAGS = new Set(['queue', 'queue-name', 'no-wait', 'full', 'verbose', 'no-progress', 'help']);
@@ -30,13 +30,9 @@ export async function runQueuedBatch(
   const queueName = str(p, 'queue-name') ?? DEFAULT_QUEUE_NAME;
   const wait = !flag(p, 'no-wait');
   const verbose = count(p, 'verbose');
-  let total: number | null;
-  try {
-    total = await countSites(source);
-  } catch (err) {
-    process.stderr.write(`usp: error: cannot read ${source}: ${(err as Error).message}\n`);
-    return 1;
-  }
+  const counted = await countSitesOrSay(source);
+  if (counted === null) return 1;
+  const { total } = counted;
 
   const report = new BatchReport(!flag(p, 'no-progress'));
   report.total = total;

@@ -13,7 +13,7 @@ import { DEFAULT_MAX_SITEMAPS, type StateStore, StateStoreError } from '@usp-ts/
 import { createDefaultRegistry } from '../plugins.js';
 import { count, flag, type OptionSpec, onePositional, parse, str, UsageError } from './args.js';
 import { BatchReport, siteLine } from './batch-report.js';
-import { countSites, inputLines } from './input.js';
+import { countSitesOrSay, inputLines } from './input.js';
 import { NETWORK_HELP } from './network.js';
 import { loadOptionalPackage } from './optional-package.js';
 import { batchWebClient, openState, SITE_WALK_OPTIONS, siteWalkSettings } from './site-walk.js';
@@ -106,13 +106,9 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
     siteWalkSettings(p, BATCH_USAGE);
   const statePath = str(p, 'state');
   const verbose = count(p, 'verbose');
-  let total: number | null;
-  try {
-    total = await countSites(source);
-  } catch (err) {
-    process.stderr.write(`usp: error: cannot read ${source}: ${(err as Error).message}\n`);
-    return 1;
-  }
+  const counted = await countSitesOrSay(source);
+  if (counted === null) return 1;
+  const { total } = counted;
 
   let state: StateStore | null = null;
   let sink: NdjsonSink | null = null;

@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import { errorText } from '@usp-ts/core';
 import { LOCAL_DUMMY_URL } from '../document.js';
 
 /** Opens a file for streaming, turning the usual failures into one clear message. */
@@ -54,4 +55,17 @@ export async function countSites(source: string): Promise<number | null> {
     if (t !== '' && !t.startsWith('#')) n++;
   }
   return n;
+}
+
+/**
+ * `countSites`, or null once stderr says why the file cannot be read (the command then exits 1):
+ * the local batch and its queue producer fail the same way.
+ */
+export async function countSitesOrSay(source: string): Promise<{ readonly total: number | null } | null> {
+  try {
+    return { total: await countSites(source) };
+  } catch (err) {
+    process.stderr.write(`usp: error: cannot read ${source}: ${errorText(err)}\n`);
+    return null;
+  }
 }
