@@ -38,6 +38,19 @@ const SITE_DEADLINE_S = 60;
 const SITES_AT_ONCE = 16;
 const PER_HOST = 2;
 
+/** What every run reports: its process (GNU time) and what the farm saw. */
+function measured(t, f) {
+  return {
+    code: t.code,
+    wallS: t.wallS,
+    cpuS: t.cpuS,
+    peakRssMiB: t.peakRssMiB,
+    requests: f.requests,
+    bytesSent: f.bytesSent,
+    maxInFlightPerHost: f.maxInFlightPerHost,
+  };
+}
+
 function countBy(values) {
   const counts = {};
   for (const v of values) counts[v] = (counts[v] ?? 0) + 1;
@@ -105,13 +118,7 @@ async function batch(name, extra = []) {
   );
   const msOf = (site) => sites.find((s) => s.site === site) ?? null;
   const r = {
-    code: t.code,
-    wallS: t.wallS,
-    cpuS: t.cpuS,
-    peakRssMiB: t.peakRssMiB,
-    requests: f.requests,
-    bytesSent: f.bytesSent,
-    maxInFlightPerHost: f.maxInFlightPerHost,
+    ...measured(t, f),
     pageRows: pages.length,
     siteRows: sites.length,
     statuses: countBy(sites.map((s) => s.status)),
@@ -130,15 +137,7 @@ async function baseline() {
   const script = `xargs -P ${SITES_AT_ONCE} -I{} sh -c '${process.execPath} ${CLI} ls -f ndjson --no-progress --deadline ${SITE_DEADLINE_S}s ${NET.join(' ')} "{}" > /dev/null 2>&1' < ${sitesFile}`;
   const t = await timed('sh', ['-c', script]);
   const f = farm.totals();
-  const r = {
-    code: t.code,
-    wallS: t.wallS,
-    cpuS: t.cpuS,
-    peakRssMiB: t.peakRssMiB,
-    requests: f.requests,
-    bytesSent: f.bytesSent,
-    maxInFlightPerHost: f.maxInFlightPerHost,
-  };
+  const r = measured(t, f);
   console.log('baseline', JSON.stringify(r));
   return r;
 }

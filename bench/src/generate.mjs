@@ -14,6 +14,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
+import { seededRandom } from '@usp-ts/test-server';
 
 export const GENERATOR_VERSION = 4;
 const SEED = 0x5eed_2025;
@@ -60,17 +61,6 @@ export const PROFILES = {
 
 // ---------------------------------------------------------------------------------------------
 // PRNG and value pools
-
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = (
   'world europe africa asia politics business technology science health education entertainment ' +
@@ -251,7 +241,7 @@ export async function ensureData(dataDir, profileName, log = () => {}) {
   // --- single documents
   const singles = {};
   {
-    const rng = mulberry32(SEED);
+    const rng = seededRandom(SEED);
     const raw = await writeUrlset(
       f('single/urlset.xml'),
       rng,
@@ -269,7 +259,7 @@ export async function ensureData(dataDir, profileName, log = () => {}) {
     };
   }
   {
-    const rng = mulberry32(SEED + 1);
+    const rng = seededRandom(SEED + 1);
     const raw = await writeUrlset(
       f('single/image.xml'),
       rng,
@@ -281,7 +271,7 @@ export async function ensureData(dataDir, profileName, log = () => {}) {
     singles.image = { file: 'single/image.xml', urls: profile.image, bytes: raw, fileBytes: raw };
   }
   {
-    const rng = mulberry32(SEED + 2);
+    const rng = seededRandom(SEED + 2);
     const raw = await writeUrlset(
       f('single/news.xml'),
       rng,
@@ -298,7 +288,7 @@ export async function ensureData(dataDir, profileName, log = () => {}) {
   const sites = {};
   const bigFiles = [];
   {
-    const rng = mulberry32(SEED + 3);
+    const rng = seededRandom(SEED + 3);
     for (let i = 1; i <= profile.bigSiteFiles; i++) {
       const rel = `big/sitemaps/sitemap-${pad2(i)}.xml.gz`;
       const raw = await writeUrlset(
@@ -315,7 +305,7 @@ export async function ensureData(dataDir, profileName, log = () => {}) {
         bytes: raw,
       });
     }
-    const idxRng = mulberry32(SEED + 4);
+    const idxRng = seededRandom(SEED + 4);
     const makeIndexSite = (name, files) => {
       const idxRel = `${name}/sitemap_index.xml`;
       const robotsRel = `${name}/robots.txt`;
@@ -351,7 +341,7 @@ export async function ensureData(dataDir, profileName, log = () => {}) {
 
   // --- the BBC-sized site: robots.txt with 13 entries, indexes of urlsets plus direct urlsets
   {
-    const rng = mulberry32(SEED + 5);
+    const rng = seededRandom(SEED + 5);
     const routes = { '/robots.txt': { file: 'bbc/robots.txt', template: true } };
     const robotsSitemaps = [];
     const documents = ['/robots.txt'];

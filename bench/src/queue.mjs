@@ -44,6 +44,9 @@ const SITES_PER_PROCESS = '16';
 const PER_HOST = 2;
 // Short network limits: the farm's hung host costs each run the same few seconds, not minutes.
 const NET = ['--allow-private-networks', '--timeout', '3s', '--retries', '1', '--site-deadline', '30s'];
+// What the local batch and every worker are given alike; -v: a line per site on stderr (the
+// workers' first one says they are ready).
+const WALK = ['--sites', SITES_PER_PROCESS, '--per-host', String(PER_HOST), '--no-progress', '-v', ...NET];
 
 /** SIGTERM to the process GNU time runs (time itself would die of it and leave the child behind). */
 function stopUnderTime(child) {
@@ -104,22 +107,7 @@ async function local(list, name) {
   farm.resetCounters();
   const out = join(work, name);
   const state = values.state ? ['--state', join(work, `${name}.sqlite`)] : [];
-  const t = await timed(process.execPath, [
-    CLI,
-    'batch',
-    '--out',
-    out,
-    '--sites',
-    SITES_PER_PROCESS,
-    '--per-host',
-    String(PER_HOST),
-    '--no-progress',
-    // As the workers (whose first -v line says they are ready): a line per site on stderr.
-    '-v',
-    ...state,
-    ...NET,
-    list,
-  ]).done;
+  const t = await timed(process.execPath, [CLI, 'batch', '--out', out, ...WALK, ...state, list]).done;
   if (t.code !== 0) throw new Error(`usp batch exited ${t.code}: ${t.stderr}`);
   return {
     ...t,
@@ -149,14 +137,8 @@ async function queued(workers, list, name) {
       out,
       '--worker-id',
       `w${w + 1}`,
-      '--sites',
-      SITES_PER_PROCESS,
-      '--per-host',
-      String(PER_HOST),
-      '--no-progress',
-      '-v',
+      ...WALK,
       ...state,
-      ...NET,
     ]);
     procs.push(p);
   }

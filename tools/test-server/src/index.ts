@@ -143,5 +143,6 @@ export {
   type FarmSite,
   type FarmSiteKind,
   type SiteFarm,
+  seededRandom,
   startSiteFarm,
 } from './site-farm.js';

@@ -79,8 +79,8 @@ export interface SiteFarm {
   close(): Promise<void>;
 }
 
-/** mulberry32: small, seeded, good enough to pick a mix. */
-function random(seed: number): () => number {
+/** mulberry32: small, seeded, good enough to pick a mix (the bench's generator uses it too). */
+export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -131,7 +131,7 @@ function kindOf(i: number, rnd: () => number, big: boolean): FarmSiteKind {
  */
 export async function startSiteFarm(options: FarmOptions = {}): Promise<SiteFarm> {
   const n = options.sites ?? 50;
-  const rnd = random(options.seed ?? 1);
+  const rnd = seededRandom(options.seed ?? 1);
   const [minPages, maxPages] = options.pages ?? [50, 500];
   const octet = options.octet ?? 77;
   const delayMs = options.delayMs ?? 0;
@@ -255,7 +255,7 @@ export async function startSiteFarm(options: FarmOptions = {}): Promise<SiteFarm
       return all;
     },
     change(fraction, seed = 2) {
-      const pick = random(seed);
+      const pick = seededRandom(seed);
       const changedSitemaps: string[] = [];
       const changedPages = new Set<string>();
       const newPages = new Set<string>();
