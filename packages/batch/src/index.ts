@@ -1,5 +1,5 @@
 export type { RunMark, SitemapState, SiteState, StateStore, StoredChild } from '@usp-ts/core';
-export { type BatchSink, type MemoryRows, memorySink, type SiteOutput } from './batch-sink.js';
+export { type BatchSink, type CopyTag, type MemoryRows, memorySink, type SiteOutput } from './batch-sink.js';
 export { type BatchWalkOptions, batchWalk, DEFAULT_SITES } from './batch-walk.js';
 export { memoryStateStore } from './memory-state-store.js';
 export { type NdjsonSink, type NdjsonSinkOptions, openNdjsonSink } from './ndjson-sink.js';
