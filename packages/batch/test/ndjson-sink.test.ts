@@ -95,6 +95,7 @@ describe('openNdjsonSink', () => {
           fullWalkAt: 0,
           probedAt: 0,
           lastmodTrust: 0,
+          unreachable: null,
           sitemaps: [],
         },
         m,

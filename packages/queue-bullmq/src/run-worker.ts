@@ -44,6 +44,8 @@ export interface RunWorkerOptions {
   readonly siteDeadlineMs?: number;
   /** A full walk of a site when its last one is older than this. Default: never. */
   readonly fullEveryMs?: number;
+  /** The one probe of a site that gave no answer last time, in ms (default 2,000; `walkSite`). */
+  readonly probeTimeoutMs?: number;
   readonly walkOptions?: SiteWalkOptions;
   /** See `startQueueWorker`. Default 30,000 ms. */
   readonly lockDurationMs?: number;
@@ -74,6 +76,7 @@ const OPTION_KEYS = {
   gate: true,
   siteDeadlineMs: true,
   fullEveryMs: true,
+  probeTimeoutMs: true,
   walkOptions: true,
   lockDurationMs: true,
   stalledIntervalMs: true,
@@ -158,6 +161,7 @@ export function runWorker(options: RunWorkerOptions): QueueWorker {
         state: options.state ?? null,
         ...(options.siteDeadlineMs !== undefined ? { deadlineMs: options.siteDeadlineMs } : {}),
         ...(options.fullEveryMs !== undefined ? { fullEveryMs: options.fullEveryMs } : {}),
+        ...(options.probeTimeoutMs !== undefined ? { probeTimeoutMs: options.probeTimeoutMs } : {}),
         ...(options.walkOptions !== undefined ? { walkOptions: options.walkOptions } : {}),
         signal: control.signal,
       });

@@ -57,6 +57,9 @@ options:
   --max-crawl-delay DURATION
                             longest robots.txt Crawl-delay honoured, across all workers (default 10s)
   --site-deadline DURATION  each site's time budget (default 10m)
+  --probe-timeout DURATION  with --state, a site that gave no answer last run gets one request
+                            (robots.txt, no retry) waiting this long, and is walked only if it
+                            answers (default 2s; not on full walks)
   -r, --no-robots, -k, --no-known, --extra-known-path PATH, --wp, --sitemap-txt, --max-depth N,
   --max-sitemaps N, --max-pages N
                             as for usp batch
@@ -101,8 +104,16 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
     );
   }
   const lockDurationMs = duration(p, 'lock-duration', WORKER_USAGE);
-  const { sites, perHost, clientOptions, walkOptions, siteDeadlineMs, fullEveryMs, maxCrawlDelayMs } =
-    siteWalkSettings(p, WORKER_USAGE);
+  const {
+    sites,
+    perHost,
+    clientOptions,
+    walkOptions,
+    siteDeadlineMs,
+    fullEveryMs,
+    maxCrawlDelayMs,
+    probeTimeoutMs,
+  } = siteWalkSettings(p, WORKER_USAGE);
   const statePath = str(p, 'state');
   const verbose = count(p, 'verbose');
   const dir = join(out, workerId);
@@ -148,6 +159,7 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
       ...(maxCrawlDelayMs !== undefined ? { maxCrawlDelayMs } : {}),
       ...(siteDeadlineMs !== undefined ? { siteDeadlineMs } : {}),
       ...(fullEveryMs !== undefined ? { fullEveryMs } : {}),
+      ...(probeTimeoutMs !== undefined ? { probeTimeoutMs } : {}),
       ...(lockDurationMs !== undefined ? { lockDurationMs, stalledIntervalMs: lockDurationMs } : {}),
       ...(flag(p, 'exit-when-idle') ? { stopWhenIdle: true } : {}),
       onResult: (r: SiteResult) => {
