@@ -6,7 +6,7 @@ export type {
   StoredChild,
   UnreachableMark,
 } from '@usp-ts/core';
-export { type BatchSink, type MemoryRows, memorySink, type SiteOutput } from './batch-sink.js';
+export { type BatchSink, type CopyTag, type MemoryRows, memorySink, type SiteOutput } from './batch-sink.js';
 export { type BatchWalkOptions, batchWalk, DEFAULT_SITES } from './batch-walk.js';
 export { memoryStateStore } from './memory-state-store.js';
 export { type NdjsonSink, type NdjsonSinkOptions, openNdjsonSink } from './ndjson-sink.js';

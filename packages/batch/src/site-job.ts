@@ -292,7 +292,8 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
           etag: rec?.etag ?? before.etag,
           lastModified: rec?.lastModified ?? before.lastModified,
           indexLastmod: lm,
-          fetchedAt: doc.reused === 'not-modified' ? now : before.fetchedAt,
+          // Not read in full: a 304 or a skip leaves the stored row as it was.
+          fetchedAt: before.fetchedAt,
         });
         return;
       }

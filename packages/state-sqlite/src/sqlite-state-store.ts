@@ -161,7 +161,7 @@ export function sqliteStateStore(path: string, options: SqliteStateStoreOptions 
   );
   // The digests stay behind (\`loadPages\`): a run where nothing changed needs none of them, and
   // at 1,000 sites they are half a million rows.
-  const getSitemaps = db.prepare(`SELECT data FROM sitemaps WHERE site = ?`).pluck();
+  const getSitemaps = db.prepare(`SELECT url, data FROM sitemaps WHERE site = ?`);
   const getPages = db.prepare(`SELECT pages FROM page_digests WHERE site = ? AND url = ?`).pluck();
   const putSite = db.prepare(
     `INSERT OR REPLACE INTO sites (site, walked_at, full_walk_at, probed_at, lastmod_trust, unreachable)
@@ -179,7 +179,16 @@ export function sqliteStateStore(path: string, options: SqliteStateStoreOptions 
   );
   const putMark = db.prepare(`INSERT OR REPLACE INTO run_marks (run_id, site, offsets) VALUES (?, ?, ?)`);
   const getMark = db.prepare(`SELECT site, offsets FROM run_marks WHERE run_id = ?`);
+  /*
+   * The sitemap rows \`loadSite\` read (URL → stored text), kept until that site is saved: a row
+   * that comes back with the same text is not written again, and when the site lists the same
+   * URLs no stale row is looked for. On a run where nothing changed (304s and skips) a save then
+   * writes the site's own row and the mark only.
+   */
+  const loadedRows = new Map<string, Map<string, string>>();
   const save = db.transaction((state: SiteState, mark: RunMark | undefined) => {
+    const loaded = loadedRows.get(state.site);
+    loadedRows.delete(state.site);
     putSite.run(
       state.site,
       state.walkedAt,
@@ -188,12 +197,19 @@ export function sqliteStateStore(path: string, options: SqliteStateStoreOptions 
       state.lastmodTrust,
       state.unreachable === null ? null : JSON.stringify(state.unreachable),
     );
-    const urls = JSON.stringify(state.sitemaps.map((s) => s.url));
-    dropStaleSitemaps.run(state.site, urls);
-    dropStalePages.run(state.site, urls);
+    const sameUrls =
+      loaded !== undefined &&
+      loaded.size === state.sitemaps.length &&
+      state.sitemaps.every((s) => loaded.has(s.url));
+    if (!sameUrls) {
+      const urls = JSON.stringify(state.sitemaps.map((s) => s.url));
+      dropStaleSitemaps.run(state.site, urls);
+      dropStalePages.run(state.site, urls);
+    }
     for (const s of state.sitemaps) {
       const { pages, ...data } = s;
-      putSitemap.run(state.site, s.url, JSON.stringify(data));
+      const text = JSON.stringify(data);
+      if (loaded?.get(s.url) !== text) putSitemap.run(state.site, s.url, text);
       // Left out: the stored digest stands (a 304 or a skip), and its row is not rewritten.
       if (pages === null) dropPages.run(state.site, s.url);
       else if (pages !== undefined) {
@@ -225,7 +241,9 @@ export function sqliteStateStore(path: string, options: SqliteStateStoreOptions 
             }
           | undefined;
         if (row === undefined) return null;
-        const sitemaps = (getSitemaps.all(site) as string[]).map((data) => JSON.parse(data) as SitemapData);
+        const rows = getSitemaps.all(site) as { url: string; data: string }[];
+        loadedRows.set(site, new Map(rows.map((r) => [r.url, r.data])));
+        const sitemaps = rows.map((r) => JSON.parse(r.data) as SitemapData);
         return {
           site,
           walkedAt: row.walked_at,

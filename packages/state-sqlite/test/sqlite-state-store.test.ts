@@ -134,6 +134,40 @@ describe('sqliteStateStore on a run where nothing changed', () => {
     expect(digestRows(path)).not.toEqual(before);
   });
 
+  it('writes no sitemap row that comes back as it was loaded, and only the rows that moved', async () => {
+    const path = join(dir, 'same-rows.sqlite');
+    const store = sqliteStateStore(path);
+    await store.saveSite(state(1));
+    await store.close();
+    const db = new Database(path);
+    db.exec(`CREATE TABLE written (url TEXT);
+      CREATE TRIGGER log_written AFTER INSERT ON sitemaps BEGIN INSERT INTO written VALUES (new.url); END;
+      CREATE TRIGGER log_dropped AFTER DELETE ON sitemaps BEGIN INSERT INTO written VALUES ('-' || old.url); END;`);
+    db.close();
+    const written = () => {
+      const d = new Database(path, { readonly: true });
+      const rows = d.prepare(`SELECT url FROM written`).pluck().all();
+      d.close();
+      return rows;
+    };
+
+    const again = sqliteStateStore(path);
+    const loaded = (await again.loadSite(site))!;
+    await again.saveSite({ ...loaded, walkedAt: 2 });
+    const moved = (await again.loadSite(site))!;
+    await again.saveSite({
+      ...moved,
+      sitemaps: moved.sitemaps.map((m) => (m.url.endsWith('s2.xml') ? { ...m, etag: '"v2"' } : m)),
+    });
+    // Saved without loading first: the stale rows are dropped and every row is written.
+    await again.saveSite({ ...moved, sitemaps: moved.sitemaps.slice(0, 1) });
+    await again.close();
+    expect(written()).toEqual([`${site}s2.xml`, `-${site}s2.xml`, `-${site}s3.xml`, `${site}s1.xml`]);
+    const third = sqliteStateStore(path);
+    expect((await third.loadSite(site))?.walkedAt).toBe(2);
+    await third.close();
+  });
+
   it('reads a schema 1 file (digests inside the sitemap rows) and moves them out', async () => {
     const path = join(dir, 'schema1.sqlite');
     const old = new Database(path);
