@@ -177,8 +177,7 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
         countSite(counts, r);
         report.update({ ...counts });
         if (verbose > 0) {
-          report.clear();
-          process.stderr.write(siteLine(r));
+          report.log(siteLine(r));
         }
       },
       onError: (error) => {
