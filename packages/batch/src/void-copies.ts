@@ -85,12 +85,19 @@ function applyPlan(files: RunFiles, plan: DropPlan): void {
   rmSync(aside, { recursive: true, force: true });
 }
 
-/** Completes a drop a kill interrupted (or forgets one that had not changed the files yet). */
-export function finishDrop(files: RunFiles): void {
+/**
+ * Completes a drop a kill interrupted (or forgets one that had not changed the files yet).
+ * Returns whether the files changed.
+ */
+export function finishDrop(files: RunFiles): boolean {
   const aside = join(files.dir, ASIDE);
   const planPath = join(aside, 'plan.json');
-  if (existsSync(planPath)) applyPlan(files, JSON.parse(readFileSync(planPath, 'utf8')) as DropPlan);
-  else rmSync(aside, { recursive: true, force: true });
+  if (existsSync(planPath)) {
+    applyPlan(files, JSON.parse(readFileSync(planPath, 'utf8')) as DropPlan);
+    return true;
+  }
+  rmSync(aside, { recursive: true, force: true });
+  return false;
 }
 
 /** The copy tokens of a journal's entries, in order. */
