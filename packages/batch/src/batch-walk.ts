@@ -33,7 +33,7 @@ export interface BatchWalkOptions {
   readonly full?: boolean;
   /**
    * How long the one probe of a site that gave no answer on its previous run waits, in ms
-   * (default 2,000): such a site is walked only if its robots.txt answers that probe.
+   * (default 1,500): such a site is walked only if its robots.txt answers that probe.
    */
   readonly probeTimeoutMs?: number;
   /** Options of every site walk (user agent and timeouts belong to the client). */

@@ -122,14 +122,15 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
     );
   }
   if (existing !== null && options.resume) {
+    let finished = false;
     try {
-      finishDrop(filesOf(existing.header.gzip));
+      finished = finishDrop(filesOf(existing.header.gzip));
     } catch (cause) {
       throw new OutputError(`cannot finish dropping void copies in ${dir}: ${errorText(cause)}`, dir, {
         cause,
       });
     }
-    existing = readJournal(journalPath);
+    if (finished) existing = readJournal(journalPath);
     if (await dropVoided(existing)) existing = readJournal(journalPath);
   }
   const runId = existing?.header.runId ?? randomUUID();
@@ -318,7 +319,7 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
       }
       // A copy may have become void while this process ran (its lock lapsed and another worker
       // walked the site): cut it now rather than at the next resume.
-      await dropVoided(readJournal(journalPath));
+      if (options.voidedCopies !== undefined) await dropVoided(readJournal(journalPath));
     },
   };
 }

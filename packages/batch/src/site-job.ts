@@ -62,7 +62,7 @@ export interface SiteJobContext {
   /**
    * A site that gave no answer on its previous run (`SiteState.unreachable`) is first probed with
    * one request (robots.txt, no retry) that waits this long at most; it is walked only if that
-   * gets an answer. Not on full walks. Default 2,000.
+   * gets an answer. Not on full walks. Default 1,500.
    */
   readonly probeTimeoutMs?: number;
   readonly walkOptions?: SiteWalkOptions;

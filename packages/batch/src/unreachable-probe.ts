@@ -2,10 +2,12 @@ import type { UnreachableMark, WebClient } from '@usp-ts/core';
 
 /**
  * How long the one probe of a site that gave no answer on its previous run waits, in ms. Long
- * enough for a slow host to answer its robots.txt, short next to the full walk's timeouts and
- * retries (a host that accepts and never answers cost two 10 s timeouts a run without it).
+ * enough for a live host to answer its robots.txt, short next to the full walk's timeouts and
+ * retries (a host that accepts and never answers cost two 10 s timeouts a run without it). It
+ * also bounds a no-change run from below: at 2 s, start-up (~0.25 s) plus the probe was already
+ * more than the 2.1 s a run of 1,000 sites needs to be 10x faster than the first one.
  */
-export const DEFAULT_PROBE_TIMEOUT_MS = 2_000;
+export const DEFAULT_PROBE_TIMEOUT_MS = 1_500;
 
 /**
  * Sends the one probe request: robots.txt, no retry, `timeoutMs` at most. Resolves `null` when the

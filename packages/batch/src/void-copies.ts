@@ -34,7 +34,7 @@ export interface RunFiles {
   readonly outputs: Readonly<Record<string, string>>;
 }
 
-interface DropPlan {
+export interface DropPlan {
   /** Where each output file (and the journal) is cut before the kept bytes are appended. */
   readonly cut: Record<string, number>;
   readonly journalCut: number;
@@ -85,12 +85,19 @@ function applyPlan(files: RunFiles, plan: DropPlan): void {
   rmSync(aside, { recursive: true, force: true });
 }
 
-/** Completes a drop a kill interrupted (or forgets one that had not changed the files yet). */
-export function finishDrop(files: RunFiles): void {
+/**
+ * Completes a drop a kill interrupted (or forgets one that had not changed the files yet).
+ * Returns whether the files changed.
+ */
+export function finishDrop(files: RunFiles): boolean {
   const aside = join(files.dir, ASIDE);
   const planPath = join(aside, 'plan.json');
-  if (existsSync(planPath)) applyPlan(files, JSON.parse(readFileSync(planPath, 'utf8')) as DropPlan);
-  else rmSync(aside, { recursive: true, force: true });
+  if (existsSync(planPath)) {
+    applyPlan(files, JSON.parse(readFileSync(planPath, 'utf8')) as DropPlan);
+    return true;
+  }
+  rmSync(aside, { recursive: true, force: true });
+  return false;
 }
 
 /** The copy tokens of a journal's entries, in order. */
@@ -105,10 +112,25 @@ export function copyTokens(journal: JournalContents): string[] {
  * site's lines in their order. Returns the sites dropped.
  */
 export function dropCopies(files: RunFiles, journal: JournalContents, voided: ReadonlySet<string>): string[] {
+  const planned = planDrop(files, journal, voided);
+  if (planned === null) return [];
+  applyPlan(files, planned.plan);
+  return planned.dropped;
+}
+
+/**
+ * The first half of `dropCopies`: copies the bytes to keep aside and writes the plan; the files
+ * are not changed yet (a kill from here on is finished by `finishDrop`). `null`: nothing to drop.
+ */
+export function planDrop(
+  files: RunFiles,
+  journal: JournalContents,
+  voided: ReadonlySet<string>,
+): { plan: DropPlan; dropped: string[] } | null {
   const { entries } = journal;
   const isVoid = (token: string | undefined) => token !== undefined && voided.has(token);
   const first = entries.findIndex((e) => isVoid(e.token));
-  if (first < 0) return [];
+  if (first < 0) return null;
   const names = Object.keys(files.outputs);
   const endOf = (i: number, name: string) => (i < 0 ? 0 : (entries[i].offsets[name] ?? 0));
   const cut = Object.fromEntries(names.map((n) => [n, endOf(first - 1, n)]));
@@ -147,6 +169,5 @@ export function dropCopies(files: RunFiles, journal: JournalContents, voided: Re
   writeFileSync(join(aside, 'journal'), lines.join(''), { flush: true });
   writeFileSync(join(aside, 'plan.tmp'), JSON.stringify(plan), { flush: true });
   renameSync(join(aside, 'plan.tmp'), join(aside, 'plan.json'));
-  applyPlan(files, plan);
-  return dropped;
+  return { plan, dropped };
 }

@@ -1,4 +1,12 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -6,6 +14,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { memoryStateStore } from '../src/memory-state-store.js';
 import { openNdjsonSink } from '../src/ndjson-sink.js';
 import type { PageRow, SitemapRow, SiteResult } from '../src/rows.js';
+import { readJournal } from '../src/run-journal.js';
+import { planDrop } from '../src/void-copies.js';
 
 const root = mkdtempSync(join(tmpdir(), 'usp-sink-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -205,6 +215,41 @@ describe('openNdjsonSink', () => {
       expect(last.offsets.pages).toBe(readFileSync(join(dir, `pages${ext}`)).length);
       expect(last.offsets.sites).toBe(readFileSync(join(dir, `sites${ext}`)).length);
     }
+  });
+
+  it('finishes a drop of void copies that a kill interrupted, losing nothing it was to keep', async () => {
+    const dir = fresh();
+    const sink = await openNdjsonSink({ dir });
+    for (const [site, token] of [
+      ['https://a.example/', 't-a'],
+      ['https://b.example/', 't-b'],
+      ['https://c.example/', 't-c'],
+    ]) {
+      const out = sink.begin(site);
+      for (let i = 0; i < 3; i++) out.page(page(site, i));
+      await out.commit(result(site, 3), undefined, { token, voids: [] });
+    }
+    await sink.close();
+    const files = {
+      dir,
+      journal: join(dir, 'journal.ndjson'),
+      outputs: Object.fromEntries(['pages', 'sitemaps', 'sites'].map((f) => [f, join(dir, `${f}.ndjson`)])),
+    };
+    const planned = planDrop(files, readJournal(files.journal)!, new Set(['t-b']));
+    expect(planned?.dropped).toEqual(['https://b.example/']);
+    // Killed while applying the plan: pages.ndjson already cut, c's lines not yet put back.
+    truncateSync(join(dir, 'pages.ndjson'), planned!.plan.cut.pages);
+    const again = await openNdjsonSink({ dir, resume: true });
+    expect([...again.done].sort()).toEqual(['https://a.example/', 'https://c.example/']);
+    await again.close();
+    expect(lines(join(dir, 'pages.ndjson')).map((p) => p.url)).toEqual(
+      ['a', 'c'].flatMap((x) => [0, 1, 2].map((i) => `https://${x}.example/p${i}`)),
+    );
+    expect(lines(join(dir, 'sites.ndjson')).map((r) => r.site)).toEqual([
+      'https://a.example/',
+      'https://c.example/',
+    ]);
+    expect(existsSync(join(dir, '.dropping'))).toBe(false);
   });
 
   it('refuses a directory holding a run unless resuming, and a resume with the other --gzip', async () => {

@@ -44,7 +44,7 @@ export interface RunWorkerOptions {
   readonly siteDeadlineMs?: number;
   /** A full walk of a site when its last one is older than this. Default: never. */
   readonly fullEveryMs?: number;
-  /** The one probe of a site that gave no answer last time, in ms (default 2,000; `walkSite`). */
+  /** The one probe of a site that gave no answer last time, in ms (default 1,500; `walkSite`). */
   readonly probeTimeoutMs?: number;
   readonly walkOptions?: SiteWalkOptions;
   /** See `startQueueWorker`. Default 30,000 ms. */

@@ -166,8 +166,7 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
       for await (const r of results as AsyncIterable<SiteResult>) {
         statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
         if (verbose > 0) {
-          report.clear();
-          process.stderr.write(siteLine(r));
+          report.log(siteLine(r));
         }
       }
     } catch (err) {

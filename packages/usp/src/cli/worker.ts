@@ -60,7 +60,7 @@ options:
   --site-deadline DURATION  each site's time budget (default 10m)
   --probe-timeout DURATION  with --state, a site that gave no answer last run gets one request
                             (robots.txt, no retry) waiting this long, and is walked only if it
-                            answers (default 2s; not on full walks)
+                            answers (default 1.5s; not on full walks)
   -r, --no-robots, -k, --no-known, --extra-known-path PATH, --wp, --sitemap-txt, --max-depth N,
   --max-sitemaps N, --max-pages N
                             as for usp batch
@@ -177,8 +177,7 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
         countSite(counts, r);
         report.update({ ...counts });
         if (verbose > 0) {
-          report.clear();
-          process.stderr.write(siteLine(r));
+          report.log(siteLine(r));
         }
       },
       onError: (error) => {
