@@ -1,7 +1,8 @@
 // What `pnpm publish` would upload, checked on real tarballs (`pnpm pack`, which also copies the
 // root LICENSE in and rewrites `workspace:` ranges). Every published package (packages/* not
-// private) must pack its built output only: dist/ (JavaScript and declarations, no source maps,
-// since the sources they point at are not shipped), package.json, README, LICENSE and CHANGELOG;
+// private) must pack its built output only: dist/ (JavaScript, CommonJS shims copied from src/,
+// declarations, no source maps, since the sources they point at are not shipped), package.json,
+// README, LICENSE and CHANGELOG;
 // every entry point the manifest names; the shared fields as sync-package-fields.mjs writes them;
 // no `workspace:` range and no placeholder URL. Also: every published package is in the one
 // `fixed` group of .changeset/config.json, so all are released at one version.
@@ -35,7 +36,7 @@ const release = process.argv.includes('--release');
 const dryRun = process.argv.includes('--dry-run');
 
 const ALLOWED_TOP = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md)$/;
-const ALLOWED_DIST = /^dist\/.+\.(js|d\.ts)$/;
+const ALLOWED_DIST = /^dist\/.+\.(js|cjs|d\.ts)$/;
 const TEST_FILE = /(^|\/)(test|tests|__tests__)\/|\.test\.|\.spec\./;
 
 /** Every file path a manifest points at (exports, main, types, bin). */
@@ -70,6 +71,11 @@ function distFreshness(dir) {
   const expected = new Set();
   for (const f of filesUnder(join(dir, 'src'))) {
     const rel = relative(join(dir, 'src'), f);
+    // Plain CommonJS sources (core's sax-module.cjs) are copied to dist as they are.
+    if (rel.endsWith('.cjs')) {
+      expected.add(rel);
+      continue;
+    }
     if (!rel.endsWith('.ts') || rel.endsWith('.d.ts') || TEST_FILE.test(rel)) continue;
     const base = rel.slice(0, -3);
     expected.add(`${base}.js`);

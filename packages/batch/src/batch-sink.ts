@@ -11,6 +11,18 @@ export interface BatchSink {
   begin(site: string): SiteOutput;
 }
 
+/**
+ * Names one copy of a site's output when the site is a queue job that may be walked more than once
+ * (a worker killed after writing it, before the queue recorded the job as done). A sink that can
+ * keep it (the NDJSON sink's journal) does, so that a reader, or a resumed run, drops void copies.
+ */
+export interface CopyTag {
+  /** This copy's token (the job's lock token when it was walked). */
+  readonly token: string;
+  /** Tokens of earlier copies of the same job that this one makes void. */
+  readonly voids: readonly string[];
+}
+
 export interface SiteOutput {
   /**
    * One page row. `json`, when given, is `JSON.stringify(row)`, made by the caller as it read the
@@ -21,9 +33,10 @@ export interface SiteOutput {
   /**
    * Keeps the site's rows and its result row. `saveState` is called once the rows are written and
    * before the commit is final, with the mark that ties the state to this output: a crash in
-   * between leaves a state that a resumed run recognises (see `StateStore.lastMark`).
+   * between leaves a state that a resumed run recognises (see `StateStore.lastMark`). `copy`
+   * names this copy of a queue job's site (see `CopyTag`).
    */
-  commit(result: SiteResult, saveState?: (mark: RunMark) => Promise<void>): Promise<void>;
+  commit(result: SiteResult, saveState?: (mark: RunMark) => Promise<void>, copy?: CopyTag): Promise<void>;
   /** Drops the rows (an interrupted walk is walked again). */
   discard(): void;
 }

@@ -31,6 +31,11 @@ export interface BatchWalkOptions {
   readonly fullEveryMs?: number;
   /** Walk every site in full this time. */
   readonly full?: boolean;
+  /**
+   * How long the one probe of a site that gave no answer on its previous run waits, in ms
+   * (default 1,500): such a site is walked only if its robots.txt answers that probe.
+   */
+  readonly probeTimeoutMs?: number;
   /** Options of every site walk (user agent and timeouts belong to the client). */
   readonly walkOptions?: SiteWalkOptions;
   /** Sites already done (a resumed run): neither walked nor reported. */
@@ -54,6 +59,7 @@ const KNOWN = {
   siteDeadlineMs: true,
   fullEveryMs: true,
   full: true,
+  probeTimeoutMs: true,
   walkOptions: true,
   isDone: true,
   signal: true,
@@ -89,6 +95,10 @@ export async function* batchWalk(
   if (fullEvery !== undefined && !(typeof fullEvery === 'number' && fullEvery > 0)) {
     throw new InvalidOptionError('fullEveryMs', 'must be a number > 0');
   }
+  const probeTimeout = options.probeTimeoutMs;
+  if (probeTimeout !== undefined && !(typeof probeTimeout === 'number' && probeTimeout > 0)) {
+    throw new InvalidOptionError('probeTimeoutMs', 'must be a number > 0');
+  }
   // One listener on the caller's signal, however many walks run: each walk listens to this one.
   const stop = new AbortController();
   setMaxListeners(0, stop.signal);
@@ -109,6 +119,7 @@ export async function* batchWalk(
     state: options.state ?? null,
     ...(deadline !== undefined ? { deadlineMs: deadline } : {}),
     ...(fullEvery !== undefined ? { fullEveryMs: fullEvery } : {}),
+    ...(probeTimeout !== undefined ? { probeTimeoutMs: probeTimeout } : {}),
     ...(options.walkOptions !== undefined ? { walkOptions: options.walkOptions } : {}),
     signal: stop.signal,
   };

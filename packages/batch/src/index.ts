@@ -1,5 +1,12 @@
-export type { RunMark, SitemapState, SiteState, StateStore, StoredChild } from '@usp-ts/core';
-export { type BatchSink, type MemoryRows, memorySink, type SiteOutput } from './batch-sink.js';
+export type {
+  RunMark,
+  SitemapState,
+  SiteState,
+  StateStore,
+  StoredChild,
+  UnreachableMark,
+} from '@usp-ts/core';
+export { type BatchSink, type CopyTag, type MemoryRows, memorySink, type SiteOutput } from './batch-sink.js';
 export { type BatchWalkOptions, batchWalk, DEFAULT_SITES } from './batch-walk.js';
 export { memoryStateStore } from './memory-state-store.js';
 export { type NdjsonSink, type NdjsonSinkOptions, openNdjsonSink } from './ndjson-sink.js';
@@ -23,3 +30,4 @@ export {
   walkSite,
 } from './site-job.js';
 export { normalizeSite, readSiteLines, type SiteLine } from './site-list.js';
+export { DEFAULT_PROBE_TIMEOUT_MS } from './unreachable-probe.js';

@@ -14,10 +14,11 @@ import {
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { errorText, type RunMark, type StateStore } from '@usp-ts/core';
-import type { BatchSink, SiteOutput } from './batch-sink.js';
+import type { BatchSink, CopyTag, SiteOutput } from './batch-sink.js';
 import { OutputError } from './output-error.js';
 import type { PageRow, SitemapRow, SiteResult } from './rows.js';
-import { type JournalEntry, RunJournal, readJournal } from './run-journal.js';
+import { type JournalContents, type JournalEntry, RunJournal, readJournal } from './run-journal.js';
+import { copyTokens, dropCopies, finishDrop, type RunFiles } from './void-copies.js';
 
 export interface NdjsonSinkOptions {
   /** The output directory (created when missing). */
@@ -33,6 +34,15 @@ export interface NdjsonSinkOptions {
   readonly state?: StateStore | null;
   /** Page rows a site holds in memory before they go to a temp file (default 1,024). */
   readonly holdRows?: number;
+  /**
+   * For a run whose sites are queue jobs (each commit tagged with a `CopyTag`): given the tokens of
+   * the copies in the journal, says which are void (the site was walked again elsewhere after this
+   * copy was written). On resume and on close those copies are cut out of the files; `onDropped`
+   * hears of them. A lookup that fails is left to the next close or resume.
+   */
+  readonly voidedCopies?: (tokens: readonly string[]) => Promise<ReadonlySet<string>>;
+  /** The sites whose void copies were just cut out. */
+  readonly onDropped?: (sites: readonly string[]) => void;
 }
 
 /** The NDJSON sink of a run (`openNdjsonSink`). */
@@ -69,7 +79,32 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
   } catch (cause) {
     throw new OutputError(`cannot create the output directory ${dir}: ${errorText(cause)}`, dir, { cause });
   }
-  const existing = readJournal(journalPath);
+  let existing = readJournal(journalPath);
+  const filesOf = (gz: boolean): RunFiles => ({
+    dir,
+    journal: journalPath,
+    outputs: Object.fromEntries(FILES.map((f) => [f, join(dir, f + (gz ? '.ndjson.gz' : '.ndjson'))])),
+  });
+  // A failed lookup (the queue's Redis away) is not this run's end: resume and close try again.
+  const dropVoided = async (journal: JournalContents | null) => {
+    if (journal === null || options.voidedCopies === undefined) return false;
+    const tokens = copyTokens(journal);
+    if (tokens.length === 0) return false;
+    let voided: ReadonlySet<string>;
+    try {
+      voided = await options.voidedCopies(tokens);
+    } catch {
+      return false;
+    }
+    let dropped: string[];
+    try {
+      dropped = dropCopies(filesOf(journal.header.gzip), journal, voided);
+    } catch (cause) {
+      throw new OutputError(`cannot drop void copies in ${dir}: ${errorText(cause)}`, dir, { cause });
+    }
+    if (dropped.length > 0) options.onDropped?.(dropped);
+    return dropped.length > 0;
+  };
   if (!options.resume && (existing !== null || existsSync(journalPath))) {
     throw new OutputError(
       `${dir} holds a run already (journal.ndjson): add --resume to go on with it, or choose another output directory`,
@@ -85,6 +120,18 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
       `the run in ${dir} was started ${gzip ? 'with' : 'without'} --gzip; resume it the same way`,
       dir,
     );
+  }
+  if (existing !== null && options.resume) {
+    let finished = false;
+    try {
+      finished = finishDrop(filesOf(existing.header.gzip));
+    } catch (cause) {
+      throw new OutputError(`cannot finish dropping void copies in ${dir}: ${errorText(cause)}`, dir, {
+        cause,
+      });
+    }
+    if (finished) existing = readJournal(journalPath);
+    if (await dropVoided(existing)) existing = readJournal(journalPath);
   }
   const runId = existing?.header.runId ?? randomUUID();
   const ext = gzip ? '.ndjson.gz' : '.ndjson';
@@ -213,7 +260,7 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
         sitemap(row: SitemapRow) {
           sitemaps.push(`${JSON.stringify(row)}\n`);
         },
-        commit(result: SiteResult, saveState?: (mark: RunMark) => Promise<void>) {
+        commit(result: SiteResult, saveState?: (mark: RunMark) => Promise<void>, copy?: CopyTag) {
           const run = async (): Promise<void> => {
             if (closed) throw new OutputError('the output was closed before the site was committed', dir);
             if (text !== '') chunks.push(Buffer.from(text));
@@ -240,6 +287,8 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
               site: result.site,
               status: result.status,
               offsets: { ...offsets },
+              ...(copy !== undefined ? { token: copy.token } : {}),
+              ...(copy !== undefined && copy.voids.length > 0 ? { voids: copy.voids } : {}),
             });
             done.add(result.site);
           };
@@ -268,6 +317,9 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
         journal.close();
         rmSync(partialDir, { recursive: true, force: true });
       }
+      // A copy may have become void while this process ran (its lock lapsed and another worker
+      // walked the site): cut it now rather than at the next resume.
+      if (options.voidedCopies !== undefined) await dropVoided(readJournal(journalPath));
     },
   };
 }

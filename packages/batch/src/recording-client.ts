@@ -69,6 +69,8 @@ export class RecordingClient implements WebClient {
     try {
       response = await this.inner.get(url, options);
     } catch (error) {
+      // Aborted (the site deadline, a probe's timeout, the run stopping): it was sent all the same.
+      this.counts.requests++;
       release();
       throw error;
     }

@@ -14,6 +14,13 @@ export interface JournalEntry {
   readonly site: string;
   readonly status: string;
   readonly offsets: Readonly<Record<string, number>>;
+  /**
+   * The copy's name when the site was walked as a queue job (the job's lock token): a site walked
+   * again after a kill has two copies, and the later one lists the earlier one's token in `voids`.
+   */
+  readonly token?: string;
+  /** Tokens of earlier copies of this site (in any worker's output) that this one replaces. */
+  readonly voids?: readonly string[];
 }
 
 export interface JournalContents {
@@ -21,6 +28,10 @@ export interface JournalContents {
   readonly entries: JournalEntry[];
   /** Bytes of the journal up to its last complete line (a torn last line is dropped). */
   readonly goodBytes: number;
+  /** Bytes of the header line: where the first entry starts. */
+  readonly headerBytes: number;
+  /** For each entry, the journal's bytes up to the end of its line. */
+  readonly entryEnds: number[];
 }
 
 /**
@@ -29,15 +40,18 @@ export interface JournalContents {
  */
 export function readJournal(path: string): JournalContents | null {
   if (!existsSync(path)) return null;
-  const text = readFileSync(path, 'utf8');
+  // Bytes, not a string: line ends are byte offsets, found in one pass however long the journal.
+  const bytes = readFileSync(path);
   let header: JournalHeader | null = null;
   const entries: JournalEntry[] = [];
+  const entryEnds: number[] = [];
   let pos = 0;
   let goodBytes = 0;
+  let headerBytes = 0;
   for (;;) {
-    const nl = text.indexOf('\n', pos);
+    const nl = bytes.indexOf(10, pos);
     if (nl < 0) break;
-    const line = text.slice(pos, nl);
+    const line = bytes.toString('utf8', pos, nl);
     pos = nl + 1;
     let value: { type?: unknown };
     try {
@@ -48,12 +62,14 @@ export function readJournal(path: string): JournalContents | null {
     if (header === null) {
       if (value.type !== 'run') return null;
       header = value as JournalHeader;
+      headerBytes = pos;
     } else if (value.type === 'site') {
       entries.push(value as JournalEntry);
+      entryEnds.push(pos);
     }
-    goodBytes = Buffer.byteLength(text.slice(0, pos));
+    goodBytes = pos;
   }
-  return header === null ? null : { header, entries, goodBytes };
+  return header === null ? null : { header, entries, goodBytes, headerBytes, entryEnds };
 }
 
 /**

@@ -19,6 +19,7 @@ import { PageTracker } from './page-changes.js';
 import type { PolitenessGate } from './politeness-gate.js';
 import { RecordingClient } from './recording-client.js';
 import type { PageRow, SiteResult, SiteStatus } from './rows.js';
+import { DEFAULT_PROBE_TIMEOUT_MS, probeFailureText, probeSite } from './unreachable-probe.js';
 
 /** The walk options a batch applies to every site (the job supplies the rest). */
 export type SiteWalkOptions = Omit<
@@ -58,6 +59,12 @@ export interface SiteJobContext {
   readonly deadlineMs?: number;
   /** A full walk (`SiteJob.full`) when the last one is older than this. Default: never. */
   readonly fullEveryMs?: number;
+  /**
+   * A site that gave no answer on its previous run (`SiteState.unreachable`) is first probed with
+   * one request (robots.txt, no retry) that waits this long at most; it is walked only if that
+   * gets an answer. Not on full walks. Default 1,500.
+   */
+  readonly probeTimeoutMs?: number;
   readonly walkOptions?: SiteWalkOptions;
   /** Aborting stops the walk and drops its rows (a resumed run walks the site again). */
   readonly signal?: AbortSignal;
@@ -151,6 +158,23 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
     const full =
       job.full === true ||
       (prev !== null && ctx.fullEveryMs !== undefined && now - prev.fullWalkAt >= ctx.fullEveryMs);
+    const wasUnreachable = prev?.unreachable ?? null;
+    if (state !== null && prev !== null && wasUnreachable !== null && !full) {
+      // A daily run would otherwise spend the full timeouts and retries on a dead host every day.
+      const failure = await probeSite(
+        client,
+        site,
+        ctx.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
+        ctx.signal,
+      );
+      if (failure !== null) {
+        const final = result('unreachable', probeFailureText(failure, wasUnreachable));
+        const newState: SiteState = { ...prev, unreachable: { ...wasUnreachable, at: now, reason: failure } };
+        committing = true;
+        await output.commit(final, (mark) => state.saveSite(newState, mark));
+        return final;
+      }
+    }
     const prevByUrl = new Map((prev?.sitemaps ?? []).map((s) => [s.url, s]));
     const prevByFinal = new Map((prev?.sitemaps ?? []).map((s) => [s.finalUrl, s]));
     const probeAll = prev === null || full || now - prev.probedAt >= REPROBE_EVERY_MS;
@@ -182,6 +206,28 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
             notModified(url) {
               const rec = prevByUrl.get(url);
               return rec === undefined ? undefined : storedOf(rec);
+            },
+          };
+
+    // The last run's page digests, read only for documents read again (by the URL they were
+    // stored under): before the body is parsed, since the page writer marks pages as they come.
+    const digests = new Map<string, Uint8Array | null>();
+    const walkClient: WebClient =
+      state === null || prev === null
+        ? client
+        : {
+            async get(url, options) {
+              const response = await client.get(url, options);
+              if (response.kind !== 'ok') return response;
+              const rec = prevByFinal.get(response.url) ?? prevByUrl.get(url);
+              if (rec === undefined || rec.pages !== undefined || digests.has(rec.url)) return response;
+              try {
+                digests.set(rec.url, await state.loadPages(site, rec.url));
+              } catch (error) {
+                response.cancel();
+                throw error;
+              }
+              return response;
             },
           };
 
@@ -246,7 +292,8 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
           etag: rec?.etag ?? before.etag,
           lastModified: rec?.lastModified ?? before.lastModified,
           indexLastmod: lm,
-          fetchedAt: doc.reused === 'not-modified' ? now : before.fetchedAt,
+          // Not read in full: a 304 or a skip leaves the stored row as it was.
+          fetchedAt: before.fetchedAt,
         });
         return;
       }
@@ -282,7 +329,7 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
     const options: TreeOptions = {
       ...ctx.walkOptions,
       ...(probeAll || prev === null ? {} : probeOnly(prev, ctx.walkOptions?.extraKnownPaths ?? [])),
-      webClient: client,
+      webClient: walkClient,
       registry: ctx.registry,
       deadlineMs: ctx.deadlineMs ?? DEFAULT_SITE_DEADLINE_MS,
       ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}),
@@ -290,12 +337,19 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
       onDocument,
       pageStore: {
         open(url) {
+          const rec = prevByFinal.get(url);
           const tracker = new PageTracker({
             site,
             sitemap: url,
             emit,
             marking: state !== null,
-            previous: prevByFinal.get(url) ?? null,
+            previous:
+              rec === undefined
+                ? null
+                : {
+                    pages: rec.pages !== undefined ? rec.pages : (digests.get(rec.url) ?? null),
+                    pageCount: rec.pageCount,
+                  },
             emitUnchanged: full,
           });
           trackers.set(url, tracker);
@@ -314,7 +368,25 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
     const status: SiteStatus = outcome;
     const final = result(status, reason);
     let save: ((mark: RunMark) => Promise<void>) | undefined;
-    if (state !== null && !unreachable) {
+    if (state !== null && unreachable) {
+      // Kept as it was, with the mark that makes the next incremental run probe first.
+      const mark = { at: now, since: wasUnreachable?.since ?? now, reason: reason ?? 'no answer' };
+      // A site never reached keeps no documents; `probedAt` 0 has every known path probed once
+      // it answers.
+      const newState: SiteState =
+        prev === null
+          ? {
+              site,
+              walkedAt: now,
+              fullWalkAt: now,
+              probedAt: 0,
+              lastmodTrust: 0,
+              unreachable: mark,
+              sitemaps: [],
+            }
+          : { ...prev, unreachable: mark };
+      save = (runMark) => state.saveSite(newState, runMark);
+    } else if (state !== null) {
       // Documents that failed this time, and (when the walk was cut) those not reached, keep
       // their last state; an ok walk forgets documents no longer listed.
       for (const [url, rec] of prevByUrl) {
@@ -327,6 +399,7 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
         fullWalkAt: full || prev === null ? now : prev.fullWalkAt,
         probedAt: probeAll || prev === null ? now : prev.probedAt,
         lastmodTrust: trust,
+        unreachable: null,
         sitemaps: [...next.values()],
       };
       save = (mark) => state.saveSite(newState, mark);

@@ -1,11 +1,21 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { memoryStateStore } from '../src/memory-state-store.js';
 import { openNdjsonSink } from '../src/ndjson-sink.js';
-import type { PageRow, SiteResult } from '../src/rows.js';
+import type { PageRow, SitemapRow, SiteResult } from '../src/rows.js';
+import { readJournal } from '../src/run-journal.js';
+import { planDrop } from '../src/void-copies.js';
 
 const root = mkdtempSync(join(tmpdir(), 'usp-sink-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -95,6 +105,7 @@ describe('openNdjsonSink', () => {
           fullWalkAt: 0,
           probedAt: 0,
           lastmodTrust: 0,
+          unreachable: null,
           sitemaps: [],
         },
         m,
@@ -113,6 +124,132 @@ describe('openNdjsonSink', () => {
       'https://a.example/p0',
       'https://b.example/p0',
     ]);
+  });
+
+  it('cuts out void copies of queue jobs on resume and on close, keeping the other sites in order', async () => {
+    for (const gzip of [false, true]) {
+      const dir = fresh();
+      const ext = gzip ? '.ndjson.gz' : '.ndjson';
+      const tagged = async (
+        sink: Awaited<ReturnType<typeof openNdjsonSink>>,
+        site: string,
+        n: number,
+        token?: string,
+      ) => {
+        const out = sink.begin(site);
+        for (let i = 0; i < n; i++) out.page(page(site, i));
+        out.sitemap({ site, url: `${site}s.xml` } as unknown as SitemapRow);
+        await out.commit(result(site, n), undefined, token === undefined ? undefined : { token, voids: [] });
+      };
+      const voided = new Set<string>();
+      const asked: string[][] = [];
+      const dropped: string[] = [];
+      const options = {
+        dir,
+        gzip,
+        voidedCopies: async (tokens: readonly string[]) => {
+          asked.push([...tokens]);
+          return voided;
+        },
+        onDropped: (sites: readonly string[]) => dropped.push(...sites),
+      };
+      const sink = await openNdjsonSink(options);
+      await tagged(sink, 'https://a.example/', 2, 't-a');
+      await tagged(sink, 'https://b.example/', 3, 't-b');
+      await tagged(sink, 'https://c.example/', 1, 't-c');
+      await tagged(sink, 'https://d.example/', 2);
+      await tagged(sink, 'https://e.example/', 2, 't-e');
+      // b and e were walked again by another worker after they were written here.
+      voided.add('t-b');
+      voided.add('t-e');
+      await sink.close();
+      expect(asked).toEqual([['t-a', 't-b', 't-c', 't-e']]);
+      expect(dropped).toEqual(['https://b.example/', 'https://e.example/']);
+      const urls = () => lines(join(dir, `pages${ext}`)).map((p) => p.url);
+      expect(urls()).toEqual([
+        'https://a.example/p0',
+        'https://a.example/p1',
+        'https://c.example/p0',
+        'https://d.example/p0',
+        'https://d.example/p1',
+      ]);
+      expect(lines(join(dir, `sites${ext}`)).map((r) => r.site)).toEqual([
+        'https://a.example/',
+        'https://c.example/',
+        'https://d.example/',
+      ]);
+      expect(lines(join(dir, 'journal.ndjson')).map((l) => l.token ?? l.type)).toEqual([
+        'run',
+        't-a',
+        't-c',
+        'site',
+      ]);
+
+      // A copy found void only at the restart (the worker was killed): cut before going on.
+      const again = await openNdjsonSink({ ...options, resume: true });
+      await tagged(again, 'https://f.example/', 1, 't-f');
+      appendFileSync(join(dir, `pages${ext}`), Buffer.from('torn lines of a site never committed'));
+      voided.add('t-a');
+      await again.close();
+      dropped.length = 0;
+      const third = await openNdjsonSink({ ...options, resume: true });
+      expect([...third.done].sort()).toEqual([
+        'https://c.example/',
+        'https://d.example/',
+        'https://f.example/',
+      ]);
+      await tagged(third, 'https://g.example/', 1, 't-g');
+      await third.close();
+      expect(urls()).toEqual([
+        'https://c.example/p0',
+        'https://d.example/p0',
+        'https://d.example/p1',
+        'https://f.example/p0',
+        'https://g.example/p0',
+      ]);
+      expect(lines(join(dir, `sitemaps${ext}`)).map((r) => r.site)).toEqual(
+        ['c', 'd', 'f', 'g'].map((x) => `https://${x}.example/`),
+      );
+      // The journal's offsets still end where the files end.
+      const last = lines(join(dir, 'journal.ndjson')).at(-1);
+      expect(last.offsets.pages).toBe(readFileSync(join(dir, `pages${ext}`)).length);
+      expect(last.offsets.sites).toBe(readFileSync(join(dir, `sites${ext}`)).length);
+    }
+  });
+
+  it('finishes a drop of void copies that a kill interrupted, losing nothing it was to keep', async () => {
+    const dir = fresh();
+    const sink = await openNdjsonSink({ dir });
+    for (const [site, token] of [
+      ['https://a.example/', 't-a'],
+      ['https://b.example/', 't-b'],
+      ['https://c.example/', 't-c'],
+    ]) {
+      const out = sink.begin(site);
+      for (let i = 0; i < 3; i++) out.page(page(site, i));
+      await out.commit(result(site, 3), undefined, { token, voids: [] });
+    }
+    await sink.close();
+    const files = {
+      dir,
+      journal: join(dir, 'journal.ndjson'),
+      outputs: Object.fromEntries(['pages', 'sitemaps', 'sites'].map((f) => [f, join(dir, `${f}.ndjson`)])),
+    };
+    const planned = planDrop(files, readJournal(files.journal)!, new Set(['t-b']));
+    expect(planned?.dropped).toEqual(['https://b.example/']);
+    // Killed while applying the plan: pages.ndjson already cut, c's lines not yet put back.
+    truncateSync(join(dir, 'pages.ndjson'), planned!.plan.cut.pages);
+    const again = await openNdjsonSink({ dir, resume: true });
+    expect([...again.done].sort()).toEqual(['https://a.example/', 'https://c.example/']);
+    await again.close();
+    expect(lines(join(dir, 'pages.ndjson')).map((p) => p.url)).toEqual(
+      ['a', 'c'].flatMap((x) => [0, 1, 2].map((i) => `https://${x}.example/p${i}`)),
+    );
+    expect(lines(join(dir, 'sites.ndjson')).map((r) => r.site)).toEqual([
+      'https://a.example/',
+      'https://c.example/',
+    ]);
+    expect(existsSync(join(dir, '.dropping'))).toBe(false);
   });
 
   it('refuses a directory holding a run unless resuming, and a resume with the other --gzip', async () => {

@@ -183,6 +183,129 @@ describe('walkSite on a host that never answers', () => {
   });
 });
 
+describe('walkSite on a site that gave no answer on its previous run', () => {
+  const T1 = Date.parse('2026-11-20T06:00:00Z');
+  const T2 = Date.parse('2026-11-21T06:00:00Z');
+  const T3 = Date.parse('2026-11-22T06:00:00Z');
+
+  /** A fixture site whose host can be made to accept and never answer. */
+  async function flakySite(host: string) {
+    const site = new FixtureSite();
+    const flags = { hanging: false };
+    const server = await opened.server(
+      { '*': (req, res) => (flags.hanging ? undefined : site.route(req, res)) },
+      { host },
+    );
+    const home = `${server.origin}/`;
+    site.set('/robots.txt', `User-agent: *\nSitemap: ${home}s.xml\n`);
+    site.set('/s.xml', urlset([{ loc: `${home}p1` }, { loc: `${home}p2` }]));
+    return { site, server, home, flags };
+  }
+
+  /** A context whose client waits `requestTimeoutMs` for an answer, and retries once. */
+  function ctxAt(
+    state: StateStore,
+    now: number,
+    requestTimeoutMs: number,
+    extra: Partial<SiteJobContext> = {},
+  ) {
+    const client = opened.track(
+      createWebClient({ allowPrivateNetworks: true, retries: 1, requestTimeoutMs }),
+    );
+    const sink = memorySink();
+    const ctx: SiteJobContext = {
+      webClient: client,
+      registry: testRegistry(),
+      gate: hostGate(),
+      sink,
+      state,
+      now: () => now,
+      probeTimeoutMs: 200,
+      ...extra,
+    };
+    return { ctx, sink };
+  }
+
+  it('sends one probe, ends within the probe timeout and says why, while the host still hangs', async () => {
+    const { server, home, flags } = await flakySite('127.0.3.20');
+    const state = memoryStateStore();
+    flags.hanging = true;
+    const first = ctxAt(state, T1, 300);
+    const r1 = await walkSite({ site: home }, first.ctx);
+    expect(r1.status).toBe('unreachable');
+    expect((await state.loadSite(home))?.unreachable).toMatchObject({ at: T1, since: T1 });
+
+    // The full policy would wait a minute for robots.txt (and retry): the probe waits 200 ms.
+    const sent = server.requests.length;
+    const second = ctxAt(state, T2, 60_000, { deadlineMs: 120_000 });
+    const r2 = await walkSite({ site: home }, second.ctx);
+    expect(r2.status).toBe('unreachable');
+    expect(r2.reason).toBe(
+      `${home}robots.txt: no answer within 200 ms (one probe only: the site gave no answer on the previous run, at 2026-11-20T06:00:00.000Z)`,
+    );
+    expect(r2.requests).toBe(1);
+    expect(server.requests.slice(sent)).toEqual(['GET /robots.txt']);
+    expect(r2.ms).toBeLessThan(30_000);
+    expect(second.sink.rows.sites).toEqual([r2]);
+    expect((await state.loadSite(home))?.unreachable).toMatchObject({ at: T2, since: T1 });
+
+    // A third run says since when.
+    const third = ctxAt(state, T3, 60_000, { deadlineMs: 120_000 });
+    const r3 = await walkSite({ site: home }, third.ctx);
+    expect(r3.reason).toMatch(/at 2026-11-21T06:00:00.000Z, and none since 2026-11-20T06:00:00.000Z\)$/);
+  });
+
+  it('walks a site whose host is back in full, keeping the state it had before it went silent', async () => {
+    const { site, home, flags } = await flakySite('127.0.3.21');
+    const state = memoryStateStore();
+    const r1 = await walkSite({ site: home }, ctxAt(state, T1, 5_000).ctx);
+    expect(r1).toMatchObject({ status: 'ok', pages: 2 });
+
+    flags.hanging = true;
+    const r2 = await walkSite({ site: home }, ctxAt(state, T2, 300).ctx);
+    expect(r2.status).toBe('unreachable');
+    expect((await state.loadSite(home))?.sitemaps.map((m) => m.url)).toEqual([
+      `${home}robots.txt`,
+      `${home}s.xml`,
+    ]);
+
+    // Back, with one page changed: the probe answers, then the walk is the usual incremental one.
+    flags.hanging = false;
+    site.set('/s.xml', urlset([{ loc: `${home}p1` }, { loc: `${home}p2`, lastmod: '2026-11-21' }]));
+    site.resetHits();
+    const third = ctxAt(state, T3, 5_000);
+    const r3 = await walkSite({ site: home }, third.ctx);
+    expect(r3).toMatchObject({ status: 'ok', reason: null, pages: 2 });
+    expect(third.sink.rows.pages.map((p) => [p.url.slice(home.length), p.change])).toEqual([
+      ['p1', 'unchanged'],
+      ['p2', 'changed'],
+    ]);
+    // The probe and the walk's own conditional request.
+    expect(site.hitsOf('/robots.txt')).toBe(2);
+    expect(site.conditional.get('/robots.txt')).toBe(1);
+    expect((await state.loadSite(home))?.unreachable).toBeNull();
+  });
+
+  it('walks with the usual policy, no probe, on a full walk', async () => {
+    const { server, home, flags } = await flakySite('127.0.3.22');
+    const state = memoryStateStore();
+    flags.hanging = true;
+    await walkSite({ site: home }, ctxAt(state, T1, 300).ctx);
+    const sent = server.requests.length;
+    // A full walk asked for (`--full`), then one due by `fullEveryMs`: both walk as usual.
+    const r = await walkSite({ site: home, full: true }, ctxAt(state, T2, 300).ctx);
+    const due = await walkSite({ site: home }, ctxAt(state, T3, 300, { fullEveryMs: 86_400_000 }).ctx);
+    for (const x of [r, due]) {
+      expect(x.status).toBe('unreachable');
+      expect(x.reason).toBe(
+        `${home}robots.txt: Request timed out: requestTimeoutMs (300 ms) passed before the response`,
+      );
+    }
+    expect(server.requests.slice(sent).filter((q) => q === 'GET /robots.txt')).toHaveLength(2);
+    expect((await state.loadSite(home))?.unreachable).toMatchObject({ at: T3, since: T1 });
+  });
+});
+
 describe('walkSite and robots.txt', () => {
   it("hands robots.txt's Crawl-delay for * to the gate, for the site's host", async () => {
     const { site, home } = await startSite('127.0.3.7');

@@ -98,6 +98,7 @@ export {
   type StateStoreProblem,
   type StoredChild,
   type StoredDocumentType,
+  type UnreachableMark,
 } from './contract/state-store.js';
 export { OK_SUMMARY, type StopReason, type WalkOutcome, type WalkSummary } from './contract/walk-summary.js';
 export type { KnownWarningCode, Warning, WarningCode, WarningListener } from './contract/warning.js';

@@ -884,6 +884,32 @@ describe('conditional requests and page stores', () => {
     expect(node.type).toBe('PagesXMLSitemap');
     expect([...node.allPages()].map((p) => p.url)).toEqual(appended);
   });
+
+  it('hands a writer that takes whole batches each batch, and never a page twice', async () => {
+    const batches: string[][] = [];
+    const inner = memoryPageStore();
+    const client = new FakeClient({ [`${H}s.xml`]: { body: ['pages\n', `${H}a\n`, `${H}b\n`] } });
+    const node = await sitemapTreeForUrlWithClient(`${H}s.xml`, {
+      ...opts(client),
+      pageStore: {
+        open(url) {
+          const w = inner.open(url);
+          return {
+            append: () => {
+              throw new Error('append called though appendPages exists');
+            },
+            appendPages: (pages) => {
+              batches.push(pages.map((p) => p.url));
+              for (const p of pages) w.append(p);
+            },
+            close: () => w.close(),
+          };
+        },
+      },
+    });
+    expect(batches.flat()).toEqual([`${H}a`, `${H}b`]);
+    expect([...node.allPages()].map((p) => p.url)).toEqual([`${H}a`, `${H}b`]);
+  });
 });
 
 describe('walkPagesWithClient', () => {

@@ -1,4 +1,5 @@
 export type { RedisConnection } from './connection.js';
+export { type VoidedCopiesOptions, voidedCopies } from './copy-claims.js';
 export { siteJobId, siteOfJobId } from './job-id.js';
 export {
   type EnqueueReport,

@@ -2,7 +2,9 @@ import { setMaxListeners } from 'node:events';
 import type { SiteJob } from '@usp-ts/batch';
 import { InvalidOptionError, rejectUnknownOptions, UspError } from '@usp-ts/core';
 import { type Job, Queue, WaitingError, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { bullConnection, checkConnection, type RedisConnection } from './connection.js';
+import { CLAIM_COPY_LUA, VOIDED_KEY, VOIDED_TTL_MS } from './copy-claims.js';
 import { checkQueueName, DEFAULT_QUEUE_NAME } from './site-queue.js';
 
 /** Thrown by a processor to put its job back in the queue untouched (it is walked again from the start). */
@@ -31,10 +33,15 @@ export interface JobControl {
   readonly signal: AbortSignal;
   /**
    * Renews this worker's lock on the job, or rejects with `JobLockLostError` when another worker
-   * took the job over. Call it right before keeping any output, so a worker that stalled and lost
-   * its job never writes a second copy of a site.
+   * took the job over. Call it right before keeping any output (once), so a worker that stalled
+   * and lost its job never writes a second copy of a site. It also records `token` as the job's
+   * copy, and resolves with the tokens of earlier tries' copies that this one makes void (their
+   * worker was killed after keeping them, before the job was recorded as done): keep the list
+   * with the output (the NDJSON sink's journal does), so a reader can drop those copies.
    */
-  confirm(): Promise<void>;
+  confirm(): Promise<readonly string[]>;
+  /** This try's lock token: the name of the copy of the output it keeps. */
+  readonly token: string;
   /** 1 on the first try, 2 on the first retry, … */
   readonly attempt: number;
 }
@@ -120,6 +127,32 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
   const stopping = new AbortController();
   setMaxListeners(0, stopping.signal);
   let running = 0;
+  let worker: Worker<SiteJob, R> | null = null;
+  let claimClient: Promise<Redis> | null = null;
+  const claimCopy = async (job: Job<SiteJob, R>, token: string): Promise<string[] | null> => {
+    const w = worker!;
+    claimClient ??= (w.getBackend().client as unknown as Promise<Redis>).then((client) => {
+      if (!('uspClaimCopy' in client))
+        client.defineCommand('uspClaimCopy', { numberOfKeys: 4, lua: CLAIM_COPY_LUA });
+      return client;
+    });
+    const client = (await claimClient) as Redis & {
+      uspClaimCopy(...args: (string | number)[]): Promise<string | null>;
+    };
+    const id = job.id ?? '';
+    const voids = await client.uspClaimCopy(
+      `${w.toKey(id)}:lock`,
+      w.keys.stalled,
+      w.toKey(id),
+      w.toKey(VOIDED_KEY),
+      token,
+      lockDurationMs,
+      id,
+      VOIDED_TTL_MS,
+    );
+    if (voids === null) return null;
+    return voids === '' ? [] : voids.split(' ');
+  };
   const processor = async (job: Job<SiteJob, R>, token?: string, jobSignal?: AbortSignal): Promise<R> => {
     const signal = jobSignal === undefined ? stopping.signal : AbortSignal.any([stopping.signal, jobSignal]);
     // A walk listens on it once per request in flight: many, by design.
@@ -127,15 +160,17 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
     const control: JobControl = {
       signal,
       attempt: job.attemptsMade + 1,
+      token: token ?? '',
       async confirm() {
-        if (token === undefined) return;
-        let kept = 0;
+        if (token === undefined) return [];
+        let voids: string[] | null = null;
         try {
-          kept = await job.extendLock(token, lockDurationMs);
+          voids = await claimCopy(job, token);
         } catch {
-          kept = 0;
+          voids = null;
         }
-        if (!kept) throw new JobLockLostError(job.id ?? '?');
+        if (voids === null) throw new JobLockLostError(job.id ?? '?');
+        return voids;
       },
     };
     running++;
@@ -153,7 +188,7 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
     }
   };
 
-  const worker = new Worker<SiteJob, R>(queueName, processor, {
+  worker = new Worker<SiteJob, R>(queueName, processor, {
     connection: bullConnection(connection),
     concurrency,
     lockDuration: lockDurationMs,

@@ -20,46 +20,43 @@ export interface RedisStateStoreOptions {
 
 const OPTION_KEYS = { connection: true, prefix: true } satisfies Record<keyof RedisStateStoreOptions, true>;
 
-/** A sitemap's state as stored: `pages` (binary) as base64 text, everything else as it is. */
-type StoredSitemap = Omit<SitemapState, 'pages'> & { readonly pages: string | null };
+/**
+ * A site's value: its state without the page digests, which live in a hash of their own (one
+ * field a sitemap) so that a run where nothing changed reads and writes none of them. A value
+ * written before that layout still holds them as base64 (`pages` text): they are read from there
+ * and move to the hash at the site's next save.
+ */
+type StoredSitemap = Omit<SitemapState, 'pages'> & { readonly pages?: string | null };
 
 function encode(state: SiteState): string {
-  return JSON.stringify({
-    ...state,
-    sitemaps: state.sitemaps.map(
-      (s): StoredSitemap => ({
-        ...s,
-        pages:
-          s.pages === null
-            ? null
-            : Buffer.from(s.pages.buffer, s.pages.byteOffset, s.pages.byteLength).toString('base64'),
-      }),
-    ),
-  });
+  return JSON.stringify({ ...state, sitemaps: state.sitemaps.map(({ pages: _, ...s }): StoredSitemap => s) });
 }
 
 function decode(text: string): SiteState {
-  const stored = JSON.parse(text) as Omit<SiteState, 'sitemaps'> & { sitemaps: StoredSitemap[] };
+  const stored = JSON.parse(text) as Omit<SiteState, 'sitemaps' | 'unreachable'> & {
+    sitemaps: StoredSitemap[];
+    unreachable?: SiteState['unreachable'];
+  };
   return {
     ...stored,
-    sitemaps: stored.sitemaps.map(
-      (s): SitemapState => ({
-        ...s,
-        pages: s.pages === null ? null : new Uint8Array(Buffer.from(s.pages, 'base64')),
-      }),
-    ),
+    unreachable: stored.unreachable ?? null,
+    sitemaps: stored.sitemaps.map(({ pages, ...s }): SitemapState => {
+      if (pages === undefined) return s;
+      return { ...s, pages: pages === null ? null : new Uint8Array(Buffer.from(pages, 'base64')) };
+    }),
   };
 }
 
 /**
- * The batch's incremental state in Redis, shared by every worker: one key per site (its whole
- * state, the same one a single-machine run keeps in SQLite), and one hash of run marks. A site is
- * walked by one worker at a time (the queue sees to that), so each save replaces the site's value
- * in one `MULTI` with its mark: a worker killed mid-save leaves the old state or the new.
+ * The batch's incremental state in Redis, shared by every worker: one key per site (its state,
+ * the same one a single-machine run keeps in SQLite), one hash per site of its page digests, and
+ * one hash of run marks. A site is walked by one worker at a time (the queue sees to that), so
+ * each save replaces the site's value and digests in one `MULTI` with its mark: a worker killed
+ * mid-save leaves the old state or the new.
  *
- * Cost per site and run: one GET before the walk, one SET after. Size: about the SQLite store's,
- * plus a third for the base64 of the page digests (16 bytes a page); run Redis with persistence
- * (`appendonly yes`) so a restart keeps it.
+ * Cost per site and run: one GET before the walk, one HKEYS and one MULTI after, and one HGET
+ * per sitemap read again (its page digest). Size: about the SQLite store's; run Redis with
+ * persistence (`appendonly yes`) so a restart keeps it.
  */
 export function redisStateStore(options: RedisStateStoreOptions): StateStore {
   if (options === null || typeof options !== 'object')
@@ -73,6 +70,7 @@ export function redisStateStore(options: RedisStateStoreOptions): StateStore {
   const client =
     typeof connection === 'string' ? new Redis(connection, redisOptions) : connection.duplicate(redisOptions);
   const siteKey = (site: string) => `${prefix}site:${site}`;
+  const pagesKey = (site: string) => `${prefix}pages:${site}`;
   const marksKey = `${prefix}marks`;
   let closed = false;
   const open = () => {
@@ -85,9 +83,26 @@ export function redisStateStore(options: RedisStateStoreOptions): StateStore {
       const text = await client.get(siteKey(site));
       return text === null ? null : decode(text);
     },
+    async loadPages(site, url) {
+      open();
+      const pages = await client.hgetBuffer(pagesKey(site), url);
+      return pages === null ? null : new Uint8Array(pages);
+    },
     async saveSite(state, mark) {
       open();
+      const key = pagesKey(state.site);
+      // One worker walks a site at a time (the queue sees to that): the fields read here are
+      // still the site's when the MULTI runs.
+      const listed = new Set(state.sitemaps.map((s) => s.url));
+      const gone = (await client.hkeys(key)).filter((url) => !listed.has(url));
       const tx = client.multi().set(siteKey(state.site), encode(state));
+      for (const s of state.sitemaps) {
+        if (s.pages === null) gone.push(s.url);
+        else if (s.pages !== undefined) {
+          tx.hset(key, s.url, Buffer.from(s.pages.buffer, s.pages.byteOffset, s.pages.byteLength));
+        }
+      }
+      if (gone.length > 0) tx.hdel(key, ...gone);
       if (mark !== undefined) tx.hset(marksKey, mark.runId, JSON.stringify(mark));
       const replies = await tx.exec();
       for (const [error] of replies ?? []) if (error) throw error;

@@ -44,6 +44,8 @@ export interface RunWorkerOptions {
   readonly siteDeadlineMs?: number;
   /** A full walk of a site when its last one is older than this. Default: never. */
   readonly fullEveryMs?: number;
+  /** The one probe of a site that gave no answer last time, in ms (default 1,500; `walkSite`). */
+  readonly probeTimeoutMs?: number;
   readonly walkOptions?: SiteWalkOptions;
   /** See `startQueueWorker`. Default 30,000 ms. */
   readonly lockDurationMs?: number;
@@ -74,6 +76,7 @@ const OPTION_KEYS = {
   gate: true,
   siteDeadlineMs: true,
   fullEveryMs: true,
+  probeTimeoutMs: true,
   walkOptions: true,
   lockDurationMs: true,
   stalledIntervalMs: true,
@@ -84,11 +87,14 @@ const OPTION_KEYS = {
 } satisfies Record<keyof RunWorkerOptions, true>;
 
 /**
- * The worker's view of its sink: a commit first makes sure the job is still this worker's (see
- * `JobControl.confirm`), then keeps the rows (pages, sitemaps, the site's row last), and only then
+ * The worker's view of its sink: a commit first makes sure the job is still this worker's and
+ * records this try's copy (see `JobControl.confirm`), then keeps the rows (pages, sitemaps, the
+ * site's row last) tagged with the copy's token and the earlier copies it makes void, and only then
  * saves the site's new state. In that order a worker killed at any point leaves either no row of
  * the site (walked again by another worker, from the state as it was) or all of them with the old
  * state (the next run sees the same changes again): never a state that hides pages nobody wrote.
+ * Killed after its rows and before BullMQ recorded the job, it leaves a copy that the next try
+ * makes void (see `voidedCopies`).
  */
 function confirmingSink(sink: BatchSink, control: JobControl, runId: string): BatchSink {
   return {
@@ -98,13 +104,14 @@ function confirmingSink(sink: BatchSink, control: JobControl, runId: string): Ba
         page: (row) => output.page(row),
         sitemap: (row) => output.sitemap(row),
         async commit(result, saveState) {
+          let voids: readonly string[];
           try {
-            await control.confirm();
+            voids = await control.confirm();
           } catch (error) {
             output.discard();
             throw error;
           }
-          await output.commit(result);
+          await output.commit(result, undefined, { token: control.token, voids });
           await saveState?.({ runId, site, offsets: {} });
         },
         discard: () => output.discard(),
@@ -158,6 +165,7 @@ export function runWorker(options: RunWorkerOptions): QueueWorker {
         state: options.state ?? null,
         ...(options.siteDeadlineMs !== undefined ? { deadlineMs: options.siteDeadlineMs } : {}),
         ...(options.fullEveryMs !== undefined ? { fullEveryMs: options.fullEveryMs } : {}),
+        ...(options.probeTimeoutMs !== undefined ? { probeTimeoutMs: options.probeTimeoutMs } : {}),
         ...(options.walkOptions !== undefined ? { walkOptions: options.walkOptions } : {}),
         signal: control.signal,
       });

@@ -1,6 +1,8 @@
 import { startTestRedis, type TestRedis } from '@usp-ts/test-redis';
-import { Queue } from 'bullmq';
+import { Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CLAIM_COPY_LUA, VOIDED_KEY, voidedCopies } from '../src/copy-claims.js';
 import { siteJobId, siteOfJobId } from '../src/job-id.js';
 import { enqueueSites, type SiteOutcome } from '../src/producer.js';
 import { JobReleasedError, type QueueWorker, startQueueWorker } from '../src/queue-worker.js';
@@ -182,6 +184,95 @@ describe('enqueueSites and startQueueWorker', () => {
     });
     await worker.closed;
     expect(walked.sort()).toEqual([...SITES].sort());
+  });
+
+  it("names each try's copy: a try that kept its output and failed is made void by the next, in the journal list and in Redis", async () => {
+    const name = nextQueue();
+    const tries: { token: string; voids: readonly string[] }[] = [];
+    let failOnce = true;
+    workers.push(
+      startQueueWorker({
+        connection: redis.url,
+        queueName: name,
+        process: async (_job, control) => {
+          tries.push({ token: control.token, voids: await control.confirm() });
+          // Its rows are kept now; then the try fails (say, its state could not be saved).
+          if (failOnce) {
+            failOnce = false;
+            throw new Error('state store unreachable');
+          }
+          return 'ok';
+        },
+      }),
+    );
+    const result = await enqueueSites(['https://example.com/'], {
+      connection: redis.url,
+      queueName: name,
+      wait: true,
+      attempts: 2,
+      backoffMs: 0,
+    });
+    expect(result).toMatchObject({ finished: 1, failed: [] });
+    expect(tries).toHaveLength(2);
+    expect(tries[0].voids).toEqual([]);
+    expect(tries[1].token).not.toBe(tries[0].token);
+    expect(tries[1].voids).toEqual([tries[0].token]);
+    const tokens = tries.map((t) => t.token);
+    expect(await voidedCopies(tokens, { connection: redis.url, queueName: name })).toEqual(
+      new Set([tokens[0]]),
+    );
+    // The job's list of copies went with its completion: the next run of the site starts afresh.
+    tries.length = 0;
+    await enqueueSites(['https://example.com/'], { connection: redis.url, queueName: name, wait: true });
+    expect(tries.map((t) => t.voids)).toEqual([[]]);
+  });
+
+  it('a worker killed after keeping a copy, before completing the job: the try that takes the stalled job over voids that copy', async () => {
+    const name = nextQueue();
+    await enqueueSites(['https://example.com/'], { connection: redis.url, queueName: name });
+    // The "killed" worker: it took the job and kept its copy (the claim a confirm makes), then
+    // neither renewed its lock nor completed the job.
+    const dead = new Worker(name, null, { connection: { url: redis.url }, lockDuration: 300 });
+    const deadToken = 'dead-worker:0';
+    const job = await dead.getNextJob(deadToken);
+    expect(job?.id).toBe(siteJobId('https://example.com/'));
+    const client = (await dead.getBackend().client) as unknown as Redis;
+    const id = job!.id!;
+    const claimed = await client.eval(
+      CLAIM_COPY_LUA,
+      4,
+      `${dead.toKey(id)}:lock`,
+      dead.keys.stalled,
+      dead.toKey(id),
+      dead.toKey(VOIDED_KEY),
+      deadToken,
+      300,
+      id,
+      60_000,
+    );
+    expect(claimed).toBe('');
+    await dead.close(true);
+    let voids: readonly string[] | null = null;
+    const taken = new Promise<void>((resolve) => {
+      workers.push(
+        startQueueWorker({
+          connection: redis.url,
+          queueName: name,
+          lockDurationMs: 300,
+          stalledIntervalMs: 100,
+          process: async (_job, control) => {
+            voids = await control.confirm();
+            resolve();
+            return 'ok';
+          },
+        }),
+      );
+    });
+    await taken;
+    expect(voids).toEqual([deadToken]);
+    expect(await voidedCopies([deadToken, 'other:1'], { connection: redis.url, queueName: name })).toEqual(
+      new Set([deadToken]),
+    );
   });
 
   it('checks options early', () => {

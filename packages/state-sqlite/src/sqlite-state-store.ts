@@ -5,6 +5,7 @@ import {
   type SiteState,
   type StateStore,
   StateStoreError,
+  type UnreachableMark,
 } from '@usp-ts/core';
 import Database from 'better-sqlite3';
 
@@ -14,13 +15,13 @@ export interface SqliteStateStoreOptions {
 }
 
 const APP = 'usp-batch-state';
-const SCHEMA_VERSION = '2';
+const SCHEMA_VERSION = '3';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sites (
   site TEXT PRIMARY KEY, walked_at INTEGER NOT NULL, full_walk_at INTEGER NOT NULL, probed_at INTEGER NOT NULL,
-  lastmod_trust INTEGER NOT NULL
+  lastmod_trust INTEGER NOT NULL, unreachable TEXT
 );
 CREATE TABLE IF NOT EXISTS sitemaps (
   site TEXT NOT NULL, url TEXT NOT NULL, data TEXT NOT NULL, pages BLOB,
@@ -46,6 +47,18 @@ INSERT INTO page_digests (site, url, pages) SELECT site, url, pages FROM sitemap
 UPDATE sitemaps SET pages = NULL WHERE pages IS NOT NULL;
 UPDATE meta SET value = '2' WHERE key = 'schema';
 `;
+
+/*
+ * Schema 3 records a site that gave no answer (\`SiteState.unreachable\`, JSON), so that the
+ * next run probes it once instead of walking it with full timeouts and retries.
+ */
+const MIGRATE_2_TO_3 = `
+ALTER TABLE sites ADD COLUMN unreachable TEXT;
+UPDATE meta SET value = '3' WHERE key = 'schema';
+`;
+
+/** The schemas this version opens; older ones are migrated in place, in one transaction. */
+const READABLE = new Set(['1', '2', SCHEMA_VERSION]);
 
 /** SQLite's codes for "another connection holds the lock". */
 const BUSY = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED']);
@@ -109,7 +122,7 @@ export function sqliteStateStore(path: string, options: SqliteStateStoreOptions 
       const version = db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get() as
         | { value: string }
         | undefined;
-      if (version?.value !== SCHEMA_VERSION && version?.value !== '1') {
+      if (version === undefined || !READABLE.has(version.value)) {
         throw new StateStoreError(
           'corrupt',
           `${path} has state schema ${version?.value ?? '?'}, this version reads ${SCHEMA_VERSION}`,
@@ -135,6 +148,7 @@ export function sqliteStateStore(path: string, options: SqliteStateStoreOptions 
       );
       const version = db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get() as { value: string };
       if (version.value === '1') db.exec(MIGRATE_1_TO_2);
+      if (version.value === '1' || version.value === '2') db.exec(MIGRATE_2_TO_3);
     }).immediate();
   } catch (error) {
     db.close();
@@ -143,14 +157,15 @@ export function sqliteStateStore(path: string, options: SqliteStateStoreOptions 
   }
 
   const getSite = db.prepare(
-    `SELECT walked_at, full_walk_at, probed_at, lastmod_trust FROM sites WHERE site = ?`,
+    `SELECT walked_at, full_walk_at, probed_at, lastmod_trust, unreachable FROM sites WHERE site = ?`,
   );
-  const getSitemaps = db.prepare(
-    `SELECT s.url AS url, s.data AS data, d.pages AS pages FROM sitemaps s
-     LEFT JOIN page_digests d ON d.site = s.site AND d.url = s.url WHERE s.site = ?`,
-  );
+  // The digests stay behind (\`loadPages\`): a run where nothing changed needs none of them, and
+  // at 1,000 sites they are half a million rows.
+  const getSitemaps = db.prepare(`SELECT url, data FROM sitemaps WHERE site = ?`);
+  const getPages = db.prepare(`SELECT pages FROM page_digests WHERE site = ? AND url = ?`).pluck();
   const putSite = db.prepare(
-    `INSERT OR REPLACE INTO sites (site, walked_at, full_walk_at, probed_at, lastmod_trust) VALUES (?, ?, ?, ?, ?)`,
+    `INSERT OR REPLACE INTO sites (site, walked_at, full_walk_at, probed_at, lastmod_trust, unreachable)
+     VALUES (?, ?, ?, ?, ?, ?)`,
   );
   const putSitemap = db.prepare(`INSERT OR REPLACE INTO sitemaps (site, url, data) VALUES (?, ?, ?)`);
   const putPages = db.prepare(`INSERT OR REPLACE INTO page_digests (site, url, pages) VALUES (?, ?, ?)`);
@@ -165,23 +180,39 @@ export function sqliteStateStore(path: string, options: SqliteStateStoreOptions 
   const putMark = db.prepare(`INSERT OR REPLACE INTO run_marks (run_id, site, offsets) VALUES (?, ?, ?)`);
   const getMark = db.prepare(`SELECT site, offsets FROM run_marks WHERE run_id = ?`);
   /*
-   * The digest arrays \`loadSite\` handed out, with the row each was read from. One that comes
-   * back to \`saveSite\` as the same object for the same row is the stored digest (a 304 or a
-   * skip): its row is not rewritten. Weak, so the store holds nothing of a site once the walk
-   * drops it.
+   * The sitemap rows \`loadSite\` read (URL → stored text), kept until that site is saved: a row
+   * that comes back with the same text is not written again, and when the site lists the same
+   * URLs no stale row is looked for. On a run where nothing changed (304s and skips) a save then
+   * writes the site's own row and the mark only.
    */
-  const loadedDigests = new WeakMap<Uint8Array, string>();
-  const rowKey = (site: string, url: string): string => `${site}\n${url}`;
+  const loadedRows = new Map<string, Map<string, string>>();
   const save = db.transaction((state: SiteState, mark: RunMark | undefined) => {
-    putSite.run(state.site, state.walkedAt, state.fullWalkAt, state.probedAt, state.lastmodTrust);
-    const urls = JSON.stringify(state.sitemaps.map((s) => s.url));
-    dropStaleSitemaps.run(state.site, urls);
-    dropStalePages.run(state.site, urls);
+    const loaded = loadedRows.get(state.site);
+    loadedRows.delete(state.site);
+    putSite.run(
+      state.site,
+      state.walkedAt,
+      state.fullWalkAt,
+      state.probedAt,
+      state.lastmodTrust,
+      state.unreachable === null ? null : JSON.stringify(state.unreachable),
+    );
+    const sameUrls =
+      loaded !== undefined &&
+      loaded.size === state.sitemaps.length &&
+      state.sitemaps.every((s) => loaded.has(s.url));
+    if (!sameUrls) {
+      const urls = JSON.stringify(state.sitemaps.map((s) => s.url));
+      dropStaleSitemaps.run(state.site, urls);
+      dropStalePages.run(state.site, urls);
+    }
     for (const s of state.sitemaps) {
       const { pages, ...data } = s;
-      putSitemap.run(state.site, s.url, JSON.stringify(data));
+      const text = JSON.stringify(data);
+      if (loaded?.get(s.url) !== text) putSitemap.run(state.site, s.url, text);
+      // Left out: the stored digest stands (a 304 or a skip), and its row is not rewritten.
       if (pages === null) dropPages.run(state.site, s.url);
-      else if (loadedDigests.get(pages) !== rowKey(state.site, s.url)) {
+      else if (pages !== undefined) {
         putPages.run(state.site, s.url, Buffer.from(pages.buffer, pages.byteOffset, pages.byteLength));
       }
     }
@@ -201,23 +232,32 @@ export function sqliteStateStore(path: string, options: SqliteStateStoreOptions 
     loadSite: (site) =>
       guard(() => {
         const row = getSite.get(site) as
-          | { walked_at: number; full_walk_at: number; probed_at: number; lastmod_trust: number }
+          | {
+              walked_at: number;
+              full_walk_at: number;
+              probed_at: number;
+              lastmod_trust: number;
+              unreachable: string | null;
+            }
           | undefined;
         if (row === undefined) return null;
-        const rows = getSitemaps.all(site) as { url: string; data: string; pages: Buffer | null }[];
-        const sitemaps = rows.map((r): SitemapState => {
-          const pages = r.pages === null ? null : new Uint8Array(r.pages);
-          if (pages !== null) loadedDigests.set(pages, rowKey(site, r.url));
-          return { ...(JSON.parse(r.data) as SitemapData), pages };
-        });
+        const rows = getSitemaps.all(site) as { url: string; data: string }[];
+        loadedRows.set(site, new Map(rows.map((r) => [r.url, r.data])));
+        const sitemaps = rows.map((r) => JSON.parse(r.data) as SitemapData);
         return {
           site,
           walkedAt: row.walked_at,
           fullWalkAt: row.full_walk_at,
           probedAt: row.probed_at,
           lastmodTrust: row.lastmod_trust,
+          unreachable: row.unreachable === null ? null : (JSON.parse(row.unreachable) as UnreachableMark),
           sitemaps,
         };
+      }),
+    loadPages: (site, url) =>
+      guard(() => {
+        const pages = getPages.get(site, url) as Buffer | undefined;
+        return pages === undefined ? null : new Uint8Array(pages);
       }),
     saveSite: (state, mark) => guard(() => save.immediate(state, mark)),
     lastMark: (runId) =>

@@ -30,6 +30,7 @@ describe('sqliteStateStore on files it must not use', () => {
       fullWalkAt: 1,
       probedAt: 1,
       lastmodTrust: 0,
+      unreachable: null,
       sitemaps: [],
     });
     const attempt = (() => {
@@ -78,6 +79,7 @@ describe('sqliteStateStore on a run where nothing changed', () => {
     fullWalkAt: 1,
     probedAt: 1,
     lastmodTrust: 0,
+    unreachable: null,
     sitemaps: [1, 2, 3].map((k) => ({
       url: `${site}s${k}.xml`,
       finalUrl: `${site}s${k}.xml`,
@@ -101,7 +103,7 @@ describe('sqliteStateStore on a run where nothing changed', () => {
     return rows;
   };
 
-  it('rewrites no page digest when the digests it loaded come back (a 304 moves only the small row)', async () => {
+  it('reads and rewrites no page digest when they are left out (a 304 moves only the small row)', async () => {
     const path = join(dir, 'nochange.sqlite');
     const store = sqliteStateStore(path);
     await store.saveSite(state(1));
@@ -123,16 +125,47 @@ describe('sqliteStateStore on a run where nothing changed', () => {
     const third = sqliteStateStore(path);
     const back = (await third.loadSite(site))!;
     expect(back.sitemaps.map((m) => m.fetchedAt)).toEqual([2, 2, 2]);
-    expect(back.sitemaps.map((m) => [...(m.pages ?? [])])).toEqual(
-      state(1).sitemaps.map((m) => [...m.pages]),
-    );
-    // Equal bytes in a new array are written (the store does not trust content it did not hand out).
-    await third.saveSite({
-      ...back,
-      sitemaps: back.sitemaps.map((m) => ({ ...m, pages: m.pages!.slice() })),
-    });
+    expect(back.sitemaps.map((m) => m.pages)).toEqual([undefined, undefined, undefined]);
+    const digests = await Promise.all(back.sitemaps.map((m) => third.loadPages(site, m.url)));
+    expect(digests.map((d) => [...(d ?? [])])).toEqual(state(1).sitemaps.map((m) => [...m.pages]));
+    // A digest given is written, even with the same bytes.
+    await third.saveSite({ ...back, sitemaps: back.sitemaps.map((m, i) => ({ ...m, pages: digests[i] })) });
     await third.close();
     expect(digestRows(path)).not.toEqual(before);
+  });
+
+  it('writes no sitemap row that comes back as it was loaded, and only the rows that moved', async () => {
+    const path = join(dir, 'same-rows.sqlite');
+    const store = sqliteStateStore(path);
+    await store.saveSite(state(1));
+    await store.close();
+    const db = new Database(path);
+    db.exec(`CREATE TABLE written (url TEXT);
+      CREATE TRIGGER log_written AFTER INSERT ON sitemaps BEGIN INSERT INTO written VALUES (new.url); END;
+      CREATE TRIGGER log_dropped AFTER DELETE ON sitemaps BEGIN INSERT INTO written VALUES ('-' || old.url); END;`);
+    db.close();
+    const written = () => {
+      const d = new Database(path, { readonly: true });
+      const rows = d.prepare(`SELECT url FROM written`).pluck().all();
+      d.close();
+      return rows;
+    };
+
+    const again = sqliteStateStore(path);
+    const loaded = (await again.loadSite(site))!;
+    await again.saveSite({ ...loaded, walkedAt: 2 });
+    const moved = (await again.loadSite(site))!;
+    await again.saveSite({
+      ...moved,
+      sitemaps: moved.sitemaps.map((m) => (m.url.endsWith('s2.xml') ? { ...m, etag: '"v2"' } : m)),
+    });
+    // Saved without loading first: the stale rows are dropped and every row is written.
+    await again.saveSite({ ...moved, sitemaps: moved.sitemaps.slice(0, 1) });
+    await again.close();
+    expect(written()).toEqual([`${site}s2.xml`, `-${site}s2.xml`, `-${site}s3.xml`, `${site}s1.xml`]);
+    const third = sqliteStateStore(path);
+    expect((await third.loadSite(site))?.walkedAt).toBe(2);
+    await third.close();
   });
 
   it('reads a schema 1 file (digests inside the sitemap rows) and moves them out', async () => {
@@ -159,14 +192,78 @@ describe('sqliteStateStore on a run where nothing changed', () => {
 
     const store = sqliteStateStore(path);
     const loaded = (await store.loadSite(site))!;
+    const digests = await Promise.all(loaded.sitemaps.map((m) => store.loadPages(site, m.url)));
     await store.close();
-    expect(loaded.sitemaps.map((m) => [m.url, [...(m.pages ?? [])]])).toEqual(
+    expect(loaded.sitemaps.map((m, i) => [m.url, [...(digests[i] ?? [])]])).toEqual(
       s.sitemaps.map((m) => [m.url, [...m.pages]]),
     );
+    expect(loaded.unreachable).toBeNull();
     expect(digestRows(path)).toHaveLength(3);
     const db = new Database(path, { readonly: true });
-    expect(db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get()).toEqual({ value: '2' });
+    expect(db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get()).toEqual({ value: '3' });
     expect(db.prepare(`SELECT count(*) AS n FROM sitemaps WHERE pages IS NOT NULL`).get()).toEqual({ n: 0 });
     db.close();
+  });
+});
+
+describe('sqliteStateStore schema 3 (sites that gave no answer)', () => {
+  const site = 'https://u.example/';
+  const schema2 = (path: string) => {
+    const old = new Database(path);
+    old.exec(`
+      CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      CREATE TABLE sites (site TEXT PRIMARY KEY, walked_at INTEGER NOT NULL, full_walk_at INTEGER NOT NULL,
+        probed_at INTEGER NOT NULL, lastmod_trust INTEGER NOT NULL);
+      CREATE TABLE sitemaps (site TEXT NOT NULL, url TEXT NOT NULL, data TEXT NOT NULL, pages BLOB,
+        PRIMARY KEY (site, url)) WITHOUT ROWID;
+      CREATE TABLE page_digests (site TEXT NOT NULL, url TEXT NOT NULL, pages BLOB NOT NULL, PRIMARY KEY (site, url));
+      CREATE TABLE run_marks (run_id TEXT PRIMARY KEY, site TEXT NOT NULL, offsets TEXT NOT NULL);
+      INSERT INTO meta VALUES ('app', 'usp-batch-state'), ('schema', '2');
+    `);
+    old.prepare(`INSERT INTO sites VALUES (?, 5, 4, 3, 2)`).run(site);
+    old.close();
+  };
+
+  it('migrates a schema 2 file in place, keeping its sites', async () => {
+    const path = join(dir, 'schema2.sqlite');
+    schema2(path);
+    const store = sqliteStateStore(path);
+    expect(await store.loadSite(site)).toEqual({
+      site,
+      walkedAt: 5,
+      fullWalkAt: 4,
+      probedAt: 3,
+      lastmodTrust: 2,
+      unreachable: null,
+      sitemaps: [],
+    });
+    const mark = { at: 9, since: 8, reason: 'x: timeout' };
+    await store.saveSite({
+      site,
+      walkedAt: 5,
+      fullWalkAt: 4,
+      probedAt: 3,
+      lastmodTrust: 2,
+      unreachable: mark,
+      sitemaps: [],
+    });
+    await store.close();
+    const again = sqliteStateStore(path);
+    expect((await again.loadSite(site))?.unreachable).toEqual(mark);
+    await again.close();
+    const db = new Database(path, { readonly: true });
+    expect(db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get()).toEqual({ value: '3' });
+    db.close();
+  });
+
+  it('refuses a newer schema, says which, and leaves the file as it was', () => {
+    const path = join(dir, 'schema9.sqlite');
+    schema2(path);
+    const db = new Database(path);
+    db.exec(`UPDATE meta SET value = '9' WHERE key = 'schema'`);
+    db.close();
+    const bytes = readFileSync(path);
+    expect(() => sqliteStateStore(path)).toThrow(/has state schema 9, this version reads 3/);
+    expect(readFileSync(path).equals(bytes)).toBe(true);
   });
 });

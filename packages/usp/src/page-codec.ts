@@ -1,6 +1,9 @@
 // Pages across threads. Structured clone keeps plain data but drops prototypes (a SitemapDate
 // arrives as a plain object), so pages travel in a columnar form and are rebuilt on the other side.
+// A batch of ordinary pages also carries the temp-file store's records of them, made on the
+// worker: the main thread's store copies them instead of encoding every page again.
 import { CHANGE_FREQUENCIES, type ChangeFrequency, type Page, SitemapDate } from '@usp-ts/core';
+import { markRecords, RecordBuffer } from './page-records.js';
 
 const DATE_TAG = '__uspSitemapDate';
 const NO_OFFSET = -2_147_483_648;
@@ -19,6 +22,11 @@ export interface PageBatch {
   freq: Uint8Array;
   /** `[index, data, index, data, ...]` for pages with news, images, alternates, extensions. */
   extra: unknown[] | null;
+  /**
+   * The pages as page-records.ts's plain records, back to back (its own buffer, to transfer);
+   * null when a page is not an ordinary one.
+   */
+  records: Uint8Array | null;
 }
 
 /** @internal Replaces every SitemapDate inside plain data by a tagged tuple. */
@@ -42,8 +50,11 @@ export function reviveDates(v: unknown): unknown {
   return o;
 }
 
-/** @internal */
-export function encodePages(pages: readonly Page[]): PageBatch {
+/**
+ * @internal `scratch` is where the records are made (reused batch after batch by a worker, so it
+ * grows once); the batch gets a copy of its size.
+ */
+export function encodePages(pages: readonly Page[], scratch = new RecordBuffer(4096)): PageBatch {
   const n = pages.length;
   const b: PageBatch = {
     n,
@@ -54,9 +65,12 @@ export function encodePages(pages: readonly Page[]): PageBatch {
     micros: new Uint16Array(n),
     freq: new Uint8Array(n),
     extra: null,
+    records: null,
   };
+  let plain = true;
   for (let i = 0; i < n; i++) {
     const p = pages[i];
+    if (plain) plain = scratch.appendPlain(p);
     b.urls[i] = p.url;
     b.priority[i] = p.priority;
     const d = p.lastModified;
@@ -94,6 +108,8 @@ export function encodePages(pages: readonly Page[]): PageBatch {
       );
     }
   }
+  const records = scratch.take();
+  if (plain) b.records = new Uint8Array(records);
   return b;
 }
 
@@ -128,5 +144,6 @@ export function decodePages(b: PageBatch): Page[] {
       if (x.extensions !== undefined) p.extensions = x.extensions;
     }
   }
+  if (b.records !== null) markRecords(pages, b.records);
   return pages;
 }

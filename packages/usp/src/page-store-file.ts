@@ -14,7 +14,7 @@ import {
   type SitemapImage,
   type StoredPages,
 } from '@usp-ts/core';
-import { RecordBuffer, readRecords, urlLines } from './page-records.js';
+import { RecordBuffer, readRecords, recordsOf, urlLines } from './page-records.js';
 
 export interface FilePageStoreOptions {
   /** Parent directory of the store's temp directory (default `os.tmpdir()`). */
@@ -97,10 +97,22 @@ export function filePageStore(options: FilePageStoreOptions = {}): FilePageStore
         }
         writeSync(fd, buffer.take());
       };
+      const append = (page: Page) => {
+        buffer.append(page, encodePage);
+        count++;
+        if (buffer.size >= flushBytes) flush();
+      };
       return {
-        append(page) {
-          buffer.append(page, encodePage);
-          count++;
+        append,
+        appendPages(pages) {
+          // A parse worker's batch comes with its records made: copied, not encoded again.
+          const records = recordsOf(pages);
+          if (records === null) {
+            for (const p of pages) append(p);
+            return;
+          }
+          buffer.appendRecords(records);
+          count += pages.length;
           if (buffer.size >= flushBytes) flush();
         },
         close(): StoredPages {

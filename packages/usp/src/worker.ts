@@ -5,12 +5,16 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { type Page, type PagesSitemapType, parseDocument, type Registry, type Warning } from '@usp-ts/core';
 import { nodeGunzip } from './gunzip-node.js';
 import { encodePages, tagDates } from './page-codec.js';
+import { RecordBuffer } from './page-records.js';
 import { importPlugins, registryWithPlugins } from './plugin-modules.js';
 import { createDefaultRegistry } from './plugins.js';
 import type { FromWorker, ToWorker } from './worker-protocol.js';
 
 /** Page batches sent ahead of the main thread's acknowledgements. */
 const WINDOW = 2;
+
+/** Where every batch's records are built: it grows to the largest batch once. */
+const scratch = new RecordBuffer(64 * 1024);
 
 const port = parentPort;
 if (port === null) throw new Error('worker.js runs as a worker thread of createWorkerParser');
@@ -101,7 +105,7 @@ class Job {
 
   async sendPages(pages: Page[], type: PagesSitemapType) {
     if (this.#cancelled) throw new Cancelled('cancelled');
-    const batch = encodePages(pages);
+    const batch = encodePages(pages, scratch);
     const warnings = this.pendingWarnings;
     this.pendingWarnings = [];
     const transfer = [
@@ -111,6 +115,7 @@ class Job {
       batch.micros.buffer,
       batch.freq.buffer,
     ];
+    if (batch.records !== null) transfer.push(batch.records.buffer);
     port?.postMessage(
       { t: 'pages', id: this.id, type, batch, warnings } satisfies FromWorker,
       transfer as ArrayBuffer[],

@@ -326,6 +326,47 @@ describe('usp batch', () => {
     },
   );
 
+  it('sends a site that gave no answer one probe next time (--probe-timeout), and -v says so, a line a site', async () => {
+    const hang = farm.sites.find((s) => s.kind === 'hang')!;
+    const ok = farm.sites.filter((s) => s.kind === 'urlset').slice(0, 2);
+    const file = join(dir, 'probe.txt');
+    writeFileSync(file, [hang, ...ok].map((s) => s.homepage).join('\n'));
+    const state = join(dir, 'probe.sqlite');
+    const first = await runCli(['batch', '--out', join(dir, 'probe1'), '--state', state, ...FAST, file]);
+    expect(first.code, first.stderr).toBe(0);
+    const r = await runCli([
+      'batch',
+      '-v',
+      '--out',
+      join(dir, 'probe2'),
+      '--state',
+      state,
+      '--probe-timeout',
+      '300ms',
+      ...FAST,
+      file,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const row = rows(join(dir, 'probe2', 'sites.ndjson')).find((x) => x.site === hang.homepage) as Row & {
+      reason: string;
+      requests: number;
+    };
+    expect(row.status).toBe('unreachable');
+    expect(row.requests).toBe(1);
+    expect(row.reason).toMatch(
+      /robots\.txt: no answer within 300 ms \(one probe only: the site gave no answer on the previous run, at /,
+    );
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(4);
+    expect(
+      lines
+        .slice(0, 3)
+        .map((l) => l.split(': ')[1])
+        .sort(),
+    ).toEqual([hang, ...ok].map((s) => s.homepage).sort());
+    expect(lines[3]).toMatch(/^usp batch: 3 sites \(/);
+  });
+
   it('exits 2 on usage errors', async () => {
     const r = await runCli(['batch', sitesFile]);
     expect(r.code).toBe(2);

@@ -1,3 +1,6 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { documentView, hasCorpus, loadCases, readCase, withPortPlaceholder } from '@usp-ts/conformance';
 import {
@@ -13,6 +16,8 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodeGunzip } from '../src/gunzip-node.js';
 import { decodePages, encodePages } from '../src/page-codec.js';
+import { recordsOf } from '../src/page-records.js';
+import { filePageStore } from '../src/page-store-file.js';
 import { createDefaultRegistry } from '../src/plugins.js';
 import { createWorkerParser, type WorkerParser } from '../src/worker-pool.js';
 import { runSiteCase } from './site-cases.js';
@@ -105,6 +110,81 @@ describe('page batches across threads', () => {
     expect(back[0].lastModified?.toSourceString()).toBe(pages[0].lastModified?.toSourceString());
     expect(back[0].newsStory?.publishDate).toBeInstanceOf(SitemapDate);
     expect(back[0].newsStory?.publishDate?.hasZone).toBe(false);
+  });
+  it('carry the records of a batch of ordinary pages, which the file store takes as they are', () => {
+    const pages: Page[] = Array.from({ length: 300 }, (_, i) => ({
+      url: i % 50 === 0 ? `https://a.example/é/${i}` : `https://a.example/p/${i}`,
+      priority: [0.5, -0, Number.NaN][i % 3],
+      lastModified: i % 4 === 0 ? null : new SitemapDate(1_700_000_000_000 + i, i % 4 === 1 ? null : 60, i),
+      changeFrequency: i % 5 === 0 ? null : 'daily',
+      newsStory: null,
+      images: null,
+      alternates: null,
+    }));
+    const back = decodePages(structuredClone(encodePages(pages)));
+    expect(back).toEqual(pages);
+    expect(recordsOf(back)).not.toBeNull();
+    // A copy of the array (the walk's cut at --max-pages) is stored page by page.
+    expect(recordsOf(back.slice(0, 10))).toBeNull();
+    const dir = mkdtempSync(join(tmpdir(), 'usp-codec-'));
+    try {
+      const store = filePageStore({ dir });
+      const byRecords = store.open('https://a.example/1.xml');
+      byRecords.appendPages?.(back);
+      const byPage = store.open('https://a.example/2.xml');
+      for (const p of pages) byPage.append(p);
+      const [a, b] = [byRecords.close(), byPage.close()];
+      expect(a.count).toBe(300);
+      const files = readdirSync(store.dir ?? '').sort();
+      expect(readFileSync(join(store.dir ?? '', files[0]))).toEqual(
+        readFileSync(join(store.dir ?? '', files[1])),
+      );
+      const loaded = a.load();
+      expect(loaded).toEqual(pages);
+      expect(loaded.map((p) => Object.is(p.priority, -0))).toEqual(
+        pages.map((p) => Object.is(p.priority, -0)),
+      );
+      expect(b.load()).toEqual(pages);
+      store.dispose();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('carry no records when a page is not an ordinary one, and the store encodes each page', () => {
+    const pages: Page[] = [
+      {
+        url: 'https://a.example/1',
+        priority: 0.5,
+        lastModified: null,
+        changeFrequency: null,
+        newsStory: null,
+        images: null,
+        alternates: null,
+      },
+      {
+        url: 'https://a.example/\ud800',
+        priority: 0.5,
+        lastModified: null,
+        changeFrequency: null,
+        newsStory: null,
+        images: null,
+        alternates: null,
+      },
+    ];
+    const back = decodePages(structuredClone(encodePages(pages)));
+    expect(back).toEqual(pages);
+    expect(recordsOf(back)).toBeNull();
+    const dir = mkdtempSync(join(tmpdir(), 'usp-codec-'));
+    try {
+      const store = filePageStore({ dir });
+      const w = store.open('https://a.example/1.xml');
+      w.appendPages?.(back);
+      expect(w.close().load()).toEqual(pages);
+      store.dispose();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -35,19 +35,29 @@ function siteState(site: string, sitemaps: SitemapState[]): SiteState {
     fullWalkAt: 1_789_000_000_000,
     probedAt: 1_789_500_000_000,
     lastmodTrust: 2,
+    unreachable: null,
     sitemaps,
   };
 }
 
+/** A state as `loadSite` gives it back: order-free, without the page digests (`loadPages`). */
 const plain = (s: SiteState | null) =>
   s === null
     ? null
     : {
         ...s,
-        sitemaps: [...s.sitemaps]
-          .sort((a, b) => a.url.localeCompare(b.url))
-          .map((m) => ({ ...m, pages: m.pages === null ? null : [...m.pages] })),
+        sitemaps: [...s.sitemaps].sort((a, b) => a.url.localeCompare(b.url)).map(({ pages: _, ...m }) => m),
       };
+
+/** Every digest of a site, by sitemap URL, as `loadPages` gives them. */
+async function digestsOf(store: StateStore, site: string, urls: readonly string[]) {
+  const out: Record<string, number[] | null> = {};
+  for (const url of urls) {
+    const d = await store.loadPages(site, url);
+    out[url] = d === null ? null : [...d];
+  }
+  return out;
+}
 
 /**
  * The contract of `StateStore`, as every store must keep it (the unstorage model: one suite,
@@ -94,7 +104,67 @@ export function stateStoreSuite(name: string, factory: StateStoreFactory): void 
       expect(
         back?.sitemaps.find((m) => m.type === 'IndexRobotsTxtSitemap')?.children.map((c) => c.url),
       ).toEqual(['https://a.example/s1.xml', 'https://a.example/s2.xml']);
-      expect(back?.sitemaps.find((m) => m.url.endsWith('s1.xml'))?.pages).toBeInstanceOf(Uint8Array);
+      const digest = await store.loadPages('https://a.example/', 'https://a.example/s1.xml');
+      expect(digest).toBeInstanceOf(Uint8Array);
+      expect([...(digest ?? [])]).toEqual([...(state.sitemaps[1].pages ?? [])]);
+      expect(await store.loadPages('https://a.example/', 'https://a.example/robots.txt')).toBeNull();
+    });
+
+    it('loads no digest with the site, one sitemap at a time with loadPages', async () => {
+      const store = await open();
+      const site = 'https://lazy.example/';
+      await store.saveSite(siteState(site, [sitemap(`${site}a.xml`), sitemap(`${site}b.xml`)]));
+      const back = await store.loadSite(site);
+      expect(back?.sitemaps.map((m) => m.pages)).toEqual([undefined, undefined]);
+      expect(await store.loadPages(site, `${site}a.xml`)).toEqual(sitemap(`${site}a.xml`).pages);
+      expect(await store.loadPages(site, `${site}nope.xml`)).toBeNull();
+      expect(await store.loadPages('https://never.example/', `${site}a.xml`)).toBeNull();
+    });
+
+    it('keeps a digest left out of saveSite, drops it on null, replaces it when given', async () => {
+      const store = await open();
+      const site = 'https://keep.example/';
+      const urls = ['a', 'b', 'c', 'd'].map((x) => `${site}${x}.xml`);
+      await store.saveSite(
+        siteState(
+          site,
+          urls.map((u) => sitemap(u)),
+        ),
+      );
+      const fresh = Uint8Array.from({ length: 16 }, (_, i) => 200 + i);
+      const loaded = (await store.loadSite(site))!;
+      await store.saveSite({
+        ...loaded,
+        sitemaps: loaded.sitemaps
+          .filter((m) => m.url !== urls[3])
+          .map((m) =>
+            m.url === urls[1]
+              ? { ...m, pages: null, pageCount: 0 }
+              : m.url === urls[2]
+                ? { ...m, pages: fresh }
+                : { ...m, etag: '"moved"' },
+          ),
+      });
+      const old = [...(sitemap(urls[0]).pages ?? [])];
+      expect(await digestsOf(store, site, urls)).toEqual({
+        [urls[0]]: old,
+        [urls[1]]: null,
+        [urls[2]]: [...fresh],
+        [urls[3]]: null,
+      });
+      // A sitemap dropped from the state and listed again later starts without a digest.
+      await store.saveSite(siteState(site, [sitemap(urls[3], { pages: undefined })]));
+      expect(await store.loadPages(site, urls[3])).toBeNull();
+    });
+
+    it('records that a site gave no answer, and forgets it when saved without', async () => {
+      const store = await open();
+      const site = 'https://dead.example/';
+      const mark = { at: 1_790_000_000_500, since: 1_789_000_000_000, reason: `${site}robots.txt: timeout` };
+      await store.saveSite({ ...siteState(site, []), unreachable: mark });
+      expect((await store.loadSite(site))?.unreachable).toEqual(mark);
+      await store.saveSite(siteState(site, []));
+      expect((await store.loadSite(site))?.unreachable).toBeNull();
     });
 
     it('replaces a site as a whole: sitemaps no longer listed are gone', async () => {
@@ -155,10 +225,11 @@ export function stateStoreSuite(name: string, factory: StateStoreFactory): void 
       const store = await open();
       await store.saveSite(siteState('https://f.example/', [sitemap('https://f.example/s.xml')]));
       const first = await store.loadSite('https://f.example/');
-      (first!.sitemaps[0].pages as Uint8Array)[0] = 255;
       (first!.sitemaps as SitemapState[]).length = 0;
-      const again = await store.loadSite('https://f.example/');
-      expect(again?.sitemaps[0].pages?.[0]).toBe(0);
+      const digest = await store.loadPages('https://f.example/', 'https://f.example/s.xml');
+      digest![0] = 255;
+      expect((await store.loadSite('https://f.example/'))?.sitemaps).toHaveLength(1);
+      expect((await store.loadPages('https://f.example/', 'https://f.example/s.xml'))?.[0]).toBe(0);
     });
 
     it('takes back what it loaded: moved validators are kept, and a new digest replaces the old', async () => {
@@ -182,12 +253,14 @@ export function stateStoreSuite(name: string, factory: StateStoreFactory): void 
         plain({
           ...loaded,
           walkedAt: 5,
-          sitemaps: [
-            sitemap(`${site}a.xml`, { etag: '"v2"', fetchedAt: 7 }),
-            sitemap(`${site}b.xml`, { pages: fresh }),
-          ],
+          sitemaps: [sitemap(`${site}a.xml`, { etag: '"v2"', fetchedAt: 7 }), sitemap(`${site}b.xml`)],
         }),
       );
+      expect(await digestsOf(store, site, [`${site}a.xml`, `${site}b.xml`, `${site}c.xml`])).toEqual({
+        [`${site}a.xml`]: [...(sitemap(`${site}a.xml`).pages ?? [])],
+        [`${site}b.xml`]: [...fresh],
+        [`${site}c.xml`]: null,
+      });
     });
 
     if (factory.reopen !== undefined) {
@@ -200,6 +273,9 @@ export function stateStoreSuite(name: string, factory: StateStoreFactory): void 
         const again = await factory.reopen!();
         opened.push(again);
         expect(plain(await again.loadSite('https://g.example/'))).toEqual(plain(state));
+        expect(await again.loadPages('https://g.example/', 'https://g.example/s.xml')).toEqual(
+          state.sitemaps[0].pages,
+        );
         expect((await again.lastMark('r9'))?.offsets).toEqual({ pages: 7 });
       });
     }

@@ -11,6 +11,12 @@ export interface PageStore {
 
 export interface PageWriter {
   append(page: Page): void;
+  /**
+   * The same as `append` for each page in order; a store that can take a whole batch at once
+   * (the `usp` temp-file store copies a parse worker's encoded batch) implements it, and the
+   * walk then calls it instead of `append`.
+   */
+  appendPages?(pages: readonly Page[]): void;
   close(): StoredPages;
 }
 

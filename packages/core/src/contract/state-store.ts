@@ -51,11 +51,13 @@ export interface SitemapState {
   readonly pageCount: number;
   /**
    * Pages sitemaps: 16 bytes a page (8 of a hash of its URL, 8 of a hash of its whole row), to
-   * tell new, changed and unchanged pages apart. `null` for indexes. A store may keep its stored
-   * digest, unwritten, when `saveSite` gets back the very array the site's latest `loadSite`
-   * returned for this sitemap: give new digests as new arrays and never change one in place.
+   * tell new, changed and unchanged pages apart; `null` for none (indexes). Loaded on demand:
+   * `loadSite` leaves it out, and a walk reads it with `loadPages` only for a document it reads
+   * again (a run where nothing changed reads none). Given to `saveSite`: the new digest, `null`
+   * to drop the stored one, or left out to keep what the store holds for this URL (a 304 or a
+   * skip). A store that reads an older layout may still give it here; take it when present.
    */
-  readonly pages: Uint8Array | null;
+  readonly pages?: Uint8Array | null;
   /** The document held Google News pages: never skipped by `<lastmod>` (news sitemaps roll over). */
   readonly news: boolean;
   /** robots.txt: the `Crawl-delay` for `*`, in ms, `null` when none. */
@@ -83,7 +85,23 @@ export interface SiteState {
    * again). Children are skipped by `<lastmod>` only when it is above 0.
    */
   readonly lastmodTrust: number;
+  /**
+   * Set when the last walk got no HTTP answer at all (timeouts, refused or reset connections):
+   * the next incremental walk first sends one short probe and walks the site only if it answers.
+   * `null` after a walk that got an answer.
+   */
+  readonly unreachable: UnreachableMark | null;
   readonly sitemaps: readonly SitemapState[];
+}
+
+/** A site that gave no answer (`SiteState.unreachable`). */
+export interface UnreachableMark {
+  /** When the last walk or probe without an answer ended (ms since the epoch). */
+  readonly at: number;
+  /** When the first of the runs in a row without an answer ended. */
+  readonly since: number;
+  /** Why, as that walk or probe said (`url: message`). */
+  readonly reason: string;
 }
 
 /** Where the output of a committed site ended: lets a resumed run tell what was kept. */
@@ -103,8 +121,13 @@ export interface RunMark {
  * Every one passes `@usp-ts/state-store-testkit`.
  */
 export interface StateStore {
-  /** The site's state, `null` for a site never saved. */
+  /** The site's state, `null` for a site never saved; without the page digests (`loadPages`). */
   loadSite(site: string): Promise<SiteState | null>;
+  /**
+   * The stored page digest of one sitemap of the site (`SitemapState.pages`, by the URL it was
+   * requested under), `null` when none is stored. A copy: editing it changes nothing stored.
+   */
+  loadPages(site: string, url: string): Promise<Uint8Array | null>;
   /** Replaces the site's state (and records `mark`, when given) in one transaction. */
   saveSite(state: SiteState, mark?: RunMark): Promise<void>;
   /** The mark of the last site saved in `runId`, `null` when none. */

@@ -5,13 +5,13 @@
  * element declares one. Memory is bounded whatever the document: character data, markup
  * buffers and nesting are capped, and nothing keeps the document.
  */
-import sax from 'sax';
 import { errorText } from '../contract/errors.js';
 import { noParserReason } from '../contract/parsed-document.js';
 import type { ParseContext, ParseOutcome, XmlElement, XmlHandler, XmlName } from '../contract/plugin.js';
 import type { Registry } from '../contract/registry.js';
 import type { DocumentSitemapType } from '../contract/sitemap.js';
 import type { WarningCode } from '../contract/warning.js';
+import sax from './sax-module.cjs';
 
 export interface XmlEngineLimits {
   /** Deepest element nesting read (the root is depth 0); deeper stops the parse. Default 256. */

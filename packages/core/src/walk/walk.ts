@@ -438,7 +438,8 @@ export class Walk {
         }
       }
       if (pages.length === 0) return;
-      for (const p of pages) writer.append(p);
+      if (writer.appendPages !== undefined) writer.appendPages(pages);
+      else for (const p of pages) writer.append(p);
       accepted += pages.length;
       this.#pages += pages.length;
       if (this.#sink !== null) await this.#sink(pages, info);

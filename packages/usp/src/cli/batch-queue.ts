@@ -66,8 +66,7 @@ export async function runQueuedBatch(
           statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
           countSite(counts, r);
           if (verbose > 0) {
-            report.clear();
-            process.stderr.write(siteLine(r));
+            report.log(siteLine(r));
           }
         } else {
           statuses.set('failed job', (statuses.get('failed job') ?? 0) + 1);

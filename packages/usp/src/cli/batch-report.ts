@@ -39,6 +39,9 @@ export class BatchReport {
   readonly #started = Date.now();
   #last = 0;
   #shown = false;
+  /** `-v` lines not written yet, and the timer that writes them. */
+  #pending = '';
+  #flush: NodeJS.Timeout | null = null;
   total: number | null = null;
   progress: BatchProgress | null = null;
 
@@ -62,9 +65,24 @@ export class BatchReport {
     this.#shown = true;
   }
 
+  /**
+   * Writes a `-v` line, at the latest 100 ms later. One write per line was 8 % of a no-change
+   * run's main thread (1,000 sites, stderr a pipe): each write to a pipe wakes its reader.
+   */
+  log(line: string): void {
+    this.#pending += line;
+    if (this.#pending.length >= 16_384) this.clear();
+    else this.#flush ??= setTimeout(() => this.clear(), 100).unref();
+  }
+
+  /** Writes the pending `-v` lines and takes the progress line away: call before writing to stderr. */
   clear(): void {
     if (this.#shown) process.stderr.write('\r\x1b[K');
     this.#shown = false;
+    if (this.#flush !== null) clearTimeout(this.#flush);
+    this.#flush = null;
+    if (this.#pending !== '') process.stderr.write(this.#pending);
+    this.#pending = '';
   }
 
   summary(statuses: Map<string, number>, command = 'usp batch'): string {

@@ -2,6 +2,7 @@ import {
   batchWalk,
   DEFAULT_MAX_CRAWL_DELAY_MS,
   DEFAULT_PER_HOST,
+  DEFAULT_PROBE_TIMEOUT_MS,
   DEFAULT_SITE_DEADLINE_MS,
   DEFAULT_SITES,
   type NdjsonSink,
@@ -55,6 +56,9 @@ options:
   --max-crawl-delay DURATION
                             longest robots.txt Crawl-delay honoured (default ${DEFAULT_MAX_CRAWL_DELAY_MS / 1000}s)
   --site-deadline DURATION  each site's time budget (default ${DEFAULT_SITE_DEADLINE_MS / 60_000}m); a site cut by it is "partial"
+  --probe-timeout DURATION  with --state, a site that gave no answer last run gets one request
+                            (robots.txt, no retry) waiting this long, and is walked only if it
+                            answers (default ${DEFAULT_PROBE_TIMEOUT_MS / 1000}s; not on full walks)
   -r, --no-robots           don't discover sitemaps through robots.txt
   -k, --no-known            don't discover sitemaps through the well-known paths
   --extra-known-path PATH   also probe this path on every site (repeatable)
@@ -102,8 +106,16 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
   }
   const out = str(p, 'out');
   if (out === undefined) throw new UsageError('the following arguments are required: --out', BATCH_USAGE);
-  const { sites, perHost, clientOptions, walkOptions, siteDeadlineMs, fullEveryMs, maxCrawlDelayMs } =
-    siteWalkSettings(p, BATCH_USAGE);
+  const {
+    sites,
+    perHost,
+    clientOptions,
+    walkOptions,
+    siteDeadlineMs,
+    fullEveryMs,
+    maxCrawlDelayMs,
+    probeTimeoutMs,
+  } = siteWalkSettings(p, BATCH_USAGE);
   const statePath = str(p, 'state');
   const verbose = count(p, 'verbose');
   const counted = await countSitesOrSay(source);
@@ -143,6 +155,7 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
       ...(maxCrawlDelayMs !== undefined ? { maxCrawlDelayMs } : {}),
       ...(siteDeadlineMs !== undefined ? { siteDeadlineMs } : {}),
       ...(fullEveryMs !== undefined ? { fullEveryMs } : {}),
+      ...(probeTimeoutMs !== undefined ? { probeTimeoutMs } : {}),
       ...(flag(p, 'full') ? { full: true } : {}),
       walkOptions,
       isDone: (site) => done.has(site),
@@ -153,8 +166,7 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
       for await (const r of results as AsyncIterable<SiteResult>) {
         statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
         if (verbose > 0) {
-          report.clear();
-          process.stderr.write(siteLine(r));
+          report.log(siteLine(r));
         }
       }
     } catch (err) {

@@ -23,6 +23,7 @@ export const SITE_WALK_OPTIONS = {
   'per-host': { type: 'string' },
   'max-crawl-delay': { type: 'string' },
   'site-deadline': { type: 'string' },
+  'probe-timeout': { type: 'string' },
   ...DISCOVERY_OPTIONS,
   ...WALK_LIMIT_OPTIONS,
   verbose: { type: 'boolean', short: 'v', multiple: true },
@@ -53,6 +54,7 @@ export function siteWalkSettings(p: Parsed, usage: string) {
     siteDeadlineMs: duration(p, 'site-deadline', usage),
     fullEveryMs: longDuration(p, 'full-every', usage),
     maxCrawlDelayMs: duration(p, 'max-crawl-delay', usage),
+    probeTimeoutMs: duration(p, 'probe-timeout', usage),
   };
 }
 

@@ -10,7 +10,7 @@ import {
   type SiteResult,
 } from '@usp-ts/batch';
 import { type StateStore, StateStoreError } from '@usp-ts/core';
-import { DEFAULT_QUEUE_NAME, redisStateStore, runWorker } from '@usp-ts/queue-bullmq';
+import { DEFAULT_QUEUE_NAME, redisStateStore, runWorker, voidedCopies } from '@usp-ts/queue-bullmq';
 import { createDefaultRegistry } from '../plugins.js';
 import { count, duration, flag, type OptionSpec, parse, redisUrl, str, UsageError } from './args.js';
 import { BatchReport, siteLine } from './batch-report.js';
@@ -44,7 +44,8 @@ options:
   -o, --out DIR             output directory (required); this worker writes DIR/<worker-id>/
   --worker-id ID            this worker's name and output subdirectory (default <host>-<pid>);
                             restarted with the same id, a worker cuts what a kill left half-written
-                            there and appends after it
+                            there, and the copies of sites walked again elsewhere after the kill,
+                            and appends after it
   --state URL|FILE          incremental state: redis://HOST:PORT[/DB] shares it between all workers
                             (usually the queue's server); a FILE (SQLite) suits one machine only
   --lock-duration DURATION  a worker that dies (kill -9, machine lost) has its sites walked by
@@ -57,6 +58,9 @@ options:
   --max-crawl-delay DURATION
                             longest robots.txt Crawl-delay honoured, across all workers (default 10s)
   --site-deadline DURATION  each site's time budget (default 10m)
+  --probe-timeout DURATION  with --state, a site that gave no answer last run gets one request
+                            (robots.txt, no retry) waiting this long, and is walked only if it
+                            answers (default 1.5s; not on full walks)
   -r, --no-robots, -k, --no-known, --extra-known-path PATH, --wp, --sitemap-txt, --max-depth N,
   --max-sitemaps N, --max-pages N
                             as for usp batch
@@ -101,8 +105,16 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
     );
   }
   const lockDurationMs = duration(p, 'lock-duration', WORKER_USAGE);
-  const { sites, perHost, clientOptions, walkOptions, siteDeadlineMs, fullEveryMs, maxCrawlDelayMs } =
-    siteWalkSettings(p, WORKER_USAGE);
+  const {
+    sites,
+    perHost,
+    clientOptions,
+    walkOptions,
+    siteDeadlineMs,
+    fullEveryMs,
+    maxCrawlDelayMs,
+    probeTimeoutMs,
+  } = siteWalkSettings(p, WORKER_USAGE);
   const statePath = str(p, 'state');
   const verbose = count(p, 'verbose');
   const dir = join(out, workerId);
@@ -121,11 +133,20 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
           ? redisStateStore({ connection: redisUrl(statePath, 'state', WORKER_USAGE) })
           : await openState(statePath);
       }
-      // A worker restarted under its id goes on with its own run (a kill's half-written tail is cut).
+      // A worker restarted under its id goes on with its own run: a kill's half-written tail is cut,
+      // and so is any copy of a site that another worker walked again and completed (here and at exit).
       sink = await openNdjsonSink({
         dir,
         ...(flag(p, 'gzip') ? { gzip: true } : {}),
         resume: existsSync(join(dir, 'journal.ndjson')),
+        voidedCopies: (tokens) => voidedCopies(tokens, { connection: queue, queueName }),
+        onDropped: (dropped) => {
+          if (verbose === 0) return;
+          report.clear();
+          for (const site of dropped) {
+            process.stderr.write(`usp: ${site}: copy dropped, walked again by another worker after a kill\n`);
+          }
+        },
       });
     } catch (err) {
       if (err instanceof StateStoreError || err instanceof OutputError) {
@@ -148,6 +169,7 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
       ...(maxCrawlDelayMs !== undefined ? { maxCrawlDelayMs } : {}),
       ...(siteDeadlineMs !== undefined ? { siteDeadlineMs } : {}),
       ...(fullEveryMs !== undefined ? { fullEveryMs } : {}),
+      ...(probeTimeoutMs !== undefined ? { probeTimeoutMs } : {}),
       ...(lockDurationMs !== undefined ? { lockDurationMs, stalledIntervalMs: lockDurationMs } : {}),
       ...(flag(p, 'exit-when-idle') ? { stopWhenIdle: true } : {}),
       onResult: (r: SiteResult) => {
@@ -155,8 +177,7 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
         countSite(counts, r);
         report.update({ ...counts });
         if (verbose > 0) {
-          report.clear();
-          process.stderr.write(siteLine(r));
+          report.log(siteLine(r));
         }
       },
       onError: (error) => {

@@ -1,0 +1,2 @@
+import sax = require('sax');
+export = sax;
