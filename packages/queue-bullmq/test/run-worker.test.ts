@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { batchWalk, memorySink, type SiteResult } from '@usp-ts/batch';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { batchWalk, memorySink, memoryStateStore, openNdjsonSink, type SiteResult } from '@usp-ts/batch';
 import { createRegistry } from '@usp-ts/core';
 import { createWebClient } from '@usp-ts/fetcher';
 import { robotsTxt } from '@usp-ts/format-robots';
@@ -8,6 +11,7 @@ import { xmlSitemap } from '@usp-ts/format-xml-sitemap';
 import { startTestRedis, type TestRedis } from '@usp-ts/test-redis';
 import { OpenedResources } from '@usp-ts/test-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { voidedCopies } from '../src/copy-claims.js';
 import { enqueueSites } from '../src/producer.js';
 import { redisStateStore } from '../src/redis-state-store.js';
 import { runWorker } from '../src/run-worker.js';
@@ -146,6 +150,68 @@ describe('runWorker', () => {
       // results go to the sink
     }
     expect(new Set(local.rows.pages.map((p) => p.url))).toEqual(new Set(queued));
+  });
+
+  it('a try that kept its rows and then failed (its state not saved) is walked again: the new copy voids it, and the worker cuts it from its files at close', async () => {
+    const meter = new HostMeter();
+    const { homes, pages } = await sites(3, meter);
+    const queueName = 'void-on-retry';
+    const dir = mkdtempSync(join(tmpdir(), 'usp-void-'));
+    try {
+      const sink = await openNdjsonSink({
+        dir,
+        voidedCopies: (tokens) => voidedCopies(tokens, { connection: redis.url, queueName }),
+      });
+      const state = memoryStateStore();
+      const saveSite = state.saveSite.bind(state);
+      let failOnce = true;
+      // The rows of homes[0] are in the files when its state fails to save: the try fails.
+      (state as { saveSite: typeof saveSite }).saveSite = async (site, mark) => {
+        if (failOnce && site.site === homes[0]) {
+          failOnce = false;
+          throw new Error('state store unreachable');
+        }
+        return saveSite(site, mark);
+      };
+      const worker = runWorker({
+        connection: redis.url,
+        queueName,
+        webClient: client(),
+        registry: registry(),
+        sink,
+        state,
+        name: 'w',
+      });
+      const done = await enqueueSites(homes, {
+        connection: redis.url,
+        queueName,
+        wait: true,
+        attempts: 2,
+        backoffMs: 0,
+      });
+      await worker.stop();
+      expect(done).toMatchObject({ finished: 3, failed: [] });
+      const read = (file: string) =>
+        readFileSync(join(dir, file), 'utf8')
+          .split('\n')
+          .filter((l) => l !== '')
+          .map((l) => JSON.parse(l));
+      // Before close: the first copy is still there, and the second names it.
+      const entries = read('journal.ndjson').filter((l) => l.type === 'site' && l.site === homes[0]);
+      expect(entries).toHaveLength(2);
+      expect(entries[1].voids).toEqual([entries[0].token]);
+      await sink.close();
+      expect(
+        read('sites.ndjson')
+          .map((r) => r.site)
+          .sort(),
+      ).toEqual([...homes].sort());
+      const urls = read('pages.ndjson').map((p) => p.url);
+      expect(urls.length).toBe(pages.size);
+      expect(new Set(urls)).toEqual(pages);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('shares the incremental state: a second run over unchanged sites transfers no body and emits no page', async () => {

@@ -255,7 +255,8 @@ describe('usp worker and usp batch --queue', () => {
     const out = join(dir, 'once');
     const fault = { NODE_OPTIONS: `--import ${new URL('./kill-after-commit.mjs', import.meta.url).href}` };
     // k1 and k3 die right after the journal line of their first site: k1 is restarted later, k3 never.
-    const killed = ['k1', 'k3'].map((id) => worker('once', out, id, [], fault));
+    // Their locks outlive them by 10 s, so neither takes over a site of the other before it dies.
+    const killed = ['k1', 'k3'].map((id) => worker('once', out, id, ['--lock-duration', '10s'], fault));
     const producer = spawnCli(['batch', '--queue', redis.url, '--queue-name', 'once', sitesFile]);
     children.push(producer);
     let producerErr = '';

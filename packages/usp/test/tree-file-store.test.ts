@@ -175,6 +175,7 @@ describe('filePageStore', () => {
       'https://example.com/é/日本/😀',
       'https://example.com/\ud800/lone',
       `https://example.com/${'long/'.repeat(40)}`,
+      `https://example.com/${'longer/'.repeat(60)}`,
       'relative/path',
     ];
     const pages: Page[] = urls.map((url, i) =>
