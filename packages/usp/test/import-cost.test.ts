@@ -39,4 +39,30 @@ describe('importing usp', () => {
       pages: 1,
     });
   });
+
+  it('loads sax through require: the ES module loader would scan its CommonJS source again in every thread', async () => {
+    // A load hook sees what goes through the ES module loader (Node 20's hooks do not see
+    // `require`): sax reaching it as CommonJS is the scan core's sax-module.cjs avoids, ~20 ms
+    // of CPU in the main thread and again in each parse worker.
+    const hooks = `export async function load(url, context, next) {
+      const r = await next(url, context);
+      if (r.format === 'commonjs' && /[\\\\/]sax[\\\\/]lib[\\\\/]sax\\.js$/.test(url)) throw new Error('sax.js through the ES module loader');
+      return r;
+    }`;
+    const child = `
+import { register } from 'node:module';
+register('data:text/javascript,' + encodeURIComponent(process.argv[2]));
+const usp = await import(process.argv[1]);
+const parsed = await usp.parseSitemapDocument(
+  '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://a.example/</loc></url></urlset>',
+);
+process.stdout.write(JSON.stringify({ pages: parsed.sitemap.pages.length }) + '\\n');
+`;
+    const run = await runNode(['--input-type=module', '--eval', child, pathToFileURL(DIST).href, hooks], {
+      guardMs: 30_000,
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(lastJsonLine(run)).toEqual({ pages: 1 });
+  });
 });
