@@ -44,7 +44,7 @@ describe('importing usp', () => {
     // A load hook sees what goes through the ES module loader (Node 20's hooks do not see
     // `require`): sax reaching it as CommonJS is the scan of its source core's sax-module.cjs
     // avoids, ~20 ms of CPU in the main thread and again in each parse worker. luxon reads only
-    // the loose date forms, and loading it costs ~13 ms and 3 MiB a thread.
+    // the loose date forms, and loading it costs ~7 ms and 1 MiB a thread.
     const hooks = `export async function load(url, context, next) {
       const r = await next(url, context);
       if (r.format === 'commonjs' && /[\\\\/]sax[\\\\/]lib[\\\\/]sax\\.js$/.test(url)) throw new Error('sax.js through the ES module loader');
