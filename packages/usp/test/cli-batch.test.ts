@@ -5,11 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { sqliteStateStore } from '@usp-ts/state-sqlite';
-import { type SiteFarm, startSiteFarm } from '@usp-ts/test-server';
+import { type SiteFarm, startSiteFarm, startTestServer } from '@usp-ts/test-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { progressLine } from '../src/cli/batch-report.js';
 import { createWebClient, walkPages } from '../src/index.js';
 import { CLI, cliEnv, runCli, spawnCli } from './cli-helpers.js';
+import { until } from './tree-helpers.js';
 
 // ~50 sites, each on its own loopback address (127.78.0.x), built like the web (see the site
 // farm): urlsets, indexes, gzipped sitemaps, dead sites, a host that never answers, a refused one.
@@ -259,6 +260,71 @@ describe('usp batch', () => {
     expect(full.pages.every((p) => p.change === 'unchanged')).toBe(true);
     expect(full.sitemaps.every((s) => s.notModified === false && s.skipped === false)).toBe(true);
   });
+
+  it('reads the sites from stdin with -', async () => {
+    const few = farm.sites.filter((s) => s.kind === 'urlset').slice(0, 3);
+    const out = join(dir, 'stdin');
+    const r = await runCli(['batch', '--out', out, ...FAST, '-'], {
+      input: `${few.map((s) => s.homepage).join('\n')}\n`,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^usp batch: 3 sites \(3 ok\)/);
+    expect(
+      rows(join(out, 'sites.ndjson'))
+        .map((s) => s.site)
+        .sort(),
+    ).toEqual(few.map((s) => s.homepage).sort());
+  });
+
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)(
+    'stops cleanly on %s: exits %i, keeps the sites done and drops the one cut off',
+    async (signal, exitCode) => {
+      const done = farm.sites.find((s) => s.kind === 'urlset');
+      if (done === undefined) throw new Error('the farm has no urlset site');
+      const hung = await startTestServer();
+      const out = join(dir, `signal-${signal}`);
+      const journal = join(out, 'journal.ndjson');
+      try {
+        let child: ReturnType<typeof spawnCli> | null = null;
+        // The signal comes once the other site is committed and this one is waiting on its robots.txt.
+        hung.route('/robots.txt', () => {
+          void until(() => existsSync(journal) && readFileSync(journal, 'utf8').includes(done.homepage)).then(
+            () => child?.kill(signal),
+          );
+        });
+        const file = join(dir, `signal-${signal}.txt`);
+        writeFileSync(file, `${done.homepage}\n${hung.origin}/\n`);
+        child = spawnCli([
+          'batch',
+          '--out',
+          out,
+          '--sites',
+          '2',
+          ...FAST,
+          '--site-deadline',
+          '5m',
+          '--timeout',
+          '5m',
+          file,
+        ]);
+        let err = '';
+        child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+          err += d;
+        });
+        const [code] = (await once(child, 'close')) as [number | null];
+        expect(code, err).toBe(exitCode);
+        expect(err).toMatch(/^usp batch: 1 sites \(1 ok\)/m);
+        expect(err).not.toMatch(/\n\s+at /);
+        expect(rows(join(out, 'sites.ndjson')).map((s) => s.site)).toEqual([done.homepage]);
+        expect(new Set(rows(join(out, 'pages.ndjson')).map((p) => p.site))).toEqual(new Set([done.homepage]));
+      } finally {
+        await hung.close();
+      }
+    },
+  );
 
   it('sends a site that gave no answer one probe next time (--probe-timeout), and -v says so, a line a site', async () => {
     const hang = farm.sites.find((s) => s.kind === 'hang')!;
