@@ -222,7 +222,8 @@ export function* readRecords(
 }
 
 /**
- * The pages of a record file as lines of URLs, bytes ready to write: `indent` before each URL,
+ * The pages of a record file as lines of URLs, bytes ready to write (`next(true)`: the last chunk
+ * is written out and its buffer may be reused): `indent` before each URL,
  * `stripPrefix` taken off as `--strip-url` does (then a `/` first if the rest lacks one). For
  * tabtree, which prints only URLs: no page object and no string is made for an ordinary page.
  * `stripPrefix` must be ASCII.
@@ -233,11 +234,16 @@ export function* urlLines(
   decodeJson: (line: string) => Page,
   indent: string,
   stripPrefix: string,
-): Generator<Buffer, void, undefined> {
+): Generator<Buffer, void, boolean | undefined> {
   const pre = Buffer.from(indent);
   const prefix = Buffer.from(stripPrefix, 'latin1');
+  let spare: Buffer | null = null;
   for (const { buf, end } of regions(path, chunkBytes)) {
-    let out = Buffer.allocUnsafe(end + 1024);
+    let out: Buffer =
+      spare !== null && spare.length >= end + 1024
+        ? spare
+        : Buffer.allocUnsafe(Math.max(end, chunkBytes) + 1024);
+    spare = null;
     let size = 0;
     for (let at = 0; at < end; ) {
       const kind = buf[at];
@@ -274,7 +280,10 @@ export function* urlLines(
       size = copyBytes(src, from, to, out, size);
       out[size++] = 0x0a;
     }
-    yield out.subarray(0, size);
+    // A consumer that says it is done with the bytes (written out, not held by a stream) gets the
+    // same buffer again: a fresh 256 KiB a chunk is garbage the young generation never sees, and
+    // it piled up to ~15 MiB of RSS before a collection.
+    if ((yield out.subarray(0, size)) === true) spare = out;
   }
 }
 

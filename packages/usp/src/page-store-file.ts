@@ -138,7 +138,7 @@ function storedInFile(
     if (file === null) return;
     yield* readRecords(file, chunkBytes, decodePage);
   }
-  function* lines(indent: string, stripPrefix: string): Generator<Uint8Array, void, undefined> {
+  function* lines(indent: string, stripPrefix: string): Generator<Uint8Array, void, boolean | undefined> {
     if (file === null) return;
     yield* urlLines(file, chunkBytes, decodePage, indent, stripPrefix);
   }
@@ -163,9 +163,15 @@ function storedInFile(
 
 const URL_LINES = Symbol('urlLines');
 
+/**
+ * Chunks of whole lines; `next(true)` tells it the previous chunk is written out (no stream holds
+ * it), so its buffer is filled again rather than a new one allocated.
+ */
+export type UrlLines = Generator<Uint8Array, void, boolean | undefined>;
+
 /** What `iteratePages()` of a pages sitemap in this store also answers: its URLs as bytes. */
 interface UrlLineSource {
-  [URL_LINES](indent: string, stripPrefix: string): Iterable<Uint8Array>;
+  [URL_LINES](indent: string, stripPrefix: string): UrlLines;
 }
 
 /**
@@ -175,7 +181,7 @@ interface UrlLineSource {
  */
 export function urlLinesOf(
   pages: Iterable<Page>,
-): ((indent: string, stripPrefix: string) => Iterable<Uint8Array>) | null {
+): ((indent: string, stripPrefix: string) => UrlLines) | null {
   return (pages as Partial<UrlLineSource>)[URL_LINES] ?? null;
 }
 

@@ -200,6 +200,31 @@ describe('filePageStore', () => {
     store.dispose();
   });
 
+  it('fills the same buffer again for the next lines only when told the last ones are written out', () => {
+    const store = filePageStore({ dir: base, readChunkBytes: 300, flushBytes: 70 });
+    const writer = store.open('https://example.com/s.xml');
+    const urls = Array.from({ length: 60 }, (_, i) => `https://example.com/page/${i}`);
+    for (const url of urls) writer.append({ ...full, url, newsStory: null, images: null, alternates: null });
+    const lines = urlLinesOf(writer.close().iterate?.() ?? []);
+    const want = urls.map((u) => `\t${u}\n`).join('');
+    for (const written of [true, undefined]) {
+      const chunks = lines?.('\t', '');
+      const copies: string[] = [];
+      // Small chunks come from Buffer's shared pool: a chunk's memory is its buffer and offset.
+      const ids = new Map<ArrayBufferLike, number>();
+      const places = new Set<string>();
+      for (let r = chunks?.next(); r !== undefined && r.done !== true; r = chunks?.next(written)) {
+        copies.push(Buffer.from(r.value).toString());
+        if (!ids.has(r.value.buffer)) ids.set(r.value.buffer, ids.size);
+        places.add(`${ids.get(r.value.buffer)}:${r.value.byteOffset}`);
+      }
+      expect(copies.length).toBeGreaterThan(3);
+      expect(copies.join('')).toBe(want);
+      expect(places.size).toBe(written ? 1 : copies.length);
+    }
+    store.dispose();
+  });
+
   it('creates no file for a sitemap without pages; dispose removes the directory', () => {
     const store = filePageStore({ dir: base });
     expect(store.open('u').close().load()).toEqual([]);

@@ -57,6 +57,11 @@ export class Output {
     return once(this.#stream, 'drain').then(() => undefined);
   }
 
+  /** True when the stream holds no bytes (the last ones written went out): they may be reused. */
+  get idle(): boolean {
+    return this.#stream.writableLength === 0;
+  }
+
   /** Hands the buffer to the stream; `false` when the stream asks the writer to wait. */
   #writeOut(): boolean {
     if (this.#size === 0) return true;
@@ -112,8 +117,9 @@ export async function writeTabTree(out: Output, root: Sitemap, stripPrefix = '')
       // escapes control characters, and a prefix outside ASCII is compared as text).
       const lines = out.escapeControls || !ASCII.test(stripPrefix) ? null : urlLinesOf(pages);
       if (lines !== null) {
-        for (const chunk of lines(indent, stripPrefix)) {
-          const p = out.bytes(chunk);
+        const chunks = lines(indent, stripPrefix);
+        for (let r = chunks.next(); r.done !== true; r = chunks.next(out.idle)) {
+          const p = out.bytes(r.value);
           if (p) await p;
         }
         return;
