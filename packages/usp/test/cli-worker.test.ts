@@ -340,6 +340,43 @@ describe('usp worker and usp batch --queue', () => {
     expect(keys(readerView(out).pages)).toEqual(expected);
   });
 
+  it('a worker walking one site at a time, killed after writing its second site: only that copy is void, its first site (completed) stays in the reader view', {
+    timeout: 180_000,
+  }, async () => {
+    const out = join(dir, 'slot');
+    // BullMQ gives a slot's next job the lock token of the job it just completed: the two copies of
+    // k1 must not share a name, or voiding the second one drops the first site, walked only once.
+    const fault = {
+      NODE_OPTIONS: `--import ${new URL('./kill-after-commit.mjs', import.meta.url).href}`,
+      USP_KILL_AFTER_SITES: '2',
+    };
+    const k1 = worker('slot', out, 'k1', ['--sites', '1'], fault);
+    const producer = spawnCli(['batch', '--queue', redis.url, '--queue-name', 'slot', sitesFile]);
+    children.push(producer);
+    let producerErr = '';
+    producer.stderr?.on('data', (d: Buffer) => {
+      producerErr += d.toString('utf8');
+    });
+    await closed.get(k1);
+    expect(k1.signalCode, stderrOf.get(k1)).toBe('SIGKILL');
+    const copies = journal(join(out, 'k1')).filter((l) => l.type === 'site');
+    expect(copies).toHaveLength(2);
+    const k2 = worker('slot', out, 'k2');
+    const [code] = await once(producer, 'close');
+    expect(code, producerErr).toBe(0);
+    expect(await stop(k2)).toBe(0);
+    const k2Lines = journal(join(out, 'k2'));
+    expect(k2Lines.find((l) => l.site === copies[1].site)?.voids).toEqual([copies[1].token]);
+    expect(k2Lines.find((l) => l.site === copies[0].site)).toBeUndefined();
+    const view = readerView(out);
+    const missing = missingSites(
+      view,
+      farm.sites.map((s) => s.homepage),
+    );
+    expect(missing, `missing from the reader view:\n${journalsOn(out, missing)}`).toEqual([]);
+    expect(view.twice).toEqual([]);
+  });
+
   it('goes on when Redis restarts mid-run: nothing lost, nothing twice', { timeout: 180_000 }, async () => {
     const out = join(dir, 'restart');
     const workers = ['r1', 'r2'].map((id) => worker('restart', out, id));
