@@ -168,10 +168,18 @@ interface Region {
  * A record file `chunkBytes` at a time (a record longer than that is read whole), cut after its
  * last whole record: memory stays bounded however many pages the file holds.
  */
-function* regions(path: string, chunkBytes: number): Generator<Region, void, undefined> {
+function* regions(
+  path: string,
+  chunkBytes: number,
+  reuse: LineBuffers | null = null,
+): Generator<Region, void, undefined> {
   const fd = openSync(path, 'r');
   try {
-    const region: Region = { buf: Buffer.allocUnsafe(chunkBytes), end: 0 };
+    const region: Region = {
+      buf: reuse !== null && reuse.read.length >= chunkBytes ? reuse.read : Buffer.allocUnsafe(chunkBytes),
+      end: 0,
+    };
+    if (reuse !== null) reuse.read = region.buf;
     let filled = 0;
     for (;;) {
       let buf = region.buf;
@@ -199,6 +207,7 @@ function* regions(path: string, chunkBytes: number): Generator<Region, void, und
         buf = Buffer.allocUnsafe(Math.max(need, buf.length * 2));
         region.buf.copy(buf, 0, 0, filled);
         region.buf = buf;
+        if (reuse !== null) reuse.read = buf;
       }
     }
   } finally {
@@ -222,10 +231,21 @@ export function* readRecords(
 }
 
 /**
+ * The read and line buffers of `urlLines`, one for a whole print: a new pair of 256 KiB buffers
+ * a file was garbage that V8 frees late (little else is allocated while printing), 30 MiB of
+ * array buffers at the end of a 1M-URL `usp ls`.
+ */
+export class LineBuffers {
+  read: Buffer = Buffer.allocUnsafe(0);
+  out: Buffer = Buffer.allocUnsafe(0);
+}
+
+/**
  * The pages of a record file as lines of URLs, bytes ready to write: `indent` before each URL,
  * `stripPrefix` taken off as `--strip-url` does (then a `/` first if the rest lacks one). For
  * tabtree, which prints only URLs: no page object and no string is made for an ordinary page.
- * `stripPrefix` must be ASCII.
+ * `stripPrefix` must be ASCII. A chunk is valid until the next one is asked for: it is written
+ * into `buffers`, which the caller passes to every file it prints.
  */
 export function* urlLines(
   path: string,
@@ -233,11 +253,13 @@ export function* urlLines(
   decodeJson: (line: string) => Page,
   indent: string,
   stripPrefix: string,
+  buffers: LineBuffers,
 ): Generator<Buffer, void, undefined> {
   const pre = Buffer.from(indent);
   const prefix = Buffer.from(stripPrefix, 'latin1');
-  for (const { buf, end } of regions(path, chunkBytes)) {
-    let out = Buffer.allocUnsafe(end + 1024);
+  for (const { buf, end } of regions(path, chunkBytes, buffers)) {
+    if (buffers.out.length < end + 1024) buffers.out = Buffer.allocUnsafe(end + 1024);
+    let out = buffers.out;
     let size = 0;
     for (let at = 0; at < end; ) {
       const kind = buf[at];
@@ -260,6 +282,7 @@ export function* urlLines(
         const bigger = Buffer.allocUnsafe((size + pre.length + (to - from) + 2) * 2);
         out.copy(bigger, 0, 0, size);
         out = bigger;
+        buffers.out = bigger;
       }
       size = copyBytes(pre, 0, pre.length, out, size);
       if (prefix.length > 0) {
