@@ -126,6 +126,8 @@ function hostOf(url: string): string {
  * skipping children whose index `<lastmod>` did not move on sites where it proved honest. Pages go
  * to the sink as they are read, marked against the state; the rows, the result row and the new
  * state are committed together at the end. Never rejects: an unexpected failure is an `error` row.
+ * A site that gave no answer last time is first sent one probe (`probeTimeoutMs`) and walked only
+ * if it answers.
  *
  * Inputs and outputs are plain data and everything shared is passed in, so a queue worker can
  * call it as it is.

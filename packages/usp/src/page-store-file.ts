@@ -14,7 +14,7 @@ import {
   type SitemapImage,
   type StoredPages,
 } from '@usp-ts/core';
-import { type LineBuffers, RecordBuffer, readRecords, recordsOf, urlLines } from './page-records.js';
+import { RecordBuffer, readRecords, recordsOf, urlLines } from './page-records.js';
 
 export interface FilePageStoreOptions {
   /** Parent directory of the store's temp directory (default `os.tmpdir()`). */
@@ -138,13 +138,9 @@ function storedInFile(
     if (file === null) return;
     yield* readRecords(file, chunkBytes, decodePage);
   }
-  function* lines(
-    indent: string,
-    stripPrefix: string,
-    buffers: LineBuffers,
-  ): Generator<Uint8Array, void, undefined> {
+  function* lines(indent: string, stripPrefix: string): Generator<Uint8Array, void, boolean | undefined> {
     if (file === null) return;
-    yield* urlLines(file, chunkBytes, decodePage, indent, stripPrefix, buffers);
+    yield* urlLines(file, chunkBytes, decodePage, indent, stripPrefix);
   }
   const iterate = (): UrlLineSource & Iterable<Page> => ({ [Symbol.iterator]: pages, [URL_LINES]: lines });
   const stored: StoredPages = {
@@ -167,21 +163,25 @@ function storedInFile(
 
 const URL_LINES = Symbol('urlLines');
 
+/**
+ * Chunks of whole lines; `next(true)` tells it the previous chunk is written out (no stream holds
+ * it), so its buffer is filled again rather than a new one allocated.
+ */
+export type UrlLines = Generator<Uint8Array, void, boolean | undefined>;
+
 /** What `iteratePages()` of a pages sitemap in this store also answers: its URLs as bytes. */
 interface UrlLineSource {
-  [URL_LINES](indent: string, stripPrefix: string, buffers: LineBuffers): Iterable<Uint8Array>;
+  [URL_LINES](indent: string, stripPrefix: string): UrlLines;
 }
 
 /**
  * The URLs of `pages` (a pages sitemap's `iteratePages()`) as lines of bytes ready to print, each
  * after `indent` and with `stripPrefix` (ASCII) taken off as `--strip-url` does; null when the
  * pages are not in a file of this store. For tabtree: no page object is made to print a URL.
- * A chunk is valid until the next one is asked for: it is written into `buffers` (`LineBuffers`,
- * one for a whole print).
  */
 export function urlLinesOf(
   pages: Iterable<Page>,
-): ((indent: string, stripPrefix: string, buffers: LineBuffers) => Iterable<Uint8Array>) | null {
+): ((indent: string, stripPrefix: string) => UrlLines) | null {
   return (pages as Partial<UrlLineSource>)[URL_LINES] ?? null;
 }
 

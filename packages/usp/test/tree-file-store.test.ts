@@ -15,7 +15,6 @@ import {
 import { startTestServer } from '@usp-ts/test-server';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stripUrl } from '../src/cli/output.js';
-import { LineBuffers } from '../src/page-records.js';
 import { decodePage, encodePage, filePageStore, urlLinesOf } from '../src/page-store-file.js';
 import { gzip, robots, sitemapIndex, TEXT, testClient, treeOptions, until, XML } from './tree-helpers.js';
 
@@ -188,11 +187,9 @@ describe('filePageStore', () => {
     const iterable = writer.close().iterate?.() ?? [];
     const lines = urlLinesOf(iterable);
     expect(lines).not.toBeNull();
-    // One pair of buffers for every print, as the tabtree writer does: a chunk is copied before the next.
-    const buffers = new LineBuffers();
     for (const prefix of ['', 'https://example.com/', 'https://example.com']) {
       for (const indent of ['', '\t\t']) {
-        const got = Buffer.concat(Array.from(lines?.(indent, prefix, buffers) ?? [], (c) => Buffer.from(c)));
+        const got = Buffer.concat([...(lines?.(indent, prefix) ?? [])]);
         const want = Buffer.from(urls.map((u) => `${indent}${stripUrl(u, prefix)}\n`).join(''));
         expect(got.toString()).toBe(want.toString());
         expect(got.equals(want)).toBe(true);
@@ -200,6 +197,31 @@ describe('filePageStore', () => {
     }
     // Pages not in a file of this store take the page-by-page path.
     expect(urlLinesOf(pages)).toBeNull();
+    store.dispose();
+  });
+
+  it('fills the same buffer again for the next lines only when told the last ones are written out', () => {
+    const store = filePageStore({ dir: base, readChunkBytes: 300, flushBytes: 70 });
+    const writer = store.open('https://example.com/s.xml');
+    const urls = Array.from({ length: 60 }, (_, i) => `https://example.com/page/${i}`);
+    for (const url of urls) writer.append({ ...full, url, newsStory: null, images: null, alternates: null });
+    const lines = urlLinesOf(writer.close().iterate?.() ?? []);
+    const want = urls.map((u) => `\t${u}\n`).join('');
+    for (const written of [true, undefined]) {
+      const chunks = lines?.('\t', '');
+      const copies: string[] = [];
+      // Small chunks come from Buffer's shared pool: a chunk's memory is its buffer and offset.
+      const ids = new Map<ArrayBufferLike, number>();
+      const places = new Set<string>();
+      for (let r = chunks?.next(); r !== undefined && r.done !== true; r = chunks?.next(written)) {
+        copies.push(Buffer.from(r.value).toString());
+        if (!ids.has(r.value.buffer)) ids.set(r.value.buffer, ids.size);
+        places.add(`${ids.get(r.value.buffer)}:${r.value.byteOffset}`);
+      }
+      expect(copies.length).toBeGreaterThan(3);
+      expect(copies.join('')).toBe(want);
+      expect(places.size).toBe(written ? 1 : copies.length);
+    }
     store.dispose();
   });
 

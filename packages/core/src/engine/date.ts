@@ -1,6 +1,7 @@
-import { DateTime } from 'luxon';
+import type { DateTime } from 'luxon';
 import { SitemapDate } from '../contract/sitemap-date.js';
 import { isPythonSpace } from './lines.js';
+import { luxonDateTime } from './luxon-module.cjs';
 
 /**
  * `<lastmod>`, `<news:publication_date>`, Atom dates: W3C/ISO 8601 on a hand-written fast
@@ -480,14 +481,14 @@ let lastMatched = -1;
 function luxonParser(k: number): LuxonParser {
   let p = luxonParsers[k];
   if (p === undefined) {
-    p = DateTime.buildFormatParser(LOOSE_FORMATS[k], LUXON_OPTS);
+    p = luxonDateTime().buildFormatParser(LOOSE_FORMATS[k], LUXON_OPTS);
     luxonParsers[k] = p;
   }
   return p;
 }
 
 function tryLuxon(text: string, k: number): number | null {
-  const dt = DateTime.fromFormatParser(text, luxonParser(k), LUXON_OPTS);
+  const dt = luxonDateTime().fromFormatParser(text, luxonParser(k), LUXON_OPTS);
   return dt.isValid ? dt.toMillis() : null;
 }
 

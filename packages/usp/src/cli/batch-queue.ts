@@ -66,7 +66,8 @@ export async function runQueuedBatch(
           statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
           countSite(counts, r);
           if (verbose > 0) {
-            report.log(siteLine(r));
+            report.clear();
+            process.stderr.write(siteLine(r));
           }
         } else {
           statuses.set('failed job', (statuses.get('failed job') ?? 0) + 1);

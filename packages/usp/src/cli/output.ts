@@ -9,7 +9,6 @@ import {
   SitemapDate,
   sitemapToJSON,
 } from '@usp-ts/core';
-import { LineBuffers } from '../page-records.js';
 import { urlLinesOf } from '../page-store-file.js';
 
 /** Output formats of `usp ls` and `usp parse`. */
@@ -51,16 +50,16 @@ export class Output {
     return undefined;
   }
 
-  /**
-   * Bytes that are whole lines already, after what is buffered; resolves once the stream is done
-   * with them, so that the caller may fill `data` again. A failed write resolves too: the
-   * stream's 'error' handler deals with it, as with `line()`.
-   */
-  bytes(data: Uint8Array): Promise<void> {
+  /** Bytes that are whole lines already, after what is buffered. */
+  bytes(data: Uint8Array): Promise<void> | undefined {
     this.#writeOut();
-    return new Promise((resolve) => {
-      this.#stream.write(data, () => resolve());
-    });
+    if (this.#stream.write(data)) return undefined;
+    return once(this.#stream, 'drain').then(() => undefined);
+  }
+
+  /** True when the stream holds no bytes (the last ones written went out): they may be reused. */
+  get idle(): boolean {
+    return this.#stream.writableLength === 0;
   }
 
   /** Hands the buffer to the stream; `false` when the stream asks the writer to wait. */
@@ -106,7 +105,6 @@ const ASCII = /^[\x00-\x7f]*$/;
  * (recursively), then its pages one level deeper. The root line is never stripped.
  */
 export async function writeTabTree(out: Output, root: Sitemap, stripPrefix = ''): Promise<void> {
-  const buffers = new LineBuffers();
   const visit = async (node: Sitemap, depth: number): Promise<void> => {
     const url = depth === 0 ? node.url : stripUrl(node.url, stripPrefix);
     await out.line('\t'.repeat(depth) + shown(out, url));
@@ -119,7 +117,11 @@ export async function writeTabTree(out: Output, root: Sitemap, stripPrefix = '')
       // escapes control characters, and a prefix outside ASCII is compared as text).
       const lines = out.escapeControls || !ASCII.test(stripPrefix) ? null : urlLinesOf(pages);
       if (lines !== null) {
-        for (const chunk of lines(indent, stripPrefix, buffers)) await out.bytes(chunk);
+        const chunks = lines(indent, stripPrefix);
+        for (let r = chunks.next(); r.done !== true; r = chunks.next(out.idle)) {
+          const p = out.bytes(r.value);
+          if (p) await p;
+        }
         return;
       }
       for (const page of pages) {

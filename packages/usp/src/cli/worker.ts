@@ -177,7 +177,8 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
         countSite(counts, r);
         report.update({ ...counts });
         if (verbose > 0) {
-          report.log(siteLine(r));
+          report.clear();
+          process.stderr.write(siteLine(r));
         }
       },
       onError: (error) => {

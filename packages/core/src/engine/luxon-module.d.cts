@@ -1,0 +1,3 @@
+import type { DateTime } from 'luxon';
+
+export declare function luxonDateTime(): typeof DateTime;
