@@ -17,7 +17,7 @@ export interface BatchSink {
  * keep it (the NDJSON sink's journal) does, so that a reader, or a resumed run, drops void copies.
  */
 export interface CopyTag {
-  /** This copy's token (the job's lock token when it was walked). */
+  /** This copy's name: an id of the try of the job that wrote it, used by no other copy. */
   readonly token: string;
   /** Tokens of earlier copies of the same job that this one makes void. */
   readonly voids: readonly string[];

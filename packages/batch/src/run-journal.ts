@@ -15,7 +15,7 @@ export interface JournalEntry {
   readonly status: string;
   readonly offsets: Readonly<Record<string, number>>;
   /**
-   * The copy's name when the site was walked as a queue job (the job's lock token): a site walked
+   * The copy's name when the site was walked as a queue job (an id of that try): a site walked
    * again after a kill has two copies, and the later one lists the earlier one's token in `voids`.
    */
   readonly token?: string;

@@ -5,7 +5,9 @@ import { checkQueueName, DEFAULT_QUEUE_NAME } from './site-queue.js';
 
 // Exactly-once across workers. A worker keeps a site's rows only after this script, run on the
 // job's lock: it renews the lock (what BullMQ's own extendLock does) and, in the same atomic step,
-// adds the try's lock token to the job's `uspCopies` field. A token already there belongs to an
+// adds the try's copy name to the job's `uspCopies` field. The name is a fresh id per try, not the
+// lock token: BullMQ hands a slot's token on to the next job the slot takes, so a token names the
+// copies of several sites, and voiding it would cut sites walked once. A name already there is an
 // earlier try of the same job that got as far as keeping its rows and then never completed the
 // job (its worker was killed in between, or its lock lapsed): that copy is void. The script moves
 // those tokens to the queue's voided set and returns them, so the new copy names them in its
@@ -15,9 +17,9 @@ import { checkQueueName, DEFAULT_QUEUE_NAME } from './site-queue.js';
 // It costs no extra round trip: the worker renewed the lock before keeping the rows already.
 
 /**
- * KEYS: lock, stalled, job hash, voided set. ARGV: token, lock ms, job id, voided set's life in ms.
- * Returns nil when the lock is not this token's (another worker owns the job), else the tokens
- * of the earlier copies, space-separated ('' for none).
+ * KEYS: lock, stalled, job hash, voided set. ARGV: lock token, lock ms, job id, voided set's life
+ * in ms, copy name. Returns nil when the lock is not this token's (another worker owns the job),
+ * else the names of the earlier copies, space-separated ('' for none).
  */
 export const CLAIM_COPY_LUA = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return false end
@@ -27,16 +29,16 @@ local before = redis.call('HGET', KEYS[3], 'uspCopies')
 if before then
   local voids = {}
   for token in string.gmatch(before, '%S+') do
-    if token ~= ARGV[1] then
+    if token ~= ARGV[5] then
       redis.call('SADD', KEYS[4], token)
       voids[#voids + 1] = token
     end
   end
   redis.call('PEXPIRE', KEYS[4], ARGV[4])
-  redis.call('HSET', KEYS[3], 'uspCopies', before .. ' ' .. ARGV[1])
+  redis.call('HSET', KEYS[3], 'uspCopies', before .. ' ' .. ARGV[5])
   return table.concat(voids, ' ')
 end
-redis.call('HSET', KEYS[3], 'uspCopies', ARGV[1])
+redis.call('HSET', KEYS[3], 'uspCopies', ARGV[5])
 return ''
 `;
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { SiteJob } from '@usp-ts/batch';
 import { InvalidOptionError, rejectUnknownOptions, UspError } from '@usp-ts/core';
@@ -33,14 +34,18 @@ export interface JobControl {
   readonly signal: AbortSignal;
   /**
    * Renews this worker's lock on the job, or rejects with `JobLockLostError` when another worker
-   * took the job over. Call it right before keeping any output (once), so a worker that stalled
-   * and lost its job never writes a second copy of a site. It also records `token` as the job's
+   * took the job over. Call it right before keeping any output, so a worker that stalled and
+   * lost its job never writes a second copy of a site. It also records `token` as the job's
    * copy, and resolves with the tokens of earlier tries' copies that this one makes void (their
    * worker was killed after keeping them, before the job was recorded as done): keep the list
    * with the output (the NDJSON sink's journal does), so a reader can drop those copies.
    */
   confirm(): Promise<readonly string[]>;
-  /** This try's lock token: the name of the copy of the output it keeps. */
+  /**
+   * The name of the copy of the output this try keeps: a fresh id for each try. Not BullMQ's lock
+   * token, which a worker hands on to the next job it takes after completing one: a copy named by
+   * it would share its name with the other sites of that slot, and voiding it would void them too.
+   */
   readonly token: string;
   /** 1 on the first try, 2 on the first retry, … */
   readonly attempt: number;
@@ -129,7 +134,7 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
   let running = 0;
   let worker: Worker<SiteJob, R> | null = null;
   let claimClient: Promise<Redis> | null = null;
-  const claimCopy = async (job: Job<SiteJob, R>, token: string): Promise<string[] | null> => {
+  const claimCopy = async (job: Job<SiteJob, R>, token: string, copy: string): Promise<string[] | null> => {
     const w = worker!;
     claimClient ??= (w.getBackend().client as unknown as Promise<Redis>).then((client) => {
       if (!('uspClaimCopy' in client))
@@ -149,6 +154,7 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
       lockDurationMs,
       id,
       VOIDED_TTL_MS,
+      copy,
     );
     if (voids === null) return null;
     return voids === '' ? [] : voids.split(' ');
@@ -157,15 +163,16 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
     const signal = jobSignal === undefined ? stopping.signal : AbortSignal.any([stopping.signal, jobSignal]);
     // A walk listens on it once per request in flight: many, by design.
     setMaxListeners(0, signal);
+    const copy = randomUUID();
     const control: JobControl = {
       signal,
       attempt: job.attemptsMade + 1,
-      token: token ?? '',
+      token: copy,
       async confirm() {
         if (token === undefined) return [];
         let voids: string[] | null = null;
         try {
-          voids = await claimCopy(job, token);
+          voids = await claimCopy(job, token, copy);
         } catch {
           voids = null;
         }

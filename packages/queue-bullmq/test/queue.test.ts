@@ -234,6 +234,7 @@ describe('enqueueSites and startQueueWorker', () => {
     // neither renewed its lock nor completed the job.
     const dead = new Worker(name, null, { connection: { url: redis.url }, lockDuration: 300 });
     const deadToken = 'dead-worker:0';
+    const deadCopy = 'dead-copy';
     const job = await dead.getNextJob(deadToken);
     expect(job?.id).toBe(siteJobId('https://example.com/'));
     const client = (await dead.getBackend().client) as unknown as Redis;
@@ -249,6 +250,7 @@ describe('enqueueSites and startQueueWorker', () => {
       300,
       id,
       60_000,
+      deadCopy,
     );
     expect(claimed).toBe('');
     await dead.close(true);
@@ -269,9 +271,9 @@ describe('enqueueSites and startQueueWorker', () => {
       );
     });
     await taken;
-    expect(voids).toEqual([deadToken]);
-    expect(await voidedCopies([deadToken, 'other:1'], { connection: redis.url, queueName: name })).toEqual(
-      new Set([deadToken]),
+    expect(voids).toEqual([deadCopy]);
+    expect(await voidedCopies([deadCopy, deadToken], { connection: redis.url, queueName: name })).toEqual(
+      new Set([deadCopy]),
     );
   });
 

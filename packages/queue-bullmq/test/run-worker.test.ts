@@ -214,6 +214,74 @@ describe('runWorker', () => {
     }
   });
 
+  it('one worker slot walks site after site under one BullMQ lock token: a retried site voids its own earlier copy only, never the copies of the other sites of that slot', async () => {
+    const meter = new HostMeter();
+    const { homes, pages } = await sites(3, meter);
+    const queueName = 'void-one-slot';
+    const dir = mkdtempSync(join(tmpdir(), 'usp-void-slot-'));
+    try {
+      const sink = await openNdjsonSink({
+        dir,
+        voidedCopies: (tokens) => voidedCopies(tokens, { connection: redis.url, queueName }),
+      });
+      const state = memoryStateStore();
+      const saveSite = state.saveSite.bind(state);
+      let failOnce = true;
+      // One site at a time: BullMQ hands the slot's next job the token of the one it just completed.
+      // homes[0] completes, then homes[1] keeps its rows and fails on its state, and is walked again.
+      (state as { saveSite: typeof saveSite }).saveSite = async (site, mark) => {
+        if (failOnce && site.site === homes[1]) {
+          failOnce = false;
+          throw new Error('state store unreachable');
+        }
+        return saveSite(site, mark);
+      };
+      const worker = runWorker({
+        connection: redis.url,
+        queueName,
+        webClient: client(),
+        registry: registry(),
+        sink,
+        state,
+        sites: 1,
+        name: 'w',
+      });
+      const done = await enqueueSites(homes, {
+        connection: redis.url,
+        queueName,
+        wait: true,
+        attempts: 2,
+        backoffMs: 0,
+      });
+      await worker.stop();
+      expect(done).toMatchObject({ finished: 3, failed: [] });
+      const read = (file: string) =>
+        readFileSync(join(dir, file), 'utf8')
+          .split('\n')
+          .filter((l) => l !== '')
+          .map((l) => JSON.parse(l));
+      const entries = read('journal.ndjson').filter((l) => l.type === 'site');
+      expect(entries.map((e) => e.site).sort()).toEqual([homes[0], homes[1], homes[1], homes[2]].sort());
+      // Each copy has a name of its own, and the second copy of homes[1] voids the first one only.
+      expect(new Set(entries.map((e) => e.token)).size).toBe(4);
+      const [first, second] = entries.filter((e) => e.site === homes[1]);
+      expect(second.voids).toEqual([first.token]);
+      const tokens = entries.map((e) => e.token);
+      expect([...(await voidedCopies(tokens, { connection: redis.url, queueName }))]).toEqual([first.token]);
+      await sink.close();
+      expect(
+        read('sites.ndjson')
+          .map((r) => r.site)
+          .sort(),
+      ).toEqual([...homes].sort());
+      const urls = read('pages.ndjson').map((p) => p.url);
+      expect(urls.length).toBe(pages.size);
+      expect(new Set(urls)).toEqual(pages);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('shares the incremental state: a second run over unchanged sites transfers no body and emits no page', async () => {
     const meter = new HostMeter();
     const { homes, pages } = await sites(6, meter);

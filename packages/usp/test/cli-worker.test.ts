@@ -32,7 +32,10 @@ beforeAll(async () => {
   farm = await startSiteFarm({ sites: 50, seed: 13, octet: 81, pages: [20, 80], delayMs: 5 });
   writeFileSync(sitesFile, farm.sitesFile());
 });
-afterEach(async () => {
+let keep = false;
+afterEach(async (context) => {
+  // A failed run's worker directories stay for a look at their journals.
+  if (context.task.result?.state === 'fail') keep = true;
   for (const c of children.splice(0)) {
     if (c.exitCode === null && c.signalCode === null) {
       c.kill('SIGKILL');
@@ -43,7 +46,8 @@ afterEach(async () => {
 afterAll(async () => {
   await farm?.close();
   await redis?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  if (keep) process.stderr.write(`cli-worker test: kept ${dir}\n`);
+  else rmSync(dir, { recursive: true, force: true });
 });
 
 /**
@@ -134,6 +138,35 @@ function readerView(out: string): { sites: Row[]; pages: Row[]; twice: string[] 
     }
   }
   return { ...kept, twice };
+}
+
+/**
+ * For a failure message: what each worker's journal says about the sites missing from (or doubled
+ * in) the reader view, and which of those copies the voids of any journal drop.
+ */
+function journalsOn(out: string, sites: readonly string[]): string {
+  if (sites.length === 0) return '';
+  const ids = readdirSync(out).sort();
+  const voids = new Map<string, string>();
+  for (const id of ids) {
+    for (const l of journal(join(out, id))) for (const v of l.voids ?? []) voids.set(v, `${id} (${l.site})`);
+  }
+  const lines: string[] = [];
+  for (const site of sites) {
+    lines.push(`${site}:`);
+    for (const id of ids) {
+      for (const l of journal(join(out, id)).filter((e) => e.site === site)) {
+        const by = l.token !== undefined ? voids.get(l.token) : undefined;
+        lines.push(`  ${id}: ${JSON.stringify(l)}${by !== undefined ? ` voided by ${by}` : ''}`);
+      }
+    }
+  }
+  return lines.join('\n');
+}
+
+function missingSites(view: { sites: Row[] }, homepages: readonly string[]): string[] {
+  const seen = new Set(view.sites.map((r) => r.site));
+  return homepages.filter((h) => !seen.has(h));
 }
 
 const keys = (rows: Row[]) => rows.map((r) => `${r.sitemap} ${r.url}`).sort();
@@ -238,8 +271,12 @@ describe('usp worker and usp batch --queue', () => {
     expect(await stop(workers[2])).toBe(0);
 
     const view = readerView(out);
-    expect(view.twice).toEqual([]);
-    expect(view.sites.map((r) => r.site).sort()).toEqual(farm.sites.map((s) => s.homepage).sort());
+    const homepages = farm.sites.map((s) => s.homepage);
+    const missing = missingSites(view, homepages);
+    const twice = view.twice.map((t) => t.split(' ')[0]);
+    expect(missing, `missing from the reader view:\n${journalsOn(out, missing)}`).toEqual([]);
+    expect(view.twice, `twice in the reader view:\n${journalsOn(out, twice)}`).toEqual([]);
+    expect(view.sites.map((r) => r.site).sort()).toEqual([...homepages].sort());
     expect(keys(view.pages)).toEqual(expected);
     expect(farm.totals().maxInFlightPerHost).toBe(1);
   });
@@ -283,6 +320,11 @@ describe('usp worker and usp batch --queue', () => {
     }
     // The reader rule: every site once, each page once, the pages of usp batch.
     const view = readerView(out);
+    const missing = missingSites(
+      view,
+      farm.sites.map((s) => s.homepage),
+    );
+    expect(missing, `missing from the reader view:\n${journalsOn(out, missing)}`).toEqual([]);
     expect(view.twice).toEqual([]);
     expect(view.sites.map((r) => r.site).sort()).toEqual(farm.sites.map((s) => s.homepage).sort());
     expect(keys(view.pages)).toEqual(expected);
