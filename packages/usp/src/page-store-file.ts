@@ -14,7 +14,7 @@ import {
   type SitemapImage,
   type StoredPages,
 } from '@usp-ts/core';
-import { RecordBuffer, readRecords, recordsOf, urlLines } from './page-records.js';
+import { type LineBuffers, RecordBuffer, readRecords, recordsOf, urlLines } from './page-records.js';
 
 export interface FilePageStoreOptions {
   /** Parent directory of the store's temp directory (default `os.tmpdir()`). */
@@ -138,9 +138,13 @@ function storedInFile(
     if (file === null) return;
     yield* readRecords(file, chunkBytes, decodePage);
   }
-  function* lines(indent: string, stripPrefix: string): Generator<Uint8Array, void, boolean | undefined> {
+  function* lines(
+    indent: string,
+    stripPrefix: string,
+    buffers?: LineBuffers,
+  ): Generator<Uint8Array, void, boolean | undefined> {
     if (file === null) return;
-    yield* urlLines(file, chunkBytes, decodePage, indent, stripPrefix);
+    yield* urlLines(file, chunkBytes, decodePage, indent, stripPrefix, buffers);
   }
   const iterate = (): UrlLineSource & Iterable<Page> => ({ [Symbol.iterator]: pages, [URL_LINES]: lines });
   const stored: StoredPages = {
@@ -171,7 +175,7 @@ export type UrlLines = Generator<Uint8Array, void, boolean | undefined>;
 
 /** What `iteratePages()` of a pages sitemap in this store also answers: its URLs as bytes. */
 interface UrlLineSource {
-  [URL_LINES](indent: string, stripPrefix: string): UrlLines;
+  [URL_LINES](indent: string, stripPrefix: string, buffers?: LineBuffers): UrlLines;
 }
 
 /**
@@ -181,7 +185,7 @@ interface UrlLineSource {
  */
 export function urlLinesOf(
   pages: Iterable<Page>,
-): ((indent: string, stripPrefix: string) => UrlLines) | null {
+): ((indent: string, stripPrefix: string, buffers?: LineBuffers) => UrlLines) | null {
   return (pages as Partial<UrlLineSource>)[URL_LINES] ?? null;
 }
 

@@ -15,6 +15,7 @@ import {
 import { startTestServer } from '@usp-ts/test-server';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stripUrl } from '../src/cli/output.js';
+import { LineBuffers } from '../src/page-records.js';
 import { decodePage, encodePage, filePageStore, urlLinesOf } from '../src/page-store-file.js';
 import { gzip, robots, sitemapIndex, TEXT, testClient, treeOptions, until, XML } from './tree-helpers.js';
 
@@ -222,6 +223,37 @@ describe('filePageStore', () => {
       expect(copies.join('')).toBe(want);
       expect(places.size).toBe(written ? 1 : copies.length);
     }
+    store.dispose();
+  });
+
+  it('hands its buffers from one file to the next of a print (LineBuffers): nothing new a file', () => {
+    const store = filePageStore({ dir: base, readChunkBytes: 300, flushBytes: 70 });
+    const fileOf = (n: number) => {
+      const writer = store.open(`https://example.com/s${n}.xml`);
+      const urls = Array.from({ length: 40 }, (_, i) => `https://example.com/${n}/page/${i}`);
+      for (const url of urls)
+        writer.append({ ...full, url, newsStory: null, images: null, alternates: null });
+      return {
+        lines: urlLinesOf(writer.close().iterate?.() ?? []),
+        want: urls.map((u) => `${u}\n`).join(''),
+      };
+    };
+    const buffers = new LineBuffers();
+    const places = new Set<string>();
+    const ids = new Map<ArrayBufferLike, number>();
+    for (const { lines, want } of [fileOf(1), fileOf(2), fileOf(3)]) {
+      const chunks = lines?.('', '', buffers);
+      let got = '';
+      for (let r = chunks?.next(); r !== undefined && r.done !== true; r = chunks?.next(true)) {
+        got += Buffer.from(r.value).toString();
+        if (!ids.has(r.value.buffer)) ids.set(r.value.buffer, ids.size);
+        places.add(`${ids.get(r.value.buffer)}:${r.value.byteOffset}`);
+      }
+      expect(got).toBe(want);
+    }
+    // Three files, several chunks each, one line buffer; and one read buffer kept between them.
+    expect(places.size).toBe(1);
+    expect(buffers.read).not.toBeNull();
     store.dispose();
   });
 

@@ -9,6 +9,7 @@ import {
   SitemapDate,
   sitemapToJSON,
 } from '@usp-ts/core';
+import { LineBuffers } from '../page-records.js';
 import { urlLinesOf } from '../page-store-file.js';
 
 /** Output formats of `usp ls` and `usp parse`. */
@@ -105,6 +106,7 @@ const ASCII = /^[\x00-\x7f]*$/;
  * (recursively), then its pages one level deeper. The root line is never stripped.
  */
 export async function writeTabTree(out: Output, root: Sitemap, stripPrefix = ''): Promise<void> {
+  const buffers = new LineBuffers();
   const visit = async (node: Sitemap, depth: number): Promise<void> => {
     const url = depth === 0 ? node.url : stripUrl(node.url, stripPrefix);
     await out.line('\t'.repeat(depth) + shown(out, url));
@@ -117,7 +119,7 @@ export async function writeTabTree(out: Output, root: Sitemap, stripPrefix = '')
       // escapes control characters, and a prefix outside ASCII is compared as text).
       const lines = out.escapeControls || !ASCII.test(stripPrefix) ? null : urlLinesOf(pages);
       if (lines !== null) {
-        const chunks = lines(indent, stripPrefix);
+        const chunks = lines(indent, stripPrefix, buffers);
         for (let r = chunks.next(); r.done !== true; r = chunks.next(out.idle)) {
           const p = out.bytes(r.value);
           if (p) await p;
