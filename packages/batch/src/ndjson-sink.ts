@@ -4,7 +4,6 @@ import {
   existsSync,
   fdatasyncSync,
   ftruncateSync,
-  mkdirSync,
   openSync,
   readSync,
   rmSync,
@@ -15,6 +14,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { errorText, type RunMark, type StateStore } from '@usp-ts/core';
 import type { BatchSink, CopyTag, SiteOutput } from './batch-sink.js';
+import { makeDirectory } from './make-directory.js';
 import { OutputError } from './output-error.js';
 import type { PageRow, SitemapRow, SiteResult } from './rows.js';
 import { type JournalContents, type JournalEntry, RunJournal, readJournal } from './run-journal.js';
@@ -75,7 +75,7 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
   const dir = options.dir;
   const journalPath = join(dir, 'journal.ndjson');
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirectory(dir);
   } catch (cause) {
     throw new OutputError(`cannot create the output directory ${dir}: ${errorText(cause)}`, dir, { cause });
   }
@@ -234,7 +234,7 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
         if (text !== '') chunks.push(Buffer.from(text));
         text = '';
         if (spill === null) {
-          mkdirSync(partialDir, { recursive: true });
+          makeDirectory(partialDir);
           const path = join(partialDir, `${process.pid}-${spills++}.ndjson`);
           spill = { path, fd: openSync(path, 'w') };
         }

@@ -1,4 +1,4 @@
-import { InvalidOptionError } from '@usp-ts/core';
+import { InvalidOptionError, UspError } from '@usp-ts/core';
 import type { ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 
@@ -28,4 +28,77 @@ export function checkConnection(connection: unknown, option = 'connection'): Red
 /** What BullMQ's classes take: the caller's client as is, or options that make BullMQ open its own. */
 export function bullConnection(connection: RedisConnection): ConnectionOptions {
   return typeof connection === 'string' ? { url: connection } : connection;
+}
+
+/** Redis gave no answer to a PING when a run started: a wrong URL, or a server that is down. */
+export class RedisUnreachableError extends UspError {
+  declare readonly code: 'USP_CONNECTION';
+  /** The URL without its user name and password. */
+  readonly url: string;
+  constructor(url: string, options?: { cause?: unknown }) {
+    const why =
+      options?.cause instanceof Error && options.cause.message !== '' ? `: ${options.cause.message}` : '';
+    super('USP_CONNECTION', `cannot reach Redis at ${url}${why}`, options);
+    this.name = 'RedisUnreachableError';
+    this.url = url;
+  }
+}
+
+/** How long the start-up PING may take (connect included). */
+export const REACH_TIMEOUT_MS = 5_000;
+
+/**
+ * One PING on a client of its own that does not retry, before a run starts. BullMQ's clients
+ * retry a refused connection for ever, which is right for a Redis restarting mid-run, but a
+ * wrong URL or a server that is down would then hang the run, printing a stack each retry. A
+ * client the caller passed in keeps its own policy and is not checked.
+ */
+export async function assertReachable(
+  connection: RedisConnection,
+  signal?: AbortSignal,
+  timeoutMs = REACH_TIMEOUT_MS,
+): Promise<void> {
+  if (typeof connection !== 'string') return;
+  const client = new Redis(connection, {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    commandTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
+  // Reported once, by the rejected connect or ping below: with no retry, ioredis rejects with
+  // "Connection is closed", and the socket's own error (ECONNREFUSED, ENOTFOUND) says more.
+  let socketError: Error | null = null;
+  client.on('error', (err: Error) => {
+    socketError ??= err;
+  });
+  const abort = () => client.disconnect();
+  signal?.addEventListener('abort', abort, { once: true });
+  // A server that accepts and never answers would hold `connect()` (it waits for the ready check).
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    client.disconnect();
+  }, timeoutMs);
+  try {
+    await client.connect();
+    await client.ping();
+  } catch (cause) {
+    if (signal?.aborted) throw signal.reason;
+    throw new RedisUnreachableError(withoutCredentials(connection), {
+      cause: timedOut ? new Error(`no answer within ${timeoutMs} ms`, { cause }) : (socketError ?? cause),
+    });
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', abort);
+    client.disconnect();
+  }
+}
+
+function withoutCredentials(url: string): string {
+  const u = new URL(url);
+  u.username = '';
+  u.password = '';
+  return u.href;
 }

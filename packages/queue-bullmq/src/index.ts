@@ -1,4 +1,4 @@
-export type { RedisConnection } from './connection.js';
+export { type RedisConnection, RedisUnreachableError } from './connection.js';
 export { type VoidedCopiesOptions, voidedCopies } from './copy-claims.js';
 export { siteJobId, siteOfJobId } from './job-id.js';
 export {

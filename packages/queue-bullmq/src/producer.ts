@@ -1,7 +1,7 @@
 import type { SiteJob } from '@usp-ts/batch';
 import { InvalidOptionError, rejectUnknownOptions } from '@usp-ts/core';
 import { Queue, QueueEvents } from 'bullmq';
-import { bullConnection, checkConnection, type RedisConnection } from './connection.js';
+import { assertReachable, bullConnection, checkConnection, type RedisConnection } from './connection.js';
 import { siteJobId, siteOfJobId } from './job-id.js';
 import { checkQueueName, DEFAULT_QUEUE_NAME } from './site-queue.js';
 
@@ -83,6 +83,10 @@ function positiveInt(name: string, value: unknown, fallback: number, min: number
  *
  * With `wait`, listens to the queue's events from before the first job is added and returns once
  * every site of the list has finished; each worker's result reaches `onResult`.
+ *
+ * A connection given as a URL is checked with one PING first: a Redis that does not answer
+ * within 5 s rejects with `RedisUnreachableError` (code `USP_CONNECTION`) instead of retrying
+ * for ever. Once the run has started, a Redis restart is waited out.
  */
 export async function enqueueSites<R = unknown>(
   sites: Iterable<string> | AsyncIterable<string>,
@@ -96,6 +100,7 @@ export async function enqueueSites<R = unknown>(
   const attempts = positiveInt('attempts', options.attempts, 3, 1);
   const backoffMs = positiveInt('backoffMs', options.backoffMs, 10_000, 0);
   const wait = options.wait === true;
+  await assertReachable(connection, options.signal);
 
   const queue = new Queue<SiteJob, R>(queueName, { connection: bullConnection(connection) });
   const events = wait ? new QueueEvents(queueName, { connection: bullConnection(connection) }) : null;

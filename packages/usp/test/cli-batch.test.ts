@@ -1,6 +1,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -235,6 +236,32 @@ describe('usp batch', () => {
     } finally {
       await holder.close();
     }
+  });
+
+  // Node's recursive mkdir spins for ever under /proc (ENOENT for a parent that exists).
+  it.skipIf(!existsSync('/proc/self'))(
+    'exits 1 with one line when --out cannot be created (under /proc), not spinning',
+    async () => {
+      const r = await runCli(['batch', '--out', '/proc/usp-test-no-such-dir/out', ...FAST, sitesFile]);
+      expect(r.code).toBe(1);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(
+        /^usp: error: cannot create the output directory \/proc\/usp-test-no-such-dir\/out: .*ENOENT/,
+      );
+    },
+  );
+
+  it('--queue with a Redis that is not there: exit 1 and one line, not retrying for ever', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as { port: number };
+    await new Promise<void>((resolve) => holder.close(() => resolve()));
+    const r = await runCli(['batch', '--queue', `redis://127.0.0.1:${port}`, '--no-wait', sitesFile]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(
+      new RegExp(`^usp: error: cannot reach Redis at redis://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`),
+    );
   });
 
   it('walks in full with --full-every once the last full walk is older: every page out, marked, no 304', async () => {

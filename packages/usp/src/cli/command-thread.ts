@@ -5,15 +5,16 @@ import { Worker } from 'node:worker_threads';
 
 /**
  * The thread's young generation, MiB (V8 splits it into two semi-spaces and a large-object space:
- * 6 gives 2 MiB semi-spaces). `usp batch` allocates a lot of short-lived objects while most of
+ * 10 gives 4 MiB semi-spaces). `usp batch` allocates a lot of short-lived objects while most of
  * what it keeps is spilled to files; V8 grows the semi-spaces of a main thread to 16 MiB each,
- * and they stay committed. Measured on the bench's 1,000 sites (`--sites 16`): peak RSS of the
- * process 183-202 → 173-181 MiB (under load), CPU within noise. Node 20 cannot set
- * `--max-semi-space-size` for its own main thread once started, and re-spawning a process would
- * leave a child that outlives a `kill -9` of its parent and races `--resume`: a thread dies with
- * the process.
+ * and they stay committed. Node 20 cannot set `--max-semi-space-size` for its own main thread
+ * once started, and re-spawning a process would leave a child that outlives a `kill -9` of its
+ * parent and races `--resume`: a thread dies with the process. Measured on the bench's 1,000
+ * sites (`--sites 16`), quiet machine, one run each: main thread 218.5 MiB peak (session 7);
+ * 6 MiB (2 MiB semi-spaces) 182.8 MiB but 17.2 s CPU for the fresh run and 2.84 s for the
+ * no-change run (scavenges); 10 MiB 182.1 MiB, 14.5 s, 2.44 s; 16 MiB 197.1 MiB, 13.3 s, 2.43 s.
  */
-export const THREAD_YOUNG_GENERATION_MB = 6;
+export const THREAD_YOUNG_GENERATION_MB = 10;
 
 /** What the process tells its command's thread. */
 export type ToCommandThread =

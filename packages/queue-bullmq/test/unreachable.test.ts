@@ -1,0 +1,63 @@
+import { createServer } from 'node:net';
+import { UspError } from '@usp-ts/core';
+import { describe, expect, it } from 'vitest';
+import { enqueueSites, RedisUnreachableError } from '../src/index.js';
+
+/** A port nothing listens on: bound once, then closed. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('a Redis that is not there', () => {
+  it('enqueueSites rejects with RedisUnreachableError (no retrying for ever), the password left out', async () => {
+    const port = await closedPort();
+    const err = await enqueueSites(['http://a.example/'], {
+      connection: `redis://user:secret@127.0.0.1:${port}/0`,
+      wait: true,
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RedisUnreachableError);
+    expect(err).toBeInstanceOf(UspError);
+    expect((err as RedisUnreachableError).code).toBe('USP_CONNECTION');
+    expect((err as RedisUnreachableError).url).toBe(`redis://127.0.0.1:${port}/0`);
+    expect((err as Error).message).toMatch(
+      new RegExp(`^cannot reach Redis at redis://127\\.0\\.0\\.1:${port}/0: .*ECONNREFUSED`),
+    );
+    expect((err as Error).message).not.toMatch(/secret/);
+    expect((err as Error).cause).toBeInstanceOf(Error);
+  });
+
+  it('a server that accepts and never answers: rejected once the check gives up', async () => {
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    try {
+      const { assertReachable } = await import('../src/connection.js');
+      const err = await assertReachable(`redis://127.0.0.1:${port}`, undefined, 200).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(RedisUnreachableError);
+      expect((err as Error).message).toMatch(/no answer within 200 ms/);
+    } finally {
+      silent.close();
+    }
+  });
+
+  it('the caller’s signal ends the check with its reason', async () => {
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    try {
+      const { assertReachable } = await import('../src/connection.js');
+      const controller = new AbortController();
+      const pending = assertReachable(`redis://127.0.0.1:${port}`, controller.signal, 60_000).catch(
+        (e: unknown) => e,
+      );
+      controller.abort(new Error('stop'));
+      expect(((await pending) as Error).message).toBe('stop');
+    } finally {
+      silent.close();
+    }
+  });
+});
