@@ -1,7 +1,16 @@
 import { createServer } from 'node:net';
 import { UspError } from '@usp-ts/core';
 import { describe, expect, it } from 'vitest';
+import { assertReachable } from '../src/connection.js';
 import { enqueueSites, RedisUnreachableError } from '../src/index.js';
+
+/** A server that accepts connections and never answers; its port. */
+async function silentServer(): Promise<{ port: number; close: () => void }> {
+  const server = createServer(() => {});
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { port, close: () => server.close() };
+}
 
 /** A port nothing listens on: bound once, then closed. */
 async function closedPort(): Promise<number> {
@@ -31,11 +40,9 @@ describe('a Redis that is not there', () => {
   });
 
   it('a server that accepts and never answers: rejected once the check gives up', async () => {
-    const silent = createServer(() => {});
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const { port } = silent.address() as { port: number };
+    const silent = await silentServer();
+    const port = silent.port;
     try {
-      const { assertReachable } = await import('../src/connection.js');
       const err = await assertReachable(`redis://127.0.0.1:${port}`, undefined, 200).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(RedisUnreachableError);
       expect((err as Error).message).toMatch(/no answer within 200 ms/);
@@ -45,11 +52,9 @@ describe('a Redis that is not there', () => {
   });
 
   it('the caller’s signal ends the check with its reason', async () => {
-    const silent = createServer(() => {});
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const { port } = silent.address() as { port: number };
+    const silent = await silentServer();
+    const port = silent.port;
     try {
-      const { assertReachable } = await import('../src/connection.js');
       const controller = new AbortController();
       const pending = assertReachable(`redis://127.0.0.1:${port}`, controller.signal, 60_000).catch(
         (e: unknown) => e,
