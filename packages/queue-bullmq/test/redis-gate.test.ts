@@ -166,7 +166,7 @@ describe('redisPolitenessGate', () => {
     // Spaced by Redis's clock and seen here a reply later, so the i-th start is at least i delays
     // after the first ask (gaps between two starts seen here may shrink when a reply is late; a
     // loaded machine only makes these later). 2 ms for the server clock's rounding.
-    starts.forEach((start, i) => expect(start - t0).toBeGreaterThanOrEqual(i * 120 - 2));
+    for (const [i, start] of starts.entries()) expect(start - t0).toBeGreaterThanOrEqual(i * 120 - 2);
     // Another host is not spaced: slow.example's next start is 10 s away (the longest delay honoured).
     await one.setCrawlDelay('slow.example', 10_000);
     (await one.acquire('slow.example'))();
@@ -270,7 +270,7 @@ describe('redisPolitenessGate', () => {
     );
     starts.sort((a, b) => a - b);
     // As in the Crawl-delay case above: the i-th start at least i delays after the first ask.
-    starts.forEach((start, i) => expect(start - t0).toBeGreaterThanOrEqual(i * 60 - 2));
+    for (const [i, start] of starts.entries()) expect(start - t0).toBeGreaterThanOrEqual(i * 60 - 2);
   });
 
   it("a process with a long queue for a host lets another process's request in", async () => {
