@@ -4,11 +4,15 @@
 // (4 gzipped urlsets of 3,000 URLs, cut from the bench's 1M-site data), so the fixed costs are
 // most of what is counted; the 200k and 2.6M sites' CPU per URL is where they show in `pnpm bench`.
 //
-//   node src/fixed-cost.mjs [--baseline DIR] [--runs N]
+//   node src/fixed-cost.mjs [--baseline DIR] [--runs N] [--sizes N,N] [--floor]
 //
 // Rows: `usp --version` (bare start-up), `usp ls` (default: a parse worker beside the main
 // thread) and `usp ls --parse-workers 0`, each split by thread: main, parse worker, and V8's
 // background threads (the optimising compiler, concurrent GC). Prints a table; writes nothing.
+// `--sizes 3000,12000` counts each row on sites of the same shape with that many URLs per urlset
+// and fits a line through the totals: the intercept is the fixed cost of a process (start-up,
+// loading, warm-up: what a smaller site pays over fewer URLs), the slope its cost per URL.
+// `--floor` adds the one-thread sax floor as a process (`proc/sax.mjs`, the bench's sax-proc).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,20 +27,27 @@ const benchDir = path.resolve(here, '..');
 const repo = path.resolve(benchDir, '..');
 
 const URLSETS = 4;
-const PER_URLSET = 3_000;
 
 function options(argv) {
-  const o = { baseline: null, runs: 1 };
+  const o = { baseline: null, runs: 1, sizes: [3_000], floor: false };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--baseline') o.baseline = path.resolve(argv[++i]);
     else if (argv[i] === '--runs') o.runs = Number(argv[++i]);
-    else throw new Error(`unknown option ${argv[i]} (--baseline DIR, --runs N)`);
+    else if (argv[i] === '--sizes') o.sizes = argv[++i].split(',').map(Number);
+    else if (argv[i] === '--floor') o.floor = true;
+    else throw new Error(`unknown option ${argv[i]} (--baseline DIR, --runs N, --sizes N,N, --floor)`);
+  }
+  if (o.sizes.some((n) => !(Number.isInteger(n) && n > 0 && n <= 12_500))) {
+    throw new Error('--sizes: URLs per urlset, integers from 1 to 12500 (4 urlsets cut from one of 50,000)');
   }
   return o;
 }
 
-/** The small site: robots.txt → index → URLSETS gzipped urlsets, each above the inline threshold. */
-async function smallSite(dir) {
+/**
+ * The small site: robots.txt → index → URLSETS gzipped urlsets of perUrlset URLs each (above
+ * the inline threshold), cut from the 1M site's first urlset: the 200k site's shape, fewer URLs.
+ */
+async function smallSite(dir, perUrlset) {
   const manifest = await ensureData(path.join(benchDir, '.data'), 'full', (m) => console.error(m));
   const first = Object.values(manifest.sites.big.routes).find((r) => r.file.endsWith('.xml.gz'));
   const xml = gunzipSync(readFileSync(path.join(benchDir, '.data', 'full', first.file))).toString('utf8');
@@ -51,7 +62,7 @@ async function smallSite(dir) {
   const locs = [];
   for (let i = 0; i < URLSETS; i++) {
     const body = `${head}${entries
-      .slice(i * PER_URLSET, (i + 1) * PER_URLSET)
+      .slice(i * perUrlset, (i + 1) * perUrlset)
       .map((e) => `<url>${e}`)
       .join('')}</urlset>\n`;
     const p = `/sitemaps/s${i}.xml.gz`;
@@ -67,7 +78,8 @@ async function smallSite(dir) {
     path.join(dir, 'robots.txt'),
     'User-agent: *\nAllow: /\n\nSitemap: {{ORIGIN}}/sitemap_index.xml\n',
   );
-  return startSiteServer(dir, routes);
+  const server = await startSiteServer(dir, routes);
+  return { ...server, documents: Object.keys(routes) };
 }
 
 /** Instructions per thread of one process under callgrind: { main, worker, background, total }. */
@@ -117,48 +129,87 @@ if (spawnSync('valgrind', ['--version']).status !== 0) {
   process.exit(2);
 }
 const work = mkdtempSync(path.join(tmpdir(), 'usp-fixed-cost-'));
-const server = await smallSite(path.join(work, 'site'));
 const builds = [['this build', repo]];
 if (o.baseline) builds.push(['baseline', o.baseline]);
+const cli = (dir) => path.join(dir, 'packages/usp/dist/cli.js');
 const cases = [
-  ['usp --version', ['--version']],
-  ['usp ls', ['ls', server.origin]],
-  ['usp ls --parse-workers 0', ['ls', '--parse-workers', '0', server.origin]],
+  ['usp --version', (dir) => [cli(dir), '--version'], true],
+  ['usp ls', (dir, site) => [cli(dir), 'ls', site.origin]],
+  ['usp ls --parse-workers 0', (dir, site) => [cli(dir), 'ls', '--parse-workers', '0', site.origin]],
 ];
+if (o.floor) {
+  // The floor does not depend on the build: counted once, with this checkout's script.
+  const sax = path.join(here, 'proc', 'sax.mjs');
+  cases.push(['sax floor, one thread', (_dir, site) => [sax, site.origin, ...site.documents], true, true]);
+}
 const g = (n) => (n / 1e9).toFixed(3);
-const rows = [];
+/** rows[size][label][build] = median counts */
+const rows = new Map();
 try {
-  for (const [label, args] of cases) {
-    const medians = {};
-    for (const [build, dir] of builds) {
-      const runs = [];
-      for (let r = 0; r < o.runs; r++) {
-        runs.push(
-          await counted([path.join(dir, 'packages/usp/dist/cli.js'), ...args], path.join(work, 'cg')),
-        );
+  for (const size of o.sizes) {
+    const siteDir = path.join(work, `site-${size}`);
+    const site = await smallSite(siteDir, size);
+    const bySize = new Map();
+    rows.set(size, bySize);
+    try {
+      for (const [label, argv, sizeless, buildless] of cases) {
+        // `usp --version` reads no site: counted with the first size only.
+        if (sizeless && !buildless && size !== o.sizes[0]) continue;
+        const medians = {};
+        for (const [build, dir] of buildless ? builds.slice(0, 1) : builds) {
+          const runs = [];
+          for (let r = 0; r < o.runs; r++) runs.push(await counted(argv(dir, site), path.join(work, 'cg')));
+          runs.sort((a, b) => a.total - b.total);
+          medians[build] = runs[Math.floor(runs.length / 2)];
+          const t = medians[build];
+          console.error(
+            `${label}, ${size} URLs/urlset [${build}]: ${g(t.total)} G (main ${g(t.main)}, worker ${g(t.worker)}, background ${g(t.background)})`,
+          );
+        }
+        bySize.set(label, medians);
       }
-      runs.sort((a, b) => a.total - b.total);
-      medians[build] = runs[Math.floor(runs.length / 2)];
-      const t = medians[build];
-      console.error(
-        `${label} [${build}]: ${g(t.total)} G (main ${g(t.main)}, worker ${g(t.worker)}, background ${g(t.background)})`,
-      );
+    } finally {
+      await site.close();
     }
-    rows.push([label, medians]);
   }
 } finally {
-  await server.close();
   rmSync(work, { recursive: true, force: true });
 }
-console.log(
-  `\n${URLSETS} gzipped urlsets of ${PER_URLSET.toLocaleString('en-US')} URLs, instructions (G) by thread, median of ${o.runs}:\n`,
-);
 const base = o.baseline ? ' | baseline total | ÷ baseline' : '';
-console.log(`| process | total | main | parse worker | V8 background${base} |`);
-console.log(`| --- | --- | --- | --- | ---${o.baseline ? ' | --- | ---' : ''} |`);
-for (const [label, m] of rows) {
-  const t = m['this build'];
-  const b = m.baseline;
-  const tail = b ? ` | ${g(b.total)} | ${(t.total / b.total).toFixed(3)}` : '';
-  console.log(`| ${label} | ${g(t.total)} | ${g(t.main)} | ${g(t.worker)} | ${g(t.background)}${tail} |`);
+for (const [size, bySize] of rows) {
+  console.log(
+    `\n${URLSETS} gzipped urlsets of ${size.toLocaleString('en-US')} URLs, instructions (G) by thread, median of ${o.runs}:\n`,
+  );
+  console.log(`| process | total | main | parse worker | V8 background${base} |`);
+  console.log(`| --- | --- | --- | --- | ---${o.baseline ? ' | --- | ---' : ''} |`);
+  for (const [label, m] of bySize) {
+    const t = m['this build'];
+    const b = m.baseline;
+    const tail = b ? ` | ${g(b.total)} | ${(t.total / b.total).toFixed(3)}` : '';
+    console.log(`| ${label} | ${g(t.total)} | ${g(t.main)} | ${g(t.worker)} | ${g(t.background)}${tail} |`);
+  }
+}
+if (rows.size >= 2) {
+  // A line through the smallest and the largest size: total = fixed + per URL × URLs.
+  const [lo, hi] = [Math.min(...o.sizes), Math.max(...o.sizes)];
+  const urls = (size) => size * URLSETS;
+  console.log(
+    `\nFixed cost (intercept, G) and cost per URL (slope, instructions), from ${urls(lo).toLocaleString('en-US')} and ${urls(hi).toLocaleString('en-US')} URLs; "at 200k" is the fixed cost's share of a 200,000-URL run, "at 1M" of a 1,000,000-URL one:\n`,
+  );
+  console.log(`| process | build | fixed | per URL | fixed share at 200k | at 1M | 200k ÷ 1M per URL |`);
+  console.log('| --- | --- | --- | --- | --- | --- | --- |');
+  for (const [label, m] of rows.get(hi)) {
+    for (const build of Object.keys(m)) {
+      const a = rows.get(lo).get(label)?.[build];
+      const b = m[build];
+      if (a === undefined) continue;
+      const slope = (b.total - a.total) / (urls(hi) - urls(lo));
+      const fixed = a.total - slope * urls(lo);
+      const at = (n) => fixed / (fixed + slope * n);
+      const perUrl = (n) => (fixed + slope * n) / n;
+      console.log(
+        `| ${label} | ${build} | ${g(fixed)} | ${slope.toFixed(0)} | ${(at(200_000) * 100).toFixed(1)} % | ${(at(1_000_000) * 100).toFixed(1)} % | ${(perUrl(200_000) / perUrl(1_000_000)).toFixed(3)} |`,
+      );
+    }
+  }
 }

@@ -467,43 +467,72 @@ async function main() {
   for (const d of Object.values(manifest.singles))
     singleRoutes[`/${path.basename(d.file)}`] = { file: d.file };
 
+  // The whole-process cases (`usp ls` on the 200k, 1M and 2.6M sites) run together, in the same
+  // rounds: each implementation's runs on the different sites back to back (site order swapped
+  // every round), so a per-URL ratio between two sites is taken within one round, not across
+  // two time windows of a machine that drifts between a fast and a slow state.
+  const groups = [];
+  const processCases = cases.filter((c) => c.mode === 'process');
   for (const c of cases) {
-    const routes = c.mode === 'site' || c.mode === 'process' ? manifest.sites[c.site].routes : singleRoutes;
-    const server = c.mode === 'file' ? null : await startSiteServer(dir, routes);
-    log(`\n${c.title}  [${c.impls.length} implementations × ${c.runs} runs]`);
-    const runs = Object.fromEntries(c.impls.map((i) => [i, []]));
-    for (let r = 0; r < c.runs; r++) {
+    if (c.mode !== 'process') groups.push([c]);
+    else if (c === processCases[0]) groups.push(processCases);
+  }
+  for (const group of groups) {
+    const servers = [];
+    const runs = {};
+    for (const c of group) {
+      const routes = c.mode === 'site' || c.mode === 'process' ? manifest.sites[c.site].routes : singleRoutes;
+      servers.push(c.mode === 'file' ? null : await startSiteServer(dir, routes));
+      log(`\n${c.title}  [${c.impls.length} implementations × ${c.runs} runs]`);
+      runs[c.id] = Object.fromEntries(c.impls.map((i) => [i, []]));
+    }
+    if (group.length > 1) log(`(these ${group.length} cases run in the same rounds, site after site)`);
+    const impls = [...new Set(group.flatMap((c) => c.impls))];
+    const rounds = Math.max(...group.map((c) => c.runs));
+    for (let r = 0; r < rounds; r++) {
       // Alternate, and rotate the order each round so no implementation always goes first.
-      const order = roundOrder(c.impls, r);
+      const order = roundOrder(impls, r);
       for (const implId of order) {
-        if (runs[implId].some((x) => x.unsupported || x.timeout)) continue;
-        const impl = IMPLS[implId];
-        const task = {
-          impl: impl.module,
-          mode: c.mode,
-          dataDir: dir,
-          file: c.file,
-          url: server && c.route ? server.origin + c.route : undefined,
-          origin: server?.origin,
-          documents: c.mode === 'site' || c.mode === 'process' ? manifest.sites[c.site].documents : undefined,
-          workers: impl.workers,
-          handlers: impl.handlers,
-          timeoutMs: o.timeoutS * 1000,
-        };
-        const res =
-          c.mode === 'process'
-            ? await runProcess(processArgv(impl, task), o.timeoutS * 1000)
-            : await runOnce(task, o.timeoutS * 1000, impl.runner);
-        runs[implId].push(res);
-        const msg = res.ok
-          ? `${(res.wallMs / 1000).toFixed(2)} s wall, ${(res.cpuMs / 1000).toFixed(2)} s CPU, ${(res.maxRssKiB / 1024).toFixed(0)} MiB, ${res.urls ?? '-'} URLs`
-          : `FAILED: ${res.error}`;
-        log(`  run ${r + 1} ${impl.label.padEnd(34)} ${msg}`);
+        const sites = group.map((c, k) => [c, servers[k]]);
+        if (r % 2 === 1) sites.reverse();
+        for (const [c, server] of sites) {
+          const mine = runs[c.id][implId];
+          if (mine === undefined || r >= c.runs) continue;
+          if (mine.some((x) => x.unsupported || x.timeout)) continue;
+          const impl = IMPLS[implId];
+          const task = {
+            impl: impl.module,
+            mode: c.mode,
+            dataDir: dir,
+            file: c.file,
+            url: server && c.route ? server.origin + c.route : undefined,
+            origin: server?.origin,
+            documents:
+              c.mode === 'site' || c.mode === 'process' ? manifest.sites[c.site].documents : undefined,
+            workers: impl.workers,
+            handlers: impl.handlers,
+            timeoutMs: o.timeoutS * 1000,
+          };
+          const res =
+            c.mode === 'process'
+              ? await runProcess(processArgv(impl, task), o.timeoutS * 1000)
+              : await runOnce(task, o.timeoutS * 1000, impl.runner);
+          res.round = r;
+          mine.push(res);
+          const msg = res.ok
+            ? `${(res.wallMs / 1000).toFixed(2)} s wall, ${(res.cpuMs / 1000).toFixed(2)} s CPU, ${(res.maxRssKiB / 1024).toFixed(0)} MiB, ${res.urls ?? '-'} URLs`
+            : `FAILED: ${res.error}`;
+          const where = group.length > 1 ? `${c.id} ` : '';
+          log(`  run ${r + 1} ${where}${impl.label.padEnd(34)} ${msg}`);
+        }
       }
     }
-    await server?.close();
-    c.results = Object.fromEntries(c.impls.map((i) => [i, summarise(c, i, runs[i])]));
-    addRatios(c);
+    for (const server of servers) await server?.close();
+    for (const c of group) {
+      c.results = Object.fromEntries(c.impls.map((i) => [i, summarise(c, i, runs[c.id][i])]));
+      c.sameRounds = group.length > 1 ? group.map((x) => x.id) : null;
+      addRatios(c);
+    }
   }
 
   const results = {
@@ -539,6 +568,8 @@ async function main() {
       target: c.target ?? null,
       scale: c.scale ?? false,
       cli: c.cli ?? false,
+      // The cases whose rounds this one shared (each implementation site after site), or null.
+      sameRounds: c.sameRounds ?? null,
       results: c.results,
     })),
     totalSeconds: (Date.now() - t0) / 1000,

@@ -2,7 +2,8 @@ import type { SiteJob } from '@usp-ts/batch';
 import { InvalidOptionError, rejectUnknownOptions } from '@usp-ts/core';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { assertReachable, bullConnection, checkConnection, type RedisConnection } from './connection.js';
+import { assertRedisReachable, bullConnection, checkConnection, type RedisConnection } from './connection.js';
+import { voidFailedCopies } from './copy-claims.js';
 import { type JobEndReader, readJobEnds } from './job-ends.js';
 import { siteJobId, siteOfJobId } from './job-id.js';
 import { checkQueueName, DEFAULT_QUEUE_NAME } from './site-queue.js';
@@ -117,7 +118,7 @@ export async function enqueueSites<R = unknown>(
   const attempts = positiveInt('attempts', options.attempts, 3, 1);
   const backoffMs = positiveInt('backoffMs', options.backoffMs, 10_000, 0);
   const wait = options.wait === true;
-  await assertReachable(connection, options.signal);
+  await assertRedisReachable(connection, options.signal !== undefined ? { signal: options.signal } : {});
 
   const queue = new Queue<SiteJob, R>(queueName, { connection: bullConnection(connection) });
   let ends: JobEndReader | null = null;
@@ -151,17 +152,21 @@ export async function enqueueSites<R = unknown>(
           deliver(end.jobId, { site, ok: true, result: end.returnvalue as R });
           return;
         }
-        // The event carries no attempt count.
-        void queue.getJob(end.jobId).then(
-          (job) =>
-            deliver(end.jobId, {
-              site,
-              ok: false,
-              error: end.failedReason,
-              attempts: job?.attemptsMade ?? attempts,
-            }),
-          () => deliver(end.jobId, { site, ok: false, error: end.failedReason, attempts }),
-        );
+        // The event carries no attempt count. A copy the job kept is void before the failure is
+        // reported (see `VOID_FAILED_LUA`).
+        void voidFailedCopies(queue, end.jobId)
+          .catch(() => 0)
+          .then(() => queue.getJob(end.jobId))
+          .then(
+            (job) =>
+              deliver(end.jobId, {
+                site,
+                ok: false,
+                error: end.failedReason,
+                attempts: job?.attemptsMade ?? attempts,
+              }),
+            () => deliver(end.jobId, { site, ok: false, error: end.failedReason, attempts }),
+          );
       });
     }
 
@@ -182,6 +187,8 @@ export async function enqueueSites<R = unknown>(
       for (let i = 0; i < ids.length; i++) {
         const state = states[i];
         if (state === 'failed' || state === 'completed') {
+          // Its copies go to the site's next job, which names them void (see `VOID_FAILED_LUA`).
+          if (state === 'failed') await voidFailedCopies(queue, ids[i]);
           await queue.remove(ids[i]);
           if (state === 'failed') requeued++;
           fresh.push(ids[i]);
