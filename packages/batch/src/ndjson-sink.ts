@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   closeSync,
   existsSync,
+  fdatasync,
   fdatasyncSync,
   ftruncateSync,
   openSync,
@@ -193,13 +194,23 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
     for (const f of FILES) fdatasyncSync(fds[f]);
     fdatasyncSync(journal.fd);
   };
-  const timer = setInterval(() => {
-    try {
-      sync();
-    } catch {
-      // Reported by the next write.
-    }
-  }, FSYNC_EVERY_MS);
+  // The timer's syncs run on libuv's pool: a sync blocks for milliseconds up to a disk's
+  // latency, and on this thread it held every site's walk for that long (on a no-change run of
+  // 1,000 sites, about 5 % of the thread's time). `close` waits for them before its own sync.
+  let syncing: Promise<void> | null = null;
+  const syncInBackground = (): void => {
+    if (!dirty || syncing !== null) return;
+    dirty = false;
+    const one = (fd: number) =>
+      new Promise<void>((resolve) => {
+        // A failure is reported by the next write, or by the sync of close.
+        fdatasync(fd, () => resolve());
+      });
+    syncing = Promise.all([...FILES.map((f) => one(fds[f])), one(journal.fd)]).then(() => {
+      syncing = null;
+    });
+  };
+  const timer = setInterval(syncInBackground, FSYNC_EVERY_MS);
   timer.unref();
 
   const append = (f: FileName, text: string | Uint8Array): void => {
@@ -309,6 +320,7 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
       await chain;
       closed = true;
       clearInterval(timer);
+      await syncing;
       dirty = true;
       try {
         sync();

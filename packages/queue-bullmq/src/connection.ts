@@ -1,4 +1,4 @@
-import { InvalidOptionError, UspError } from '@usp-ts/core';
+import { InvalidOptionError, rejectUnknownOptions, UspError } from '@usp-ts/core';
 import type { ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 
@@ -47,19 +47,44 @@ export class RedisUnreachableError extends UspError {
 /** How long the start-up PING may take (connect included). */
 export const REACH_TIMEOUT_MS = 5_000;
 
+/** Options of `assertRedisReachable`. */
+export interface RedisReachableOptions {
+  /** Ends the check (it rejects with the signal's reason). */
+  readonly signal?: AbortSignal;
+  /** How long the PING may take, connecting included. Default 5,000 ms. */
+  readonly timeoutMs?: number;
+}
+
+const REACHABLE_OPTION_KEYS = { signal: true, timeoutMs: true } satisfies Record<
+  keyof RedisReachableOptions,
+  true
+>;
+
 /**
- * One PING on a client of its own that does not retry, before a run starts. BullMQ's clients
- * retry a refused connection for ever, which is right for a Redis restarting mid-run, but a
- * wrong URL or a server that is down would then hang the run, printing a stack each retry. A
- * client the caller passed in keeps its own policy and is not checked.
+ * One PING, on a client of its own that does not retry, before a run starts: rejects with
+ * `RedisUnreachableError` (`USP_CONNECTION`) when a `redis://` URL gives no answer in time.
+ * BullMQ's clients retry a refused connection for ever, which is right for a Redis restarting
+ * mid-run, but a wrong URL or a server that is down would then hang the run, printing a stack
+ * each retry. `enqueueSites` runs it; `runWorker` does not (a worker may be started before its
+ * Redis, and waits for it): call it first for a start-up check, as `usp worker` does. A client
+ * the caller passed in keeps its own policy and is not checked.
  */
-export async function assertReachable(
+export async function assertRedisReachable(
   connection: RedisConnection,
-  signal?: AbortSignal,
-  timeoutMs = REACH_TIMEOUT_MS,
+  options: RedisReachableOptions = {},
 ): Promise<void> {
-  if (typeof connection !== 'string') return;
-  const client = new Redis(connection, {
+  if (options === null || typeof options !== 'object') {
+    throw new InvalidOptionError('options', 'expected an object');
+  }
+  rejectUnknownOptions(options, REACHABLE_OPTION_KEYS);
+  const { signal, timeoutMs = REACH_TIMEOUT_MS } = options;
+  if (!(typeof timeoutMs === 'number' && Number.isSafeInteger(timeoutMs) && timeoutMs >= 1)) {
+    throw new InvalidOptionError('timeoutMs', `expected an integer >= 1, got ${String(timeoutMs)}`);
+  }
+  const url = checkConnection(connection);
+  if (typeof url !== 'string') return;
+  if (signal?.aborted) throw signal.reason;
+  const client = new Redis(url, {
     lazyConnect: true,
     connectTimeout: timeoutMs,
     commandTimeout: timeoutMs,
@@ -86,7 +111,7 @@ export async function assertReachable(
     await client.ping();
   } catch (cause) {
     if (signal?.aborted) throw signal.reason;
-    throw new RedisUnreachableError(withoutCredentials(connection), {
+    throw new RedisUnreachableError(withoutCredentials(url), {
       cause: timedOut ? new Error(`no answer within ${timeoutMs} ms`, { cause }) : (socketError ?? cause),
     });
   } finally {

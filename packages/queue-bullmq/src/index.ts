@@ -1,4 +1,9 @@
-export { type RedisConnection, RedisUnreachableError } from './connection.js';
+export {
+  assertRedisReachable,
+  type RedisConnection,
+  type RedisReachableOptions,
+  RedisUnreachableError,
+} from './connection.js';
 export { type VoidedCopiesOptions, voidedCopies } from './copy-claims.js';
 export { siteJobId, siteOfJobId } from './job-id.js';
 export {

@@ -1,7 +1,8 @@
 import type { SiteJob } from '@usp-ts/batch';
 import { InvalidOptionError, rejectUnknownOptions } from '@usp-ts/core';
 import { Queue, QueueEvents } from 'bullmq';
-import { assertReachable, bullConnection, checkConnection, type RedisConnection } from './connection.js';
+import { assertRedisReachable, bullConnection, checkConnection, type RedisConnection } from './connection.js';
+import { voidFailedCopies } from './copy-claims.js';
 import { siteJobId, siteOfJobId } from './job-id.js';
 import { checkQueueName, DEFAULT_QUEUE_NAME } from './site-queue.js';
 
@@ -100,7 +101,7 @@ export async function enqueueSites<R = unknown>(
   const attempts = positiveInt('attempts', options.attempts, 3, 1);
   const backoffMs = positiveInt('backoffMs', options.backoffMs, 10_000, 0);
   const wait = options.wait === true;
-  await assertReachable(connection, options.signal);
+  await assertRedisReachable(connection, options.signal !== undefined ? { signal: options.signal } : {});
 
   const queue = new Queue<SiteJob, R>(queueName, { connection: bullConnection(connection) });
   const events = wait ? new QueueEvents(queueName, { connection: bullConnection(connection) }) : null;
@@ -130,16 +131,20 @@ export async function enqueueSites<R = unknown>(
       });
       events.on('failed', ({ jobId, failedReason }) => {
         // Only a job out of tries lands in the failed set; the event carries no attempt count.
-        void queue.getJob(jobId).then(
-          (job) =>
-            deliver(jobId, {
-              site: siteOfJobId(jobId),
-              ok: false,
-              error: failedReason,
-              attempts: job?.attemptsMade ?? attempts,
-            }),
-          () => deliver(jobId, { site: siteOfJobId(jobId), ok: false, error: failedReason, attempts }),
-        );
+        // A copy it kept is void before the failure is reported (see `VOID_FAILED_LUA`).
+        void voidFailedCopies(queue, jobId)
+          .catch(() => 0)
+          .then(() => queue.getJob(jobId))
+          .then(
+            (job) =>
+              deliver(jobId, {
+                site: siteOfJobId(jobId),
+                ok: false,
+                error: failedReason,
+                attempts: job?.attemptsMade ?? attempts,
+              }),
+            () => deliver(jobId, { site: siteOfJobId(jobId), ok: false, error: failedReason, attempts }),
+          );
       });
       await events.waitUntilReady();
     }
@@ -158,6 +163,8 @@ export async function enqueueSites<R = unknown>(
       for (let i = 0; i < ids.length; i++) {
         const state = states[i];
         if (state === 'failed' || state === 'completed') {
+          // Its copies go to the site's next job, which names them void (see `VOID_FAILED_LUA`).
+          if (state === 'failed') await voidFailedCopies(queue, ids[i]);
           await queue.remove(ids[i]);
           if (state === 'failed') requeued++;
           fresh.push(ids[i]);

@@ -5,7 +5,7 @@ import { InvalidOptionError, rejectUnknownOptions, UspError } from '@usp-ts/core
 import { type Job, Queue, WaitingError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { bullConnection, checkConnection, type RedisConnection } from './connection.js';
-import { CLAIM_COPY_LUA, VOIDED_KEY, VOIDED_TTL_MS } from './copy-claims.js';
+import { CARRIED_KEY, CLAIM_COPY_LUA, VOIDED_KEY, VOIDED_TTL_MS, voidFailedCopies } from './copy-claims.js';
 import { checkQueueName, DEFAULT_QUEUE_NAME } from './site-queue.js';
 
 /** Thrown by a processor to put its job back in the queue untouched (it is walked again from the start). */
@@ -138,7 +138,7 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
     const w = worker!;
     claimClient ??= (w.getBackend().client as unknown as Promise<Redis>).then((client) => {
       if (!('uspClaimCopy' in client))
-        client.defineCommand('uspClaimCopy', { numberOfKeys: 4, lua: CLAIM_COPY_LUA });
+        client.defineCommand('uspClaimCopy', { numberOfKeys: 5, lua: CLAIM_COPY_LUA });
       return client;
     });
     const client = (await claimClient) as Redis & {
@@ -150,6 +150,7 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
       w.keys.stalled,
       w.toKey(id),
       w.toKey(VOIDED_KEY),
+      w.toKey(CARRIED_KEY),
       token,
       lockDurationMs,
       id,
@@ -204,7 +205,17 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
     ...(options.name !== undefined ? { name: options.name } : {}),
   });
   worker.on('error', (error) => onError(error));
-  worker.on('failed', (_job, error) => onError(error));
+  // A job out of tries (or stalled too often) keeps no copy (see `VOID_FAILED_LUA`); a stopping
+  // worker finishes these before it closes its connection.
+  const voiding = new Set<Promise<unknown>>();
+  worker.on('failed', (job, error) => {
+    onError(error);
+    if (job?.id === undefined) return;
+    const done = voidFailedCopies(worker!, job.id)
+      .catch((e: unknown) => onError(e as Error))
+      .finally(() => voiding.delete(done));
+    voiding.add(done);
+  });
   if (options.onCompleted !== undefined) {
     const onCompleted = options.onCompleted;
     worker.on('completed', (_job, result) => onCompleted(result));
@@ -214,7 +225,7 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
   const stop = (): Promise<void> => {
     if (closing !== null) return closing;
     stopping.abort(new JobReleasedError());
-    closing = worker.close();
+    closing = Promise.all(voiding).then(() => worker!.close());
     return closing;
   };
   const closed = new Promise<void>((resolve) => worker.once('closed', () => resolve()));

@@ -147,7 +147,14 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
   const redisOptions = { maxRetriesPerRequest: null, lazyConnect: false } as const;
   const client =
     typeof connection === 'string' ? new Redis(connection, redisOptions) : connection.duplicate(redisOptions);
-  const subscriber = client.duplicate(redisOptions);
+  // ioredis subscribes again after a reconnect without handling the reply: a close() before it
+  // came (a worker stopping while Redis restarts) was an unhandled rejection, fatal to a process.
+  const subscriber = client.duplicate({ ...redisOptions, autoResubscribe: false });
+  let readyBefore = false;
+  subscriber.on('ready', () => {
+    if (readyBefore) subscriber.subscribe(channel).catch(() => {});
+    readyBefore = true;
+  });
   client.defineCommand('uspGateAcquire', { numberOfKeys: 4, lua: ACQUIRE_LUA });
   client.defineCommand('uspGateRelease', { numberOfKeys: 2, lua: RELEASE_LUA });
   client.defineCommand('uspGateRenew', { numberOfKeys: 1, lua: RENEW_LUA });

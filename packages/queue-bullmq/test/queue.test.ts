@@ -2,7 +2,7 @@ import { startTestRedis, type TestRedis } from '@usp-ts/test-redis';
 import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CLAIM_COPY_LUA, VOIDED_KEY, voidedCopies } from '../src/copy-claims.js';
+import { CARRIED_KEY, CLAIM_COPY_LUA, VOIDED_KEY, voidedCopies } from '../src/copy-claims.js';
 import { siteJobId, siteOfJobId } from '../src/job-id.js';
 import { enqueueSites, type SiteOutcome } from '../src/producer.js';
 import { JobReleasedError, type QueueWorker, startQueueWorker } from '../src/queue-worker.js';
@@ -25,6 +25,30 @@ afterEach(async () => {
 function nextQueue(): string {
   queueName = `test-${++counter}`;
   return queueName;
+}
+
+/**
+ * What a worker killed after keeping a copy leaves: it took the job (`dead.getNextJob(token)`),
+ * claimed its copy as `confirm()` does, then neither renewed its lock (300 ms) nor completed the job.
+ */
+async function claimAndDie(dead: Worker, id: string, token: string, copy: string): Promise<unknown> {
+  const client = (await dead.getBackend().client) as unknown as Redis;
+  const claimed = await client.eval(
+    CLAIM_COPY_LUA,
+    5,
+    `${dead.toKey(id)}:lock`,
+    dead.keys.stalled,
+    dead.toKey(id),
+    dead.toKey(VOIDED_KEY),
+    dead.toKey(CARRIED_KEY),
+    token,
+    300,
+    id,
+    60_000,
+    copy,
+  );
+  await dead.close(true);
+  return claimed;
 }
 
 const SITES = ['http://127.0.0.2:8080/', 'https://example.com/', 'https://example.org/a%20b/'];
@@ -237,23 +261,7 @@ describe('enqueueSites and startQueueWorker', () => {
     const deadCopy = 'dead-copy';
     const job = await dead.getNextJob(deadToken);
     expect(job?.id).toBe(siteJobId('https://example.com/'));
-    const client = (await dead.getBackend().client) as unknown as Redis;
-    const id = job!.id!;
-    const claimed = await client.eval(
-      CLAIM_COPY_LUA,
-      4,
-      `${dead.toKey(id)}:lock`,
-      dead.keys.stalled,
-      dead.toKey(id),
-      dead.toKey(VOIDED_KEY),
-      deadToken,
-      300,
-      id,
-      60_000,
-      deadCopy,
-    );
-    expect(claimed).toBe('');
-    await dead.close(true);
+    expect(await claimAndDie(dead, job!.id!, deadToken, deadCopy)).toBe('');
     let voids: readonly string[] | null = null;
     const taken = new Promise<void>((resolve) => {
       workers.push(
@@ -275,6 +283,87 @@ describe('enqueueSites and startQueueWorker', () => {
     expect(await voidedCopies([deadCopy, deadToken], { connection: redis.url, queueName: name })).toEqual(
       new Set([deadCopy]),
     );
+  });
+
+  it('a job that stalls past the limit after a try kept its copy: listed as failed, that copy void at once, and named void by the next run', async () => {
+    const name = nextQueue();
+    const site = 'https://example.com/';
+    await enqueueSites([site], { connection: redis.url, queueName: name });
+    const dead = new Worker(name, null, { connection: { url: redis.url }, lockDuration: 300 });
+    const job = await dead.getNextJob('dead-worker:0');
+    expect(await claimAndDie(dead, job!.id!, 'dead-worker:0', 'dead-copy')).toBe('');
+    // The producer of the run waits for the site (being walked: not enqueued again).
+    const waiting = enqueueSites([site], { connection: redis.url, queueName: name, wait: true });
+    const walked: (readonly string[])[] = [];
+    // Stalls allowed: none, so this one is the stall past the limit (BullMQ's default allows one,
+    // and the second stall of a job ends the same way).
+    const worker = startQueueWorker({
+      connection: redis.url,
+      queueName: name,
+      lockDurationMs: 300,
+      stalledIntervalMs: 100,
+      maxStalledCount: 0,
+      process: async (_job, control) => {
+        walked.push(await control.confirm());
+        return 'ok';
+      },
+    });
+    workers.push(worker);
+    const first = await waiting;
+    expect(first).toMatchObject({ sites: 1, alreadyQueued: 1, finished: 1 });
+    expect(first.failed).toEqual([{ site, error: 'job stalled more than allowable limit', attempts: 1 }]);
+    expect(walked).toEqual([]);
+    // Failed, so its copy does not count: void at once (a worker cuts it from its files at its next
+    // start or clean exit) ...
+    expect(await voidedCopies(['dead-copy'], { connection: redis.url, queueName: name })).toEqual(
+      new Set(['dead-copy']),
+    );
+    // ... and the next run's copy names it in its `voids`, so the reader's rule drops it even when
+    // the copy's worker never runs again.
+    const second = await enqueueSites([site], { connection: redis.url, queueName: name, wait: true });
+    expect(second).toMatchObject({ added: 1, requeued: 1, finished: 1, failed: [] });
+    expect(walked).toEqual([['dead-copy']]);
+    // Carried once: the run after that starts afresh.
+    await enqueueSites([site], { connection: redis.url, queueName: name, wait: true });
+    expect(walked).toEqual([['dead-copy'], []]);
+  });
+
+  it('a site that failed for good with no producer waiting: its copy is carried over to the next run all the same', async () => {
+    const name = nextQueue();
+    const site = 'https://example.com/';
+    let fail = true;
+    const tries: { token: string; voids: readonly string[] }[] = [];
+    await enqueueSites([site], { connection: redis.url, queueName: name, attempts: 1 });
+    const worker = startQueueWorker({
+      connection: redis.url,
+      queueName: name,
+      stopWhenIdle: true,
+      process: async (_job, control) => {
+        tries.push({ token: control.token, voids: await control.confirm() });
+        // The copy is kept; then its state cannot be saved, and no try is left.
+        if (fail) throw new Error('state store unreachable');
+        return 'ok';
+      },
+    });
+    await worker.closed;
+    expect(tries).toHaveLength(1);
+    const kept = tries[0].token;
+    // The worker that failed it voided its copy before it closed.
+    expect(await voidedCopies([kept], { connection: redis.url, queueName: name })).toEqual(new Set([kept]));
+    fail = false;
+    workers.push(
+      startQueueWorker({
+        connection: redis.url,
+        queueName: name,
+        process: async (_job, control) => {
+          tries.push({ token: control.token, voids: await control.confirm() });
+          return 'ok';
+        },
+      }),
+    );
+    const again = await enqueueSites([site], { connection: redis.url, queueName: name, wait: true });
+    expect(again).toMatchObject({ requeued: 1, finished: 1, failed: [] });
+    expect(tries[1].voids).toEqual([kept]);
   });
 
   it('checks options early', () => {

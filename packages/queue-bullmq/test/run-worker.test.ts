@@ -3,7 +3,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { batchWalk, memorySink, memoryStateStore, openNdjsonSink, type SiteResult } from '@usp-ts/batch';
+import {
+  batchWalk,
+  memorySink,
+  memoryStateStore,
+  openNdjsonSink,
+  readJournal,
+  type SiteResult,
+} from '@usp-ts/batch';
 import { createRegistry } from '@usp-ts/core';
 import { createWebClient } from '@usp-ts/fetcher';
 import { robotsTxt } from '@usp-ts/format-robots';
@@ -98,6 +105,41 @@ async function sites(n: number, meter: HostMeter): Promise<{ homes: string[]; pa
 }
 
 const registry = () => createRegistry([robotsTxt(), xmlSitemap()]);
+
+/**
+ * The README's reader rule, over several workers' (or runs') directories read together: a site's
+ * lines in a directory are those between the previous journal line's offsets and its own; skip
+ * them when the line's `token` is in the `voids` of any journal line.
+ */
+function readByRule(dirs: string[]): { sites: string[]; pages: string[] } {
+  const journals = dirs.map((dir) => readJournal(join(dir, 'journal.ndjson'))!);
+  const voided = new Set(journals.flatMap((j) => j.entries.flatMap((e) => e.voids ?? [])));
+  const sites: string[] = [];
+  const pages: string[] = [];
+  dirs.forEach((dir, d) => {
+    const files = {
+      sites: readFileSync(join(dir, 'sites.ndjson')),
+      pages: readFileSync(join(dir, 'pages.ndjson')),
+    };
+    let from: Record<string, number> = {};
+    for (const entry of journals[d].entries) {
+      const to = entry.offsets;
+      if (entry.token === undefined || !voided.has(entry.token)) {
+        const lines = (name: 'sites' | 'pages') =>
+          files[name]
+            .subarray(from[name] ?? 0, to[name])
+            .toString('utf8')
+            .split('\n')
+            .filter((l) => l !== '')
+            .map((l) => JSON.parse(l));
+        sites.push(...lines('sites').map((r) => r.site));
+        pages.push(...lines('pages').map((r) => r.url));
+      }
+      from = to;
+    }
+  });
+  return { sites, pages };
+}
 const client = () => opened.track(createWebClient({ allowPrivateNetworks: true, retries: 1 }));
 
 describe('runWorker', () => {
@@ -279,6 +321,63 @@ describe('runWorker', () => {
       expect(new Set(urls)).toEqual(pages);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a site whose last try kept its rows and failed: listed as failed, its copy void; read with the next run by the reader rule, every site once', async () => {
+    const meter = new HostMeter();
+    const { homes, pages } = await sites(3, meter);
+    const queueName = 'void-failed';
+    const dirs = [mkdtempSync(join(tmpdir(), 'usp-failed-1-')), mkdtempSync(join(tmpdir(), 'usp-failed-2-'))];
+    try {
+      // Run 1: the rows of homes[0] are in the files when its state fails to save, and it has no
+      // try left. Its worker is then lost (its files never opened again, nothing cut from them).
+      const lost = await openNdjsonSink({ dir: dirs[0] });
+      const state = memoryStateStore();
+      const saveSite = state.saveSite.bind(state);
+      (state as { saveSite: typeof saveSite }).saveSite = async (site, mark) => {
+        if (site.site === homes[0]) throw new Error('state store unreachable');
+        return saveSite(site, mark);
+      };
+      const first = runWorker({
+        connection: redis.url,
+        queueName,
+        webClient: client(),
+        registry: registry(),
+        sink: lost,
+        state,
+        name: 'w1',
+      });
+      const done = await enqueueSites(homes, { connection: redis.url, queueName, wait: true, attempts: 1 });
+      await first.stop();
+      await lost.close(); // without `voidedCopies`: nothing is cut, as if it had been killed
+      expect(done.failed.map((f) => f.site)).toEqual([homes[0]]);
+      const kept = readJournal(join(dirs[0], 'journal.ndjson'))!.entries.find((e) => e.site === homes[0])!;
+      expect(kept.token).toBeDefined();
+      expect(await voidedCopies([kept.token!], { connection: redis.url, queueName })).toEqual(
+        new Set([kept.token]),
+      );
+
+      // Run 2, the failed site again, on another worker into another directory.
+      const sink = await openNdjsonSink({ dir: dirs[1] });
+      const second = runWorker({
+        connection: redis.url,
+        queueName,
+        webClient: client(),
+        registry: registry(),
+        sink,
+        name: 'w2',
+      });
+      const again = await enqueueSites([homes[0]], { connection: redis.url, queueName, wait: true });
+      await second.stop();
+      await sink.close();
+      expect(again).toMatchObject({ requeued: 1, finished: 1, failed: [] });
+      const { sites: read, pages: urls } = readByRule(dirs);
+      expect(read.sort()).toEqual([...homes].sort());
+      expect(urls.length).toBe(pages.size);
+      expect(new Set(urls)).toEqual(pages);
+    } finally {
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -1,8 +1,7 @@
 import { createServer } from 'node:net';
 import { UspError } from '@usp-ts/core';
 import { describe, expect, it } from 'vitest';
-import { assertReachable } from '../src/connection.js';
-import { enqueueSites, RedisUnreachableError } from '../src/index.js';
+import { assertRedisReachable, enqueueSites, RedisUnreachableError } from '../src/index.js';
 
 /** A server that accepts connections and never answers; its port. */
 async function silentServer(): Promise<{ port: number; close: () => void }> {
@@ -43,7 +42,9 @@ describe('a Redis that is not there', () => {
     const silent = await silentServer();
     const port = silent.port;
     try {
-      const err = await assertReachable(`redis://127.0.0.1:${port}`, undefined, 200).catch((e: unknown) => e);
+      const err = await assertRedisReachable(`redis://127.0.0.1:${port}`, { timeoutMs: 200 }).catch(
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(RedisUnreachableError);
       expect((err as Error).message).toMatch(/no answer within 200 ms/);
     } finally {
@@ -56,9 +57,10 @@ describe('a Redis that is not there', () => {
     const port = silent.port;
     try {
       const controller = new AbortController();
-      const pending = assertReachable(`redis://127.0.0.1:${port}`, controller.signal, 60_000).catch(
-        (e: unknown) => e,
-      );
+      const pending = assertRedisReachable(`redis://127.0.0.1:${port}`, {
+        signal: controller.signal,
+        timeoutMs: 60_000,
+      }).catch((e: unknown) => e);
       controller.abort(new Error('stop'));
       expect(((await pending) as Error).message).toBe('stop');
     } finally {

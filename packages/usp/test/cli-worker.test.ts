@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestRedis, type TestRedis } from '@usp-ts/test-redis';
@@ -446,5 +447,26 @@ describe('usp worker and usp batch --queue', () => {
     expect(w.stderr).toMatch(/required: --queue/);
     const bad = await runCli(['worker', '--queue', 'http://127.0.0.1:1', '--out', join(dir, 'x')]);
     expect(bad.code).toBe(2);
+  });
+
+  it('a Redis that is not there at start: exit 1 and one line, not waiting for ever (the queue, and a --state of its own)', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as { port: number };
+    await new Promise<void>((resolve) => holder.close(() => resolve()));
+    const nobody = `redis://127.0.0.1:${port}`;
+    const out = join(dir, 'unreachable');
+    for (const [args, shown] of [
+      [['--queue', nobody], nobody],
+      [['--queue', redis.url, '--state', `${nobody}/1`], `${nobody}/1`],
+    ] as const) {
+      const r = await runCli(['worker', ...args, '--out', out, '--worker-id', 'w']);
+      expect(r.code).toBe(1);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr.startsWith(`usp: error: cannot reach Redis at ${shown}: `)).toBe(true);
+      expect(r.stderr).toMatch(/ECONNREFUSED/);
+      // Nothing was started: no output directory.
+      expect(existsSync(join(out, 'w'))).toBe(false);
+    }
   });
 });

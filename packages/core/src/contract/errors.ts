@@ -15,6 +15,8 @@ export type UspErrorCode =
   | 'USP_PLUGIN_CONFLICT'
   | 'USP_PLUGIN_MODULE'
   | 'USP_USAGE'
+  // An optional package a feature needs is not installed (`usp batch --state`, `usp worker`).
+  | 'USP_MISSING_PACKAGE'
   // The work was stopped, or the thing asked was closed.
   | 'USP_ABORTED'
   | 'USP_CLOSED'
@@ -32,6 +34,8 @@ export type UspErrorCode =
   // Where results go and what a run keeps.
   | 'USP_STATE'
   | 'USP_OUTPUT'
+  // An input file the CLI was given cannot be read.
+  | 'USP_INPUT'
   // Running the work elsewhere (a parser worker thread, a queue).
   | 'USP_WORKER'
   | 'USP_JOB_RELEASED'

@@ -3,6 +3,7 @@ import { open } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { errorText } from '@usp-ts/core';
 import { LOCAL_DUMMY_URL } from '../document.js';
+import { InputFileError } from './cli-errors.js';
 
 /** Opens a file for streaming, turning the usual failures into one clear message. */
 export async function openInput(file: string): Promise<AsyncIterable<Uint8Array>> {
@@ -11,13 +12,13 @@ export async function openInput(file: string): Promise<AsyncIterable<Uint8Array>
     const handle = await open(file, 'r');
     if ((await handle.stat()).isDirectory()) {
       await handle.close();
-      throw new Error(`cannot read ${file}: it is a directory`);
+      throw new InputFileError(file, 'it is a directory');
     }
     return handle.createReadStream();
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new Error(`cannot read ${file}: no such file`);
-    if (code === 'EACCES') throw new Error(`cannot read ${file}: permission denied`);
+    if (code === 'ENOENT') throw new InputFileError(file, 'no such file', { cause: err });
+    if (code === 'EACCES') throw new InputFileError(file, 'permission denied', { cause: err });
     throw err;
   }
 }

@@ -1,13 +1,13 @@
 import { createWriteStream, openSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { Warning } from '@usp-ts/core';
+import { LogFileError } from './cli-errors.js';
 
 function openLogFile(path: string): number {
   try {
     return openSync(path, 'a');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    throw new Error(`cannot open log file ${path}: ${code}`);
+  } catch (cause) {
+    throw new LogFileError(path, { cause });
   }
 }
 

@@ -1,3 +1,5 @@
+import { MissingPackageError } from './cli-errors.js';
+
 /**
  * `usp batch --state`, `usp batch --queue` and `usp worker` need packages that a plain
  * `npm install usp` leaves out on purpose: the SQLite store brings a native module and the queue
@@ -13,7 +15,7 @@ export async function loadOptionalPackage<T>(
   } catch (cause) {
     const err = cause as NodeJS.ErrnoException;
     if (err?.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes(`'${pkg}'`)) {
-      throw new Error(`${feature} needs the optional package ${pkg}: npm install ${pkg}`, { cause });
+      throw new MissingPackageError(pkg, feature, { cause });
     }
     throw cause;
   }

@@ -10,7 +10,13 @@ import {
   type SiteResult,
 } from '@usp-ts/batch';
 import { type StateStore, StateStoreError } from '@usp-ts/core';
-import { DEFAULT_QUEUE_NAME, redisStateStore, runWorker, voidedCopies } from '@usp-ts/queue-bullmq';
+import {
+  assertRedisReachable,
+  DEFAULT_QUEUE_NAME,
+  redisStateStore,
+  runWorker,
+  voidedCopies,
+} from '@usp-ts/queue-bullmq';
 import { createDefaultRegistry } from '../plugins.js';
 import { count, duration, flag, type OptionSpec, parse, redisUrl, str, UsageError } from './args.js';
 import { BatchReport, siteLine } from './batch-report.js';
@@ -35,7 +41,9 @@ take the sites "usp batch --queue" put on a Redis queue and walk them, N at a ti
 walk as "usp batch"; run as many workers as you like, on as many machines. Each worker writes its
 own pages.ndjson, sitemaps.ndjson, sites.ndjson and journal.ndjson under DIR/<worker-id>/ and sends
 each site's result (status and counts) back to the producer. SIGTERM or Ctrl-C: stop taking sites,
-hand the unfinished ones back to the queue (they are walked again from the start), exit 0.
+hand the unfinished ones back to the queue (they are walked again from the start), exit 0. A Redis
+(--queue, or --state redis://...) that does not answer a PING within 5s at start is an error (exit 1,
+one line); one that goes away once the worker runs is waited for, and the worker goes on.
 
 options:
   -h, --help                show this help message and exit
@@ -71,8 +79,9 @@ ${NETWORK_HELP}
 
 exit status:
   0  stopped by SIGTERM/SIGINT or --exit-when-idle
-  1  could not start or go on: Redis unreachable at start, output not writable, --out/<id> holding
-     another kind of run, state file locked or corrupt (one line on stderr)
+  1  could not start or go on: Redis unreachable at start (no answer within 5s), output not
+     writable, --out/<id> holding another kind of run, state file locked or corrupt (one line on
+     stderr)
   2  usage error`;
 
 export async function runWorkerCommand(args: string[], signal: AbortSignal): Promise<number> {
@@ -118,6 +127,15 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
   const statePath = str(p, 'state');
   const verbose = count(p, 'verbose');
   const dir = join(out, workerId);
+  const stateUrl =
+    statePath !== undefined && /^rediss?:\/\//.test(statePath)
+      ? redisUrl(statePath, 'state', WORKER_USAGE)
+      : undefined;
+  // A Redis that is not there at start is a mistake to say at once (one line, exit 1); once
+  // started, the worker waits for a Redis that goes away (a restart) and goes on.
+  for (const url of new Set([queue, ...(stateUrl !== undefined ? [stateUrl] : [])])) {
+    await assertRedisReachable(url, { signal });
+  }
 
   let state: StateStore | null = null;
   let sink: NdjsonSink | null = null;
@@ -129,9 +147,8 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
   try {
     try {
       if (statePath !== undefined) {
-        state = /^rediss?:\/\//.test(statePath)
-          ? redisStateStore({ connection: redisUrl(statePath, 'state', WORKER_USAGE) })
-          : await openState(statePath);
+        state =
+          stateUrl !== undefined ? redisStateStore({ connection: stateUrl }) : await openState(statePath);
       }
       // A worker restarted under its id goes on with its own run: a kill's half-written tail is cut,
       // and so is any copy of a site that another worker walked again and completed (here and at exit).
