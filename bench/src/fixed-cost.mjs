@@ -4,7 +4,7 @@
 // (4 gzipped urlsets of 3,000 URLs, cut from the bench's 1M-site data), so the fixed costs are
 // most of what is counted; the 200k and 2.6M sites' CPU per URL is where they show in `pnpm bench`.
 //
-//   node src/fixed-cost.mjs [--baseline DIR] [--runs N] [--sizes N,N] [--floor]
+//   node src/fixed-cost.mjs [--baseline DIR] [--runs N] [--sizes N,N] [--floor] [--rows id,id]
 //
 // Rows: `usp --version` (bare start-up), `usp ls` (default: a parse worker beside the main
 // thread) and `usp ls --parse-workers 0`, each split by thread: main, parse worker, and V8's
@@ -29,13 +29,17 @@ const repo = path.resolve(benchDir, '..');
 const URLSETS = 4;
 
 function options(argv) {
-  const o = { baseline: null, runs: 1, sizes: [3_000], floor: false };
+  const o = { baseline: null, runs: 1, sizes: [3_000], floor: false, rows: null };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--baseline') o.baseline = path.resolve(argv[++i]);
     else if (argv[i] === '--runs') o.runs = Number(argv[++i]);
     else if (argv[i] === '--sizes') o.sizes = argv[++i].split(',').map(Number);
     else if (argv[i] === '--floor') o.floor = true;
-    else throw new Error(`unknown option ${argv[i]} (--baseline DIR, --runs N, --sizes N,N, --floor)`);
+    else if (argv[i] === '--rows') o.rows = argv[++i].split(',');
+    else
+      throw new Error(
+        `unknown option ${argv[i]} (--baseline DIR, --runs N, --sizes N,N, --floor, --rows id,id)`,
+      );
   }
   if (o.sizes.some((n) => !(Number.isInteger(n) && n > 0 && n <= 12_500))) {
     throw new Error('--sizes: URLs per urlset, integers from 1 to 12500 (4 urlsets cut from one of 50,000)');
@@ -132,16 +136,25 @@ const work = mkdtempSync(path.join(tmpdir(), 'usp-fixed-cost-'));
 const builds = [['this build', repo]];
 if (o.baseline) builds.push(['baseline', o.baseline]);
 const cli = (dir) => path.join(dir, 'packages/usp/dist/cli.js');
-const cases = [
-  ['usp --version', (dir) => [cli(dir), '--version'], true],
-  ['usp ls', (dir, site) => [cli(dir), 'ls', site.origin]],
-  ['usp ls --parse-workers 0', (dir, site) => [cli(dir), 'ls', '--parse-workers', '0', site.origin]],
+// [id, label, argv, counted once for all sizes, counted once for all builds]
+let cases = [
+  ['version', 'usp --version', (dir) => [cli(dir), '--version'], true],
+  ['ls', 'usp ls', (dir, site) => [cli(dir), 'ls', site.origin]],
+  ['w0', 'usp ls --parse-workers 0', (dir, site) => [cli(dir), 'ls', '--parse-workers', '0', site.origin]],
 ];
 if (o.floor) {
   // The floor does not depend on the build: counted once, with this checkout's script.
   const sax = path.join(here, 'proc', 'sax.mjs');
-  cases.push(['sax floor, one thread', (_dir, site) => [sax, site.origin, ...site.documents], true, true]);
+  cases.push([
+    'floor',
+    'sax floor, one thread',
+    (_dir, site) => [sax, site.origin, ...site.documents],
+    true,
+    true,
+  ]);
 }
+// `--rows ls,w0`: only those rows (ids: version, ls, w0, floor).
+if (o.rows !== null) cases = cases.filter(([id]) => o.rows.includes(id));
 const g = (n) => (n / 1e9).toFixed(3);
 /** rows[size][label][build] = median counts */
 const rows = new Map();
@@ -152,7 +165,7 @@ try {
     const bySize = new Map();
     rows.set(size, bySize);
     try {
-      for (const [label, argv, sizeless, buildless] of cases) {
+      for (const [, label, argv, sizeless, buildless] of cases) {
         // `usp --version` reads no site: counted with the first size only.
         if (sizeless && !buildless && size !== o.sizes[0]) continue;
         const medians = {};

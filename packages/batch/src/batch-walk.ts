@@ -7,6 +7,7 @@ import { type BatchProgress, countSite, emptyProgress } from './progress.js';
 import type { SiteResult } from './rows.js';
 import { type SiteJobContext, type SiteWalkOptions, walkSite } from './site-job.js';
 import { readSiteLines } from './site-list.js';
+import { startFirst } from './start-first.js';
 
 export interface BatchWalkOptions {
   /** The shared HTTP client (`createWebClient` of `@usp-ts/fetcher`). Required. */
@@ -70,8 +71,10 @@ const KNOWN = {
  * Walks many sites in one process: `sites` walks at once sharing one client, politeness per host
  * (the gate), a deadline per site. `input` holds one homepage URL an item (the rules of
  * `readSiteLines`: blanks and `#` comments skipped, duplicates walked once, non-URLs reported as
- * `invalid`), read lazily. Yields each site's result as it ends, in completion order; rows go to
- * the sink. An aborted run yields nothing for the sites it interrupted.
+ * `invalid`), read lazily. Sites listed in the state's `unreachableSites()` start before the
+ * lines ahead of them, within `START_FIRST_LOOK_AHEAD` lines. Yields each site's result as it
+ * ends, in completion order; rows go to the sink. An aborted run yields nothing for the sites it
+ * interrupted.
  */
 export async function* batchWalk(
   input: AsyncIterable<string> | Iterable<string>,
@@ -132,7 +135,11 @@ export async function* batchWalk(
       // A progress listener must not break a run.
     }
   };
-  const lines = readSiteLines(input)[Symbol.asyncIterator]();
+  // Sites that gave no answer last time start before those near them (their probe waits longest).
+  const first = (await ctx.state?.unreachableSites?.()) ?? null;
+  const lines = (
+    first !== null && first.size > 0 ? startFirst(readSiteLines(input), first) : readSiteLines(input)
+  )[Symbol.asyncIterator]();
   const running = new Map<number, Promise<{ id: number; result: SiteResult }>>();
   let nextId = 0;
   let exhausted = false;

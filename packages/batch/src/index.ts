@@ -30,4 +30,5 @@ export {
   walkSite,
 } from './site-job.js';
 export { normalizeSite, readSiteLines, type SiteLine } from './site-list.js';
+export { START_FIRST_LOOK_AHEAD, startFirst } from './start-first.js';
 export { DEFAULT_PROBE_TIMEOUT_MS } from './unreachable-probe.js';

@@ -24,6 +24,10 @@ export function memoryStateStore(): StateStore {
       open();
       return digests.get(site)?.get(url)?.slice() ?? null;
     },
+    async unreachableSites() {
+      open();
+      return new Set([...sites.values()].filter((s) => s.unreachable !== null).map((s) => s.site));
+    },
     async saveSite(state, mark) {
       open();
       const before = digests.get(state.site);

@@ -1,8 +1,10 @@
 import type { SiteJob } from '@usp-ts/batch';
 import { InvalidOptionError, rejectUnknownOptions } from '@usp-ts/core';
-import { Queue, QueueEvents } from 'bullmq';
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { assertRedisReachable, bullConnection, checkConnection, type RedisConnection } from './connection.js';
 import { voidFailedCopies } from './copy-claims.js';
+import { type JobEndReader, readJobEnds } from './job-ends.js';
 import { siteJobId, siteOfJobId } from './job-id.js';
 import { checkQueueName, DEFAULT_QUEUE_NAME } from './site-queue.js';
 
@@ -70,6 +72,20 @@ const OPTION_KEYS = {
 /** Jobs added per round trip. */
 const CHUNK = 500;
 
+/** How often a waiting producer reads the jobs that ended (see `readJobEnds`). */
+const READ_ENDS_MS = 200;
+
+/**
+ * KEYS: job hashes. Returns 1 for each that exists, else 0: one round trip for a chunk, where
+ * BullMQ's `getJobState` is one script call per job, and a site enqueued for the first time
+ * (most of them) has no job at all.
+ */
+const JOBS_EXIST_LUA = `
+local out = {}
+for i = 1, #KEYS do out[i] = redis.call('EXISTS', KEYS[i]) end
+return out
+`;
+
 function positiveInt(name: string, value: unknown, fallback: number, min: number): number {
   if (value === undefined) return fallback;
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= min) return value;
@@ -82,8 +98,9 @@ function positiveInt(name: string, value: unknown, fallback: number, min: number
  * Completed jobs are removed once their result is published, so the next run enqueues the site
  * again; a job that had failed for good is removed and enqueued afresh.
  *
- * With `wait`, listens to the queue's events from before the first job is added and returns once
- * every site of the list has finished; each worker's result reaches `onResult`.
+ * With `wait`, reads the jobs that end from before the first job is added (in batches, every
+ * 200 ms) and returns once every site of the list has finished; each worker's result reaches
+ * `onResult`.
  *
  * A connection given as a URL is checked with one PING first: a Redis that does not answer
  * within 5 s rejects with `RedisUnreachableError` (code `USP_CONNECTION`) instead of retrying
@@ -104,7 +121,7 @@ export async function enqueueSites<R = unknown>(
   await assertRedisReachable(connection, options.signal !== undefined ? { signal: options.signal } : {});
 
   const queue = new Queue<SiteJob, R>(queueName, { connection: bullConnection(connection) });
-  const events = wait ? new QueueEvents(queueName, { connection: bullConnection(connection) }) : null;
+  let ends: JobEndReader | null = null;
   const pending = new Set<string>();
   const failed: { site: string; error: string; attempts: number }[] = [];
   let finished = 0;
@@ -115,7 +132,7 @@ export async function enqueueSites<R = unknown>(
     options.onResult?.(outcome);
     wake?.();
   };
-  // A job found waiting or active may finish between the state check and `pending.add`: events
+  // A job found waiting or active may finish between the existence check and `pending.add`: ends
   // of jobs not yet pending are kept until the chunk they belong to is settled, then dropped.
   const early = new Map<string, SiteOutcome<R>>();
   let enqueueing = true;
@@ -125,28 +142,32 @@ export async function enqueueSites<R = unknown>(
   };
 
   try {
-    if (events !== null) {
-      events.on('completed', ({ jobId, returnvalue }) => {
-        deliver(jobId, { site: siteOfJobId(jobId), ok: true, result: returnvalue as unknown as R });
-      });
-      events.on('failed', ({ jobId, failedReason }) => {
-        // Only a job out of tries lands in the failed set; the event carries no attempt count.
-        // A copy it kept is void before the failure is reported (see `VOID_FAILED_LUA`).
-        void voidFailedCopies(queue, jobId)
+    const redis = (await queue.getBackend().client) as unknown as Redis;
+    if (!('uspJobsExist' in redis)) redis.defineCommand('uspJobsExist', { lua: JOBS_EXIST_LUA });
+    const client = redis as Redis & { uspJobsExist(keys: number, ...names: string[]): Promise<number[]> };
+    if (wait) {
+      ends = await readJobEnds(queue, READ_ENDS_MS, (end) => {
+        const site = siteOfJobId(end.jobId);
+        if (end.ok) {
+          deliver(end.jobId, { site, ok: true, result: end.returnvalue as R });
+          return;
+        }
+        // The event carries no attempt count. A copy the job kept is void before the failure is
+        // reported (see `VOID_FAILED_LUA`).
+        void voidFailedCopies(queue, end.jobId)
           .catch(() => 0)
-          .then(() => queue.getJob(jobId))
+          .then(() => queue.getJob(end.jobId))
           .then(
             (job) =>
-              deliver(jobId, {
-                site: siteOfJobId(jobId),
+              deliver(end.jobId, {
+                site,
                 ok: false,
-                error: failedReason,
+                error: end.failedReason,
                 attempts: job?.attemptsMade ?? attempts,
               }),
-            () => deliver(jobId, { site: siteOfJobId(jobId), ok: false, error: failedReason, attempts }),
+            () => deliver(end.jobId, { site, ok: false, error: end.failedReason, attempts }),
           );
       });
-      await events.waitUntilReady();
     }
 
     let count = 0;
@@ -158,7 +179,10 @@ export async function enqueueSites<R = unknown>(
     const flush = async () => {
       const ids = chunk.map(siteJobId);
       chunk = [];
-      const states = await Promise.all(ids.map((id) => queue.getJobState(id)));
+      const exist = await client.uspJobsExist(ids.length, ...ids.map((id) => queue.toKey(id)));
+      const states = await Promise.all(
+        ids.map((id, i) => (exist[i] === 1 ? queue.getJobState(id) : ('unknown' as const))),
+      );
       const fresh: string[] = [];
       for (let i = 0; i < ids.length; i++) {
         const state = states[i];
@@ -219,7 +243,7 @@ export async function enqueueSites<R = unknown>(
     }
     return { ...report, finished, failed };
   } finally {
-    await events?.close();
+    await ends?.close();
     await queue.close();
   }
 }

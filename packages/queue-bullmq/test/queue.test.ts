@@ -5,7 +5,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CARRIED_KEY, CLAIM_COPY_LUA, VOIDED_KEY, voidedCopies } from '../src/copy-claims.js';
 import { siteJobId, siteOfJobId } from '../src/job-id.js';
 import { enqueueSites, type SiteOutcome } from '../src/producer.js';
-import { JobReleasedError, type QueueWorker, startQueueWorker } from '../src/queue-worker.js';
+import {
+  type JobControl,
+  JobReleasedError,
+  type QueueWorker,
+  startQueueWorker,
+} from '../src/queue-worker.js';
 
 let redis: TestRedis;
 let queueName: string;
@@ -49,6 +54,29 @@ async function claimAndDie(dead: Worker, id: string, token: string, copy: string
   );
   await dead.close(true);
   return claimed;
+}
+
+/** A try's copy, as `confirm()` named it, and the earlier copies it made void. */
+interface Try {
+  readonly token: string;
+  readonly voids: readonly string[];
+}
+
+/**
+ * A worker whose tries keep their copy (`confirm()`, recorded in `tries`) and then throw while
+ * `fail()` says so, as a try whose state could not be saved after its rows were kept.
+ */
+function copyKeeper(queueName: string, tries: Try[], fail: () => boolean, stopWhenIdle = false): QueueWorker {
+  return startQueueWorker({
+    connection: redis.url,
+    queueName,
+    stopWhenIdle,
+    process: async (_job, control) => {
+      tries.push({ token: control.token, voids: await control.confirm() });
+      if (fail()) throw new Error('state store unreachable');
+      return 'ok';
+    },
+  });
 }
 
 const SITES = ['http://127.0.0.2:8080/', 'https://example.com/', 'https://example.org/a%20b/'];
@@ -212,23 +240,10 @@ describe('enqueueSites and startQueueWorker', () => {
 
   it("names each try's copy: a try that kept its output and failed is made void by the next, in the journal list and in Redis", async () => {
     const name = nextQueue();
-    const tries: { token: string; voids: readonly string[] }[] = [];
-    let failOnce = true;
-    workers.push(
-      startQueueWorker({
-        connection: redis.url,
-        queueName: name,
-        process: async (_job, control) => {
-          tries.push({ token: control.token, voids: await control.confirm() });
-          // Its rows are kept now; then the try fails (say, its state could not be saved).
-          if (failOnce) {
-            failOnce = false;
-            throw new Error('state store unreachable');
-          }
-          return 'ok';
-        },
-      }),
-    );
+    const tries: Try[] = [];
+    // The first try fails after keeping its copy.
+    let n = 0;
+    workers.push(copyKeeper(name, tries, () => ++n === 1));
     const result = await enqueueSites(['https://example.com/'], {
       connection: redis.url,
       queueName: name,
@@ -295,21 +310,25 @@ describe('enqueueSites and startQueueWorker', () => {
     // The producer of the run waits for the site (being walked: not enqueued again).
     const waiting = enqueueSites([site], { connection: redis.url, queueName: name, wait: true });
     const walked: (readonly string[])[] = [];
+    const process = async (_job: unknown, control: JobControl) => {
+      walked.push(await control.confirm());
+      return 'ok';
+    };
     // Stalls allowed: none, so this one is the stall past the limit (BullMQ's default allows one,
     // and the second stall of a job ends the same way).
-    const worker = startQueueWorker({
+    const checker = startQueueWorker({
       connection: redis.url,
       queueName: name,
       lockDurationMs: 300,
       stalledIntervalMs: 100,
       maxStalledCount: 0,
-      process: async (_job, control) => {
-        walked.push(await control.confirm());
-        return 'ok';
-      },
+      process,
     });
-    workers.push(worker);
     const first = await waiting;
+    // The next runs on a worker with the usual lock and stall limit (a pause of this loaded test
+    // process must not fail them).
+    await checker.stop();
+    workers.push(startQueueWorker({ connection: redis.url, queueName: name, process }));
     expect(first).toMatchObject({ sites: 1, alreadyQueued: 1, finished: 1 });
     expect(first.failed).toEqual([{ site, error: 'job stalled more than allowable limit', attempts: 1 }]);
     expect(walked).toEqual([]);
@@ -331,36 +350,15 @@ describe('enqueueSites and startQueueWorker', () => {
   it('a site that failed for good with no producer waiting: its copy is carried over to the next run all the same', async () => {
     const name = nextQueue();
     const site = 'https://example.com/';
-    let fail = true;
-    const tries: { token: string; voids: readonly string[] }[] = [];
+    const tries: Try[] = [];
     await enqueueSites([site], { connection: redis.url, queueName: name, attempts: 1 });
-    const worker = startQueueWorker({
-      connection: redis.url,
-      queueName: name,
-      stopWhenIdle: true,
-      process: async (_job, control) => {
-        tries.push({ token: control.token, voids: await control.confirm() });
-        // The copy is kept; then its state cannot be saved, and no try is left.
-        if (fail) throw new Error('state store unreachable');
-        return 'ok';
-      },
-    });
-    await worker.closed;
+    // The copy is kept; then the try fails, and no try is left.
+    await copyKeeper(name, tries, () => true, true).closed;
     expect(tries).toHaveLength(1);
     const kept = tries[0].token;
     // The worker that failed it voided its copy before it closed.
     expect(await voidedCopies([kept], { connection: redis.url, queueName: name })).toEqual(new Set([kept]));
-    fail = false;
-    workers.push(
-      startQueueWorker({
-        connection: redis.url,
-        queueName: name,
-        process: async (_job, control) => {
-          tries.push({ token: control.token, voids: await control.confirm() });
-          return 'ok';
-        },
-      }),
-    );
+    workers.push(copyKeeper(name, tries, () => false));
     const again = await enqueueSites([site], { connection: redis.url, queueName: name, wait: true });
     expect(again).toMatchObject({ requeued: 1, finished: 1, failed: [] });
     expect(tries[1].voids).toEqual([kept]);

@@ -163,6 +163,7 @@ export function sqliteStateStore(path: string, options: SqliteStateStoreOptions 
   // at 1,000 sites they are half a million rows.
   const getSitemaps = db.prepare(`SELECT url, data FROM sitemaps WHERE site = ?`);
   const getPages = db.prepare(`SELECT pages FROM page_digests WHERE site = ? AND url = ?`).pluck();
+  const getUnreachable = db.prepare(`SELECT site FROM sites WHERE unreachable IS NOT NULL`).pluck();
   const putSite = db.prepare(
     `INSERT OR REPLACE INTO sites (site, walked_at, full_walk_at, probed_at, lastmod_trust, unreachable)
      VALUES (?, ?, ?, ?, ?, ?)`,
@@ -259,6 +260,7 @@ export function sqliteStateStore(path: string, options: SqliteStateStoreOptions 
         const pages = getPages.get(site, url) as Buffer | undefined;
         return pages === undefined ? null : new Uint8Array(pages);
       }),
+    unreachableSites: () => guard(() => new Set(getUnreachable.all() as string[])),
     saveSite: (state, mark) => guard(() => save.immediate(state, mark)),
     lastMark: (runId) =>
       guard(() => {

@@ -7,9 +7,10 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 });
 
 const argv = process.argv.slice(2);
-if (argv[0] === 'batch') {
+if (argv[0] === 'batch' || argv[0] === 'worker') {
   // In a thread of its own with a small young generation (why: command-thread.ts); this thread
-  // loads nothing else.
+  // loads nothing else. `usp worker` runs the same site walks as `usp batch`, so it runs them in
+  // the same heap setting (its memory and CPU per site compare like with like).
   const { runInThread } = await import('./cli/command-thread.js');
   runInThread(argv);
 } else {

@@ -167,6 +167,21 @@ export function stateStoreSuite(name: string, factory: StateStoreFactory): void 
       expect((await store.loadSite(site))?.unreachable).toBeNull();
     });
 
+    it('lists the sites that gave no answer, when it has unreachableSites', async (ctx) => {
+      const store = await open();
+      if (store.unreachableSites === undefined) ctx.skip();
+      const mark = { at: 1_790_000_000_500, since: 1_790_000_000_500, reason: 'no answer' };
+      expect(await store.unreachableSites?.()).toEqual(new Set());
+      await store.saveSite({ ...siteState('https://dead.example/', []), unreachable: mark });
+      await store.saveSite({ ...siteState('https://gone.example/', []), unreachable: mark });
+      await store.saveSite(siteState('https://alive.example/', []));
+      expect(await store.unreachableSites?.()).toEqual(
+        new Set(['https://dead.example/', 'https://gone.example/']),
+      );
+      await store.saveSite(siteState('https://gone.example/', []));
+      expect(await store.unreachableSites?.()).toEqual(new Set(['https://dead.example/']));
+    });
+
     it('replaces a site as a whole: sitemaps no longer listed are gone', async () => {
       const store = await open();
       await store.saveSite(

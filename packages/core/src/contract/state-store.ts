@@ -128,6 +128,12 @@ export interface StateStore {
    * requested under), `null` when none is stored. A copy: editing it changes nothing stored.
    */
   loadPages(site: string, url: string): Promise<Uint8Array | null>;
+  /**
+   * The sites whose last walk got no answer (`SiteState.unreachable` set). Optional: a batch
+   * with a store that has it starts those sites before the others near them in its list (their
+   * one probe waits longest, and it should not be what a run ends on).
+   */
+  unreachableSites?(): Promise<ReadonlySet<string>>;
   /** Replaces the site's state (and records `mark`, when given) in one transaction. */
   saveSite(state: SiteState, mark?: RunMark): Promise<void>;
   /** The mark of the last site saved in `runId`, `null` when none. */

@@ -77,6 +77,73 @@ export interface XmlEngine {
 
 type MutableElement = { -readonly [K in keyof XmlElement]: XmlElement[K] };
 
+type SaxEvents = Pick<
+  SaxInternals,
+  | 'onopentag'
+  | 'onclosetag'
+  | 'ontext'
+  | 'oncdata'
+  | 'onattribute'
+  | 'onerror'
+  | 'ondoctype'
+  | 'onsgmldeclaration'
+>;
+
+/** A strict sax parser with the engine's options; its handlers always set in this order (one map). */
+function saxParser(events: SaxEvents): SaxInternals {
+  const p = sax.parser(true, {
+    position: false,
+    strictEntities: true,
+  } as sax.SAXOptions) as unknown as SaxInternals;
+  p.onopentag = events.onopentag;
+  p.onclosetag = events.onclosetag;
+  p.ontext = events.ontext;
+  p.oncdata = events.oncdata;
+  p.onattribute = events.onattribute;
+  p.onerror = events.onerror;
+  p.ondoctype = events.ondoctype;
+  p.onsgmldeclaration = events.onsgmldeclaration;
+  return p;
+}
+
+let saxSettled = false;
+
+/**
+ * Long enough for V8 to give sax's functions their feedback vectors (allocated only once a
+ * function has run a while), so what this document shows them, such as the root's close and the
+ * end of input, is known to the optimising compiler later; ~1.5 KB, parsed in well under 1 ms.
+ */
+const PRIMER = `<a>${'<b c="d">e</b>'.repeat(100)}</a>`;
+
+/**
+ * V8's optimising compiler treats an object field that has held one value so far as a constant:
+ * sax's options object, its handlers, `closedRoot` and `closed` all look constant until a second
+ * parser is made or the first document ends. When that happens after sax's `write` got hot (a
+ * parse worker's first document is a large urlset; the calling thread's, when a walk starts at
+ * one), the compiled `write` (both versions), `openTag`, `closeTag`, `closeText` and `emitNode`
+ * are thrown away and compiled again: the largest compile jobs of a parse, twice. Two throwaway
+ * parsers, one of them taken through a whole document, make those fields variable first, once
+ * per thread, while nothing is compiled yet.
+ */
+function settleSax(): void {
+  saxSettled = true;
+  const none = () => {};
+  const events: SaxEvents = {
+    onopentag: none,
+    onclosetag: none,
+    ontext: none,
+    oncdata: none,
+    onattribute: none,
+    onerror: none,
+    ondoctype: none,
+    onsgmldeclaration: none,
+  };
+  saxParser(events);
+  const p = saxParser({ ...events, onopentag: () => {} });
+  p.write(PRIMER);
+  p.close();
+}
+
 /** sax's parser fields we read to bound its buffers (not in its type declarations). */
 interface SaxInternals {
   state: number;
@@ -186,19 +253,17 @@ class Engine implements XmlEngine {
     this.#ctx = options.ctx;
     this.#formatCtx = options.formatCtx ?? options.ctx;
     this.#limits = { ...DEFAULT_XML_LIMITS, ...options.limits };
-    const p = sax.parser(true, {
-      position: false,
-      strictEntities: true,
-    } as sax.SAXOptions) as unknown as SaxInternals;
-    p.onopentag = (tag) => this.#open(tag.name, tag.attributes);
-    p.onclosetag = () => this.#close();
-    p.ontext = (t) => this.#addText(t);
-    p.oncdata = (t) => this.#addText(t);
-    p.onattribute = (attr) => this.#attribute(attr.name);
-    p.onerror = (e) => this.#error(e);
-    p.ondoctype = (doctype) => this.#refuse('DOCTYPE', doctype);
-    p.onsgmldeclaration = (decl) => this.#declaration(decl);
-    this.#p = p;
+    if (!saxSettled) settleSax();
+    this.#p = saxParser({
+      onopentag: (tag) => this.#open(tag.name, tag.attributes),
+      onclosetag: () => this.#close(),
+      ontext: (t) => this.#addText(t),
+      oncdata: (t) => this.#addText(t),
+      onattribute: (attr) => this.#attribute(attr.name),
+      onerror: (e) => this.#error(e),
+      ondoctype: (doctype) => this.#refuse('DOCTYPE', doctype),
+      onsgmldeclaration: (decl) => this.#declaration(decl),
+    });
   }
 
   get done(): boolean {
