@@ -61,28 +61,29 @@ return {1, 0, delay}
 `;
 
 /**
- * KEYS: leases, waiting. ARGV: lease id, wake-up channel, host, process id, maxWaitMs, yield.
- * Drops the lease; publishes the host on the channel only when a process was refused a slot lately
+ * KEYS: leases, waiting. ARGV: wake-up channel, host, process id, maxWaitMs, yield, then the lease
+ * ids to drop (one or more: a process gives back every idle lease of a host in one call).
+ * Drops the leases; publishes the host on the channel only when a process was refused a slot lately
  * (the wake-up costs every process a message, so it is not sent when nobody waits). With yield
  * `1`, the slot is reserved for the other process that waits longest, if any.
  */
 export const RELEASE_LUA = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local maxWait = tonumber(ARGV[5])
-redis.call('ZREM', KEYS[1], ARGV[1])
+local maxWait = tonumber(ARGV[4])
+for i = 6, #ARGV do redis.call('ZREM', KEYS[1], ARGV[i]) end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - maxWait - 1000)
 if redis.call('ZCARD', KEYS[2]) == 0 then return 0 end
-if ARGV[6] == '1' then
+if ARGV[5] == '1' then
   local first = redis.call('ZRANGE', KEYS[2], 0, 1)
   local to = first[1]
-  if to == ARGV[4] then to = first[2] end
+  if to == ARGV[3] then to = first[2] end
   if to then
     redis.call('ZADD', KEYS[1], now + maxWait + 1000, 'for:' .. to)
     redis.call('ZREM', KEYS[2], to)
   end
 end
-redis.call('PUBLISH', ARGV[2], ARGV[3])
+redis.call('PUBLISH', ARGV[1], ARGV[2])
 return 1
 `;
 

@@ -86,12 +86,12 @@ interface GateCommands {
   uspGateRelease(
     leases: string,
     waiting: string,
-    leaseId: string,
     channel: string,
     host: string,
     owner: string,
     maxWaitMs: number,
     yieldSlot: 0 | 1,
+    ...leaseIds: string[]
   ): Promise<number>;
   uspGateRenew(leases: string, leaseMs: number, ...ids: string[]): Promise<number>;
 }
@@ -229,21 +229,21 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
   );
 
   /**
-   * Gives lease `id` back to Redis, waking other processes' asks when some wait; with `yieldSlot`,
-   * reserves the slot for the process that waits longest.
+   * Gives leases `ids` of `host` back to Redis in one call, waking other processes' asks when some
+   * wait; with `yieldSlot`, reserves a slot for the process that waits longest.
    */
-  function giveBack(host: string, id: string, yieldSlot: 0 | 1 = 0): Promise<unknown> {
+  function giveBack(host: string, ids: readonly string[], yieldSlot: 0 | 1 = 0): Promise<unknown> {
     // Also after close(): an ask in flight then is granted before close() has its replies.
     return commands
       .uspGateRelease(
         key(host, 'leases'),
         key(host, 'waiting'),
-        id,
         channel,
         host,
         owner,
         maxWaitMs,
         yieldSlot,
+        ...ids,
       )
       .catch(() => {
         // Unreachable: the lease expires on its own after leaseMs.
@@ -266,9 +266,13 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
       }
       if (!more && h.delayMs === 0 && uses < MAX_HANDOVERS && h.held.has(id)) {
         const timer = setTimeout(() => {
-          h.idle.delete(id);
-          h.held.delete(id);
-          giveBack(host, id);
+          // The host's other idle slots go back with this one: one round trip, not one each (a
+          // walk's two slots fall idle together at its end). Giving a slot back early is safe.
+          const ids = [...h.idle.keys()];
+          for (const idle of h.idle.values()) clearTimeout(idle.timer);
+          h.idle.clear();
+          for (const idle of ids) h.held.delete(idle);
+          giveBack(host, ids);
           forget(host, h);
         }, LINGER_MS);
         timer.unref?.();
@@ -278,7 +282,7 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
       h.held.delete(id);
       // At the end of a run of handovers, a process that waits for the host gets this slot next
       // (the ask started by `pump` reaches Redis after the release, on the same connection).
-      giveBack(host, id, more ? 1 : 0);
+      giveBack(host, [id], more ? 1 : 0);
       pump(host, h);
     });
   }
@@ -323,7 +327,7 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
           h.missed = 0;
           if (h.queue.length === 0 || closed) {
             // Every waiter gave up meanwhile.
-            giveBack(host, id);
+            giveBack(host, [id]);
           } else {
             h.held.add(id);
             grant(host, h, id, 1);
@@ -422,9 +426,7 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
           if (w.onAbort !== null) w.signal?.removeEventListener('abort', w.onAbort);
           w.reject(new UspError('USP_CLOSED', 'the politeness gate is closed'));
         }
-        for (const id of h.held) {
-          pending.push(giveBack(host, id));
-        }
+        if (h.held.size > 0) pending.push(giveBack(host, [...h.held]));
         h.held.clear();
       }
       hosts.clear();

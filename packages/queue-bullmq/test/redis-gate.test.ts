@@ -236,6 +236,25 @@ describe('redisPolitenessGate', () => {
     expect(await admin.zcard('usp:gate:{a.example}:leases')).toBe(0);
   });
 
+  it("gives a host's slots that fell idle together back to Redis in one call", async () => {
+    const g = gate({ perHost: 2 });
+    (await g.acquire('warm.example'))();
+    await admin.config('RESETSTAT');
+    const [a, b] = await Promise.all([g.acquire('a.example'), g.acquire('a.example')]);
+    expect(await admin.zcard('usp:gate:{a.example}:leases')).toBe(2);
+    a();
+    b();
+    // Kept a moment for a next request of the walk, then given back (no clock: each turn is a round trip).
+    while ((await admin.zcard('usp:gate:{a.example}:leases')) > 0) await turns(1);
+    // Two asks and one release, where each slot used to go back on its own (four).
+    expect(await calls('evalsha')).toBe(3);
+    // Both slots are free for another process.
+    const other = gate({ perHost: 2, maxWaitMs: 60_000 });
+    const [c, d] = await Promise.all([other.acquire('a.example'), other.acquire('a.example')]);
+    c();
+    d();
+  });
+
   it('publishes a wake-up on release only when some process waits', async () => {
     const one = gate({ perHost: 1, maxWaitMs: 60_000 });
     const two = gate({ perHost: 1, maxWaitMs: 60_000 });
