@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 const CAP = fileURLToPath(new URL('../dist/cli/semi-space-cap.js', import.meta.url));
 if (!existsSync(CAP)) throw new Error(`${CAP} is missing: run \`pnpm --filter usp build\` first`);
 
+// The child runs as an ES module, and so does its eval'd worker (Node passes --input-type on).
 // Allocates garbage with a little surviving each scavenge (what makes V8 grow the semi-spaces),
 // yielding to the event loop as a walk does; a worker thread starts part-way, as a parse worker
 // does, since a new isolate resets the growth factor.
@@ -20,34 +21,55 @@ if (process.argv[2] === 'cap') (await import(process.argv[1])).capSemiSpaces(2);
 const kept = [];
 let garbage = [];
 let worker = null;
-for (let round = 0; round < 1000 && young() <= 8; round++) {
+let workerYoung = null;
+const WORKER = \`
+import { parentPort } from 'node:worker_threads';
+import { getHeapSpaceStatistics } from 'node:v8';
+const kept = [];
+let garbage = [];
+for (let i = 0; i < 3_000_000; i++) {
+  garbage.push({ i });
+  if (garbage.length > 2_000) garbage = [];
+  if (i % 500 === 0) kept.push(i);
+}
+parentPort.postMessage(getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / 1048576);
+\`;
+for (let round = 0; round < 1000 && (young() <= 8 || round <= 300); round++) {
   for (let i = 0; i < 20_000; i++) {
     garbage.push({ i, s: 'x' + (i % 997) });
     if (garbage.length > 2_000) garbage = [];
     if (i % 500 === 0) kept.push(i);
   }
-  if (round === 300) worker = new Worker('setTimeout(() => {}, 10)', { eval: true });
+  if (round === 300) {
+    worker = new Worker(WORKER, { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+    workerYoung = new Promise((resolve) => worker.once('message', resolve));
+  }
   await new Promise((resolve) => setImmediate(resolve));
 }
-await worker?.terminate();
-process.stdout.write(JSON.stringify({ youngMb: young() }) + '\\n');
+const workerMb = await workerYoung;
+await worker.terminate();
+process.stdout.write(JSON.stringify({ youngMb: young(), workerMb }) + '\\n');
 `;
 
-async function youngGenerationMb(cap: boolean): Promise<number> {
+async function youngGenerationMb(cap: boolean): Promise<{ youngMb: number; workerMb: number }> {
   const run = await runNode(
     ['--input-type=module', '--eval', CHILD, pathToFileURL(CAP).href, cap ? 'cap' : 'none'],
     { guardMs: 60_000 },
   );
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
-  return (lastJsonLine(run) as { youngMb: number }).youngMb;
+  return lastJsonLine(run) as { youngMb: number; workerMb: number };
 }
 
 describe('capSemiSpaces', () => {
   it('keeps the young generation at the cap, also after a worker thread starts', async () => {
     // Without the cap the same allocation grows it past 8 MiB (the loop's end): the test can fail.
-    expect(await youngGenerationMb(false)).toBeGreaterThan(8);
-    // Two semi-spaces of 2 MiB.
-    expect(await youngGenerationMb(true)).toBeLessThanOrEqual(4);
+    // A worker with a 4 MB young generation reaches its maximum, two semi-spaces of 2 MiB.
+    const free = await youngGenerationMb(false);
+    expect(free.youngMb).toBeGreaterThan(8);
+    expect(free.workerMb).toBe(4);
+    // Two semi-spaces of 2 MiB in the main thread; the worker, which cannot grow once the factor
+    // is 1, starts at its maximum.
+    expect(await youngGenerationMb(true)).toEqual({ youngMb: 4, workerMb: 4 });
   });
 });

@@ -108,8 +108,9 @@ exit status:
 
 /**
  * The main thread's semi-spaces, MiB (V8's own limit is 16). On the bench's 1M-URL site, peak RSS
- * of the process: tabtree 162 -> 146 MiB, `--parse-workers 0` 131 -> 105-122 MiB (under load,
- * paired runs); 8 MiB saved less in tabtree. Why it is done this way: semi-space-cap.ts.
+ * of the process in paired runs under load: tabtree 158-169 -> 134-146 MiB, `--parse-workers 0`
+ * 130-140 -> 100-114 MiB. 8 MiB saved less in tabtree (146-156); 2 MiB cost more in one-thread
+ * mode (120 MiB: more is promoted). Why it is done this way: semi-space-cap.ts.
  */
 const LS_SEMI_SPACE_MB = 4;
 
