@@ -14,11 +14,11 @@
 // the queue's; with more workers each extra process also warms up its own JIT, shown but not the
 // target); two workers are >= 1.7x one in wall time. Also checked: the same pages as the local batch, each once; the per-host limit held
 // across workers (counted by the farm).
-// Usage: node src/queue.mjs [--sites N] [--workers 1,2,4] [--latency-ms 50] [--rounds 3] [--cli FILE] [--state]
+// Usage: node src/queue.mjs [--sites N] [--workers 1,2,4] [--latency-ms 50] [--rounds 3] [--cli FILE] [--callgrind] [--state]
 //                           [--out results/queue.md] [--json FILE]
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +39,7 @@ const { values } = parseArgs({
     json: { type: 'string' },
     rounds: { type: 'string', default: '3' },
     cli: { type: 'string' },
+    callgrind: { type: 'boolean', default: false },
   },
 });
 // --cli: another checkout's built CLI (e.g. /work/wt/base9/packages/usp/dist/cli.js) for an A/B.
@@ -46,10 +47,43 @@ const CLI = values.cli ?? fileURLToPath(new URL('../../packages/usp/dist/cli.js'
 const SITES_PER_PROCESS = '16';
 const PER_HOST = 2;
 // Short network limits: the farm's hung host costs each run the same few seconds, not minutes.
-const NET = ['--allow-private-networks', '--timeout', '3s', '--retries', '1', '--site-deadline', '30s'];
+// Under callgrind (~50x slower) the limits are raised so that no site is cut short by the tool.
+const NET = values.callgrind
+  ? ['--allow-private-networks', '--timeout', '60s', '--retries', '1', '--site-deadline', '900s']
+  : ['--allow-private-networks', '--timeout', '3s', '--retries', '1', '--site-deadline', '30s'];
 // What the local batch and every worker are given alike; -v: a line per site on stderr (the
 // workers' first one says they are ready).
 const WALK = ['--sites', SITES_PER_PROCESS, '--per-host', String(PER_HOST), '--no-progress', '-v', ...NET];
+
+let cgRuns = 0;
+/**
+ * A CLI process under GNU time; with --callgrind, under callgrind too, and its "CPU" is then its
+ * instructions (all threads) in units of 10^9: the same counts whatever the machine's load.
+ */
+function cli(args) {
+  if (!values.callgrind) return timed(process.execPath, [CLI, ...args]);
+  const dir = join(work, `cg-${++cgRuns}`);
+  mkdirSync(dir);
+  const t = timed('valgrind', [
+    '--tool=callgrind',
+    '--smc-check=all-non-file',
+    `--callgrind-out-file=${dir}/cg.%p`,
+    process.execPath,
+    CLI,
+    ...args,
+  ]);
+  return {
+    child: t.child,
+    done: t.done.then((r) => {
+      let ir = 0;
+      for (const name of readdirSync(dir)) {
+        const m = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dir, name), 'utf8'));
+        if (m !== null) ir += Number(m[1]);
+      }
+      return { ...r, cpuS: ir / 1e9 };
+    }),
+  };
+}
 
 /** SIGTERM to the process GNU time runs (time itself would die of it and leave the child behind). */
 function stopUnderTime(child) {
@@ -112,7 +146,7 @@ async function local(list, name) {
   farm.resetCounters();
   const out = join(work, name);
   const state = values.state ? ['--state', join(work, `${name}.sqlite`)] : [];
-  const t = await timed(process.execPath, [CLI, 'batch', '--out', out, ...WALK, ...state, list]).done;
+  const t = await cli(['batch', '--out', out, ...WALK, ...state, list]).done;
   if (t.code !== 0) throw new Error(`usp batch exited ${t.code}: ${t.stderr}`);
   return {
     ...t,
@@ -131,8 +165,7 @@ async function queued(workers, list, name) {
   const state = values.state ? ['--state', redis.url] : [];
   const procs = [];
   for (let w = 0; w < workers; w++) {
-    const p = timed(process.execPath, [
-      CLI,
+    const p = cli([
       'worker',
       '--queue',
       redis.url,
@@ -149,16 +182,8 @@ async function queued(workers, list, name) {
   }
   // Every worker is connected and waiting before the producer starts the clock.
   await Promise.all(procs.map((p) => stderrMatch(p.child, /usp: worker w\d+ on /)));
-  const producer = await timed(process.execPath, [
-    CLI,
-    'batch',
-    '--queue',
-    redis.url,
-    '--queue-name',
-    name,
-    '--no-progress',
-    list,
-  ]).done;
+  const producer = await cli(['batch', '--queue', redis.url, '--queue-name', name, '--no-progress', list])
+    .done;
   for (const p of procs) stopUnderTime(p.child);
   const ws = await Promise.all(procs.map((p) => p.done));
   if (producer.code !== 0) throw new Error(`producer exited ${producer.code}: ${producer.stderr}`);
@@ -311,7 +336,7 @@ try {
   const lines = [
     `# Queue benchmark (issue 18)`,
     '',
-    `\`node bench/src/queue.mjs --sites ${n} --workers ${values.workers} --latency-ms ${latencyMs} --rounds ${roundCount}${values.state ? ' --state' : ''}\`, ${new Date().toISOString()}, ` +
+    `\`node bench/src/queue.mjs --sites ${n} --workers ${values.workers} --latency-ms ${latencyMs} --rounds ${roundCount}${values.callgrind ? ' --callgrind' : ''}${values.state ? ' --state' : ''}\`, ${new Date().toISOString()}, ` +
       `${n} farm sites (${Object.entries(kinds)
         .map(([k, c]) => `${c} ${k}`)
         .join(
@@ -320,6 +345,12 @@ try {
       `--per-host ${PER_HOST}, state ${values.state ? 'SQLite (local) / Redis (queue)' : 'none'}. ` +
       `CPU is user + sys of each process under GNU time (workers + producer for the queue; Redis apart, from /proc); "per site" takes off each process's own start-up CPU, measured on an empty list right before it ` +
       `(usp batch ${round(idleLocal.cpuS)} s; ${shown.map((w) => `${w} worker(s) ${idle[w].workerCpuS.map((c) => round(c)).join(' / ')} s + producer ${round(idle[w].producerCpuS)} s`).join(', ')}).`,
+    ...(values.callgrind
+      ? [
+          '',
+          'Under callgrind (`--callgrind`): every "CPU" figure of the processes below counts instructions, all threads, 10^9 for "s" and 10^6 for "ms" (repeatable whatever the load); peak RSS and wall are valgrind\'s; the floor is still CPU time.',
+        ]
+      : []),
     '',
     `Queue overhead per site with one worker + producer, median of ${roundCount} paired rounds: **${signed(medianPct, 1)} %** (rounds ${spread}).`,
     '',
