@@ -7,10 +7,9 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 });
 
 const argv = process.argv.slice(2);
-if (argv[0] === 'batch' || argv[0] === 'worker') {
+if (argv[0] === 'batch') {
   // In a thread of its own with a small young generation (why: command-thread.ts); this thread
-  // loads nothing else. `usp worker` runs the same site walks as `usp batch`, so it runs them in
-  // the same heap setting (its memory and CPU per site compare like with like).
+  // loads nothing else. Not `usp worker`: there the thread cost CPU per site (docs/memory.md).
   const { runInThread } = await import('./cli/command-thread.js');
   runInThread(argv);
 } else {
