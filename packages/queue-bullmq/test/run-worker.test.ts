@@ -7,11 +7,12 @@ import {
   batchWalk,
   memorySink,
   memoryStateStore,
+  type NdjsonSink,
   openNdjsonSink,
   readJournal,
   type SiteResult,
 } from '@usp-ts/batch';
-import { createRegistry } from '@usp-ts/core';
+import { createRegistry, type StateStore } from '@usp-ts/core';
 import { createWebClient } from '@usp-ts/fetcher';
 import { robotsTxt } from '@usp-ts/format-robots';
 import { xmlSitemap } from '@usp-ts/format-xml-sitemap';
@@ -142,6 +143,82 @@ function readByRule(dirs: string[]): { sites: string[]; pages: string[] } {
 }
 const client = () => opened.track(createWebClient({ allowPrivateNetworks: true, retries: 1 }));
 
+/**
+ * A memory state store whose save of `site` throws (`times` times): the try has kept its rows by
+ * then, so it fails with a copy in the files.
+ */
+function failingSaveOf(site: string, times = 1): StateStore {
+  const state = memoryStateStore();
+  const saveSite = state.saveSite.bind(state);
+  let left = times;
+  (state as { saveSite: typeof saveSite }).saveSite = async (s, mark) => {
+    if (left > 0 && s.site === site) {
+      left--;
+      throw new Error('state store unreachable');
+    }
+    return saveSite(s, mark);
+  };
+  return state;
+}
+
+/** The lines of an NDJSON file in `dir`, parsed (rows and journal lines of several shapes). */
+function readNdjson(dir: string, file: string): ReturnType<typeof JSON.parse>[] {
+  return readFileSync(join(dir, file), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l));
+}
+
+/**
+ * Three sites walked by one worker into NDJSON files in `dir`, where the state of `homes[failAt]`
+ * fails to save once after its rows were kept: that try fails and the site is walked again (two
+ * tries a job). Returns with the worker stopped and the sink still open.
+ */
+async function walkWithOneFailedSave(
+  dir: string,
+  queueName: string,
+  failAt: number,
+  workerOptions: { sites?: number } = {},
+): Promise<{ sink: NdjsonSink; homes: string[]; pages: Set<string> }> {
+  const { homes, pages } = await sites(3, new HostMeter());
+  const sink = await openNdjsonSink({
+    dir,
+    voidedCopies: (tokens) => voidedCopies(tokens, { connection: redis.url, queueName }),
+  });
+  const worker = runWorker({
+    connection: redis.url,
+    queueName,
+    webClient: client(),
+    registry: registry(),
+    sink,
+    state: failingSaveOf(homes[failAt]),
+    ...workerOptions,
+    name: 'w',
+  });
+  const done = await enqueueSites(homes, {
+    connection: redis.url,
+    queueName,
+    wait: true,
+    attempts: 2,
+    backoffMs: 0,
+  });
+  await worker.stop();
+  expect(done).toMatchObject({ finished: 3, failed: [] });
+  return { sink, homes, pages };
+}
+
+/** The closed sink's files in `dir` hold every site once and every page once, read plainly. */
+function expectEachOnce(dir: string, homes: readonly string[], pages: ReadonlySet<string>): void {
+  expect(
+    readNdjson(dir, 'sites.ndjson')
+      .map((r) => r.site)
+      .sort(),
+  ).toEqual([...homes].sort());
+  const urls = readNdjson(dir, 'pages.ndjson').map((p) => p.url);
+  expect(urls.length).toBe(pages.size);
+  expect(new Set(urls)).toEqual(pages);
+}
+
 describe('runWorker', () => {
   it('walks the sites with the batch job on several workers: the local batch pages, exactly once, per-host limit held across workers', async () => {
     const meter = new HostMeter();
@@ -195,114 +272,31 @@ describe('runWorker', () => {
   });
 
   it('a try that kept its rows and then failed (its state not saved) is walked again: the new copy voids it, and the worker cuts it from its files at close', async () => {
-    const meter = new HostMeter();
-    const { homes, pages } = await sites(3, meter);
-    const queueName = 'void-on-retry';
     const dir = mkdtempSync(join(tmpdir(), 'usp-void-'));
     try {
-      const sink = await openNdjsonSink({
-        dir,
-        voidedCopies: (tokens) => voidedCopies(tokens, { connection: redis.url, queueName }),
-      });
-      const state = memoryStateStore();
-      const saveSite = state.saveSite.bind(state);
-      let failOnce = true;
       // The rows of homes[0] are in the files when its state fails to save: the try fails.
-      (state as { saveSite: typeof saveSite }).saveSite = async (site, mark) => {
-        if (failOnce && site.site === homes[0]) {
-          failOnce = false;
-          throw new Error('state store unreachable');
-        }
-        return saveSite(site, mark);
-      };
-      const worker = runWorker({
-        connection: redis.url,
-        queueName,
-        webClient: client(),
-        registry: registry(),
-        sink,
-        state,
-        name: 'w',
-      });
-      const done = await enqueueSites(homes, {
-        connection: redis.url,
-        queueName,
-        wait: true,
-        attempts: 2,
-        backoffMs: 0,
-      });
-      await worker.stop();
-      expect(done).toMatchObject({ finished: 3, failed: [] });
-      const read = (file: string) =>
-        readFileSync(join(dir, file), 'utf8')
-          .split('\n')
-          .filter((l) => l !== '')
-          .map((l) => JSON.parse(l));
+      const { sink, homes, pages } = await walkWithOneFailedSave(dir, 'void-on-retry', 0);
       // Before close: the first copy is still there, and the second names it.
-      const entries = read('journal.ndjson').filter((l) => l.type === 'site' && l.site === homes[0]);
+      const entries = readNdjson(dir, 'journal.ndjson').filter(
+        (l) => l.type === 'site' && l.site === homes[0],
+      );
       expect(entries).toHaveLength(2);
       expect(entries[1].voids).toEqual([entries[0].token]);
       await sink.close();
-      expect(
-        read('sites.ndjson')
-          .map((r) => r.site)
-          .sort(),
-      ).toEqual([...homes].sort());
-      const urls = read('pages.ndjson').map((p) => p.url);
-      expect(urls.length).toBe(pages.size);
-      expect(new Set(urls)).toEqual(pages);
+      expectEachOnce(dir, homes, pages);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
   it('one worker slot walks site after site under one BullMQ lock token: a retried site voids its own earlier copy only, never the copies of the other sites of that slot', async () => {
-    const meter = new HostMeter();
-    const { homes, pages } = await sites(3, meter);
     const queueName = 'void-one-slot';
     const dir = mkdtempSync(join(tmpdir(), 'usp-void-slot-'));
     try {
-      const sink = await openNdjsonSink({
-        dir,
-        voidedCopies: (tokens) => voidedCopies(tokens, { connection: redis.url, queueName }),
-      });
-      const state = memoryStateStore();
-      const saveSite = state.saveSite.bind(state);
-      let failOnce = true;
       // One site at a time: BullMQ hands the slot's next job the token of the one it just completed.
       // homes[0] completes, then homes[1] keeps its rows and fails on its state, and is walked again.
-      (state as { saveSite: typeof saveSite }).saveSite = async (site, mark) => {
-        if (failOnce && site.site === homes[1]) {
-          failOnce = false;
-          throw new Error('state store unreachable');
-        }
-        return saveSite(site, mark);
-      };
-      const worker = runWorker({
-        connection: redis.url,
-        queueName,
-        webClient: client(),
-        registry: registry(),
-        sink,
-        state,
-        sites: 1,
-        name: 'w',
-      });
-      const done = await enqueueSites(homes, {
-        connection: redis.url,
-        queueName,
-        wait: true,
-        attempts: 2,
-        backoffMs: 0,
-      });
-      await worker.stop();
-      expect(done).toMatchObject({ finished: 3, failed: [] });
-      const read = (file: string) =>
-        readFileSync(join(dir, file), 'utf8')
-          .split('\n')
-          .filter((l) => l !== '')
-          .map((l) => JSON.parse(l));
-      const entries = read('journal.ndjson').filter((l) => l.type === 'site');
+      const { sink, homes, pages } = await walkWithOneFailedSave(dir, queueName, 1, { sites: 1 });
+      const entries = readNdjson(dir, 'journal.ndjson').filter((l) => l.type === 'site');
       expect(entries.map((e) => e.site).sort()).toEqual([homes[0], homes[1], homes[1], homes[2]].sort());
       // Each copy has a name of its own, and the second copy of homes[1] voids the first one only.
       expect(new Set(entries.map((e) => e.token)).size).toBe(4);
@@ -311,14 +305,7 @@ describe('runWorker', () => {
       const tokens = entries.map((e) => e.token);
       expect([...(await voidedCopies(tokens, { connection: redis.url, queueName }))]).toEqual([first.token]);
       await sink.close();
-      expect(
-        read('sites.ndjson')
-          .map((r) => r.site)
-          .sort(),
-      ).toEqual([...homes].sort());
-      const urls = read('pages.ndjson').map((p) => p.url);
-      expect(urls.length).toBe(pages.size);
-      expect(new Set(urls)).toEqual(pages);
+      expectEachOnce(dir, homes, pages);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -333,12 +320,7 @@ describe('runWorker', () => {
       // Run 1: the rows of homes[0] are in the files when its state fails to save, and it has no
       // try left. Its worker is then lost (its files never opened again, nothing cut from them).
       const lost = await openNdjsonSink({ dir: dirs[0] });
-      const state = memoryStateStore();
-      const saveSite = state.saveSite.bind(state);
-      (state as { saveSite: typeof saveSite }).saveSite = async (site, mark) => {
-        if (site.site === homes[0]) throw new Error('state store unreachable');
-        return saveSite(site, mark);
-      };
+      const state = failingSaveOf(homes[0], Number.POSITIVE_INFINITY);
       const first = runWorker({
         connection: redis.url,
         queueName,

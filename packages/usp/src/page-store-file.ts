@@ -138,11 +138,7 @@ function storedInFile(
     if (file === null) return;
     yield* readRecords(file, chunkBytes, decodePage);
   }
-  function* lines(
-    indent: string,
-    stripPrefix: string,
-    buffers?: LineBuffers,
-  ): Generator<Uint8Array, void, boolean | undefined> {
+  function* lines(indent: string, stripPrefix: string, buffers?: LineBuffers): UrlLines {
     if (file === null) return;
     yield* urlLines(file, chunkBytes, decodePage, indent, stripPrefix, buffers);
   }

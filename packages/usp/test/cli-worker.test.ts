@@ -229,6 +229,32 @@ function stderrLine(child: ChildProcess, re: RegExp): Promise<void> {
   });
 }
 
+/** Starts the producer of the farm's sites on queue `name`; resolves with its exit code and stderr. */
+function produce(name: string): Promise<{ code: number | null; stderr: string }> {
+  const producer = spawnCli(['batch', '--queue', redis.url, '--queue-name', name, sitesFile]);
+  children.push(producer);
+  let stderr = '';
+  producer.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString('utf8');
+  });
+  return once(producer, 'close').then(([code]) => ({ code: code as number | null, stderr }));
+}
+
+/**
+ * The reader view of the workers' directories under `out` (the README's rule) holds every site
+ * of the farm exactly once; a failure lists the journal lines of the sites in question.
+ */
+function wholeReaderView(out: string): { sites: Row[]; pages: Row[]; twice: string[] } {
+  const view = readerView(out);
+  const homepages = farm.sites.map((s) => s.homepage);
+  const missing = missingSites(view, homepages);
+  const twice = view.twice.map((t) => t.split(' ')[0]);
+  expect(missing, `missing from the reader view:\n${journalsOn(out, missing)}`).toEqual([]);
+  expect(view.twice, `twice in the reader view:\n${journalsOn(out, twice)}`).toEqual([]);
+  expect(view.sites.map((r) => r.site).sort()).toEqual([...homepages].sort());
+  return view;
+}
+
 async function stop(child: ChildProcess): Promise<number | null> {
   child.kill('SIGTERM');
   return closed.get(child) ?? null;
@@ -256,28 +282,17 @@ describe('usp worker and usp batch --queue', () => {
     farm.resetCounters();
     const out = join(dir, 'distributed');
     const workers = ['w1', 'w2', 'w3'].map((id) => worker('kill', out, id, ['--per-host', '1']));
-    const producer = spawnCli(['batch', '--queue', redis.url, '--queue-name', 'kill', sitesFile]);
-    children.push(producer);
-    let producerErr = '';
-    producer.stderr?.on('data', (d: Buffer) => {
-      producerErr += d.toString('utf8');
-    });
+    const producer = produce('kill');
     // Once w1 has finished a site (reported to BullMQ), it has others in flight: kill it there.
     await stderrLine(workers[0], /usp: http:\/\/\S+: \w+/);
     workers[0].kill('SIGKILL');
-    const [code] = await once(producer, 'close');
+    const { code, stderr: producerErr } = await producer;
     expect(code, producerErr).toBe(0);
     expect(producerErr).toMatch(/usp batch: 50 sites \(/);
     expect(await stop(workers[1])).toBe(0);
     expect(await stop(workers[2])).toBe(0);
 
-    const view = readerView(out);
-    const homepages = farm.sites.map((s) => s.homepage);
-    const missing = missingSites(view, homepages);
-    const twice = view.twice.map((t) => t.split(' ')[0]);
-    expect(missing, `missing from the reader view:\n${journalsOn(out, missing)}`).toEqual([]);
-    expect(view.twice, `twice in the reader view:\n${journalsOn(out, twice)}`).toEqual([]);
-    expect(view.sites.map((r) => r.site).sort()).toEqual([...homepages].sort());
+    const view = wholeReaderView(out);
     expect(keys(view.pages)).toEqual(expected);
     expect(farm.totals().maxInFlightPerHost).toBe(1);
   });
@@ -295,12 +310,7 @@ describe('usp worker and usp batch --queue', () => {
     // k1 and k3 die right after the journal line of their first site: k1 is restarted later, k3 never.
     // Their locks outlive them by 10 s, so neither takes over a site of the other before it dies.
     const killed = ['k1', 'k3'].map((id) => worker('once', out, id, ['--lock-duration', '10s'], fault));
-    const producer = spawnCli(['batch', '--queue', redis.url, '--queue-name', 'once', sitesFile]);
-    children.push(producer);
-    let producerErr = '';
-    producer.stderr?.on('data', (d: Buffer) => {
-      producerErr += d.toString('utf8');
-    });
+    const producer = produce('once');
     for (const k of killed) {
       await closed.get(k);
       expect(k.signalCode, stderrOf.get(k)).toBe('SIGKILL');
@@ -308,7 +318,7 @@ describe('usp worker and usp batch --queue', () => {
     const firstCopies = ['k1', 'k3'].map((id) => journal(join(out, id)).filter((l) => l.type === 'site'));
     for (const copies of firstCopies) expect(copies).toHaveLength(1);
     const k2 = worker('once', out, 'k2');
-    const [code] = await once(producer, 'close');
+    const { code, stderr: producerErr } = await producer;
     expect(code, producerErr).toBe(0);
     expect(producerErr).toMatch(/usp batch: 50 sites \(/);
     expect(await stop(k2)).toBe(0);
@@ -320,14 +330,7 @@ describe('usp worker and usp batch --queue', () => {
       expect(k2Lines.find((l) => l.site === copy.site)?.voids).toEqual([copy.token]);
     }
     // The reader rule: every site once, each page once, the pages of usp batch.
-    const view = readerView(out);
-    const missing = missingSites(
-      view,
-      farm.sites.map((s) => s.homepage),
-    );
-    expect(missing, `missing from the reader view:\n${journalsOn(out, missing)}`).toEqual([]);
-    expect(view.twice).toEqual([]);
-    expect(view.sites.map((r) => r.site).sort()).toEqual(farm.sites.map((s) => s.homepage).sort());
+    const view = wholeReaderView(out);
     expect(keys(view.pages)).toEqual(expected);
 
     // Restarted under its id, k1 cuts its void copy out of its files: plain reading is exactly-once.
@@ -352,44 +355,28 @@ describe('usp worker and usp batch --queue', () => {
       USP_KILL_AFTER_SITES: '2',
     };
     const k1 = worker('slot', out, 'k1', ['--sites', '1'], fault);
-    const producer = spawnCli(['batch', '--queue', redis.url, '--queue-name', 'slot', sitesFile]);
-    children.push(producer);
-    let producerErr = '';
-    producer.stderr?.on('data', (d: Buffer) => {
-      producerErr += d.toString('utf8');
-    });
+    const producer = produce('slot');
     await closed.get(k1);
     expect(k1.signalCode, stderrOf.get(k1)).toBe('SIGKILL');
     const copies = journal(join(out, 'k1')).filter((l) => l.type === 'site');
     expect(copies).toHaveLength(2);
     const k2 = worker('slot', out, 'k2');
-    const [code] = await once(producer, 'close');
+    const { code, stderr: producerErr } = await producer;
     expect(code, producerErr).toBe(0);
     expect(await stop(k2)).toBe(0);
     const k2Lines = journal(join(out, 'k2'));
     expect(k2Lines.find((l) => l.site === copies[1].site)?.voids).toEqual([copies[1].token]);
     expect(k2Lines.find((l) => l.site === copies[0].site)).toBeUndefined();
-    const view = readerView(out);
-    const missing = missingSites(
-      view,
-      farm.sites.map((s) => s.homepage),
-    );
-    expect(missing, `missing from the reader view:\n${journalsOn(out, missing)}`).toEqual([]);
-    expect(view.twice).toEqual([]);
+    wholeReaderView(out);
   });
 
   it('goes on when Redis restarts mid-run: nothing lost, nothing twice', { timeout: 180_000 }, async () => {
     const out = join(dir, 'restart');
     const workers = ['r1', 'r2'].map((id) => worker('restart', out, id));
-    const producer = spawnCli(['batch', '--queue', redis.url, '--queue-name', 'restart', sitesFile]);
-    children.push(producer);
-    let producerErr = '';
-    producer.stderr?.on('data', (d: Buffer) => {
-      producerErr += d.toString('utf8');
-    });
+    const producer = produce('restart');
     await stderrLine(workers[0], /usp: http:\/\/\S+: \w+/);
     await redis.restart();
-    const [code] = await once(producer, 'close');
+    const { code, stderr: producerErr } = await producer;
     expect(code, producerErr).toBe(0);
     expect(producerErr).toMatch(/usp batch: 50 sites \(/);
     for (const w of workers) expect(await stop(w)).toBe(0);
