@@ -2,7 +2,7 @@
  * The URLs already emitted by one sitemap, as 64-bit fingerprints in a flat open-addressing
  * table. A `Set<string>` of 50,000 URLs costs about half of the urlset handler's time (every URL
  * is retained, promoted and rehashed by the garbage collector) and ~130 bytes a URL; this costs
- * 16 bytes a URL and no garbage.
+ * 8 bytes a slot (10-16 bytes a URL) and no garbage.
  *
  * Two different URLs share a fingerprint with probability ~n²/2⁶⁵ (about 3·10⁻⁸ for a
  * million-URL sitemap); the later one would then be reported as a duplicate.
