@@ -8,6 +8,10 @@
 //   <prefix>{<host>}:waiting ZSET  process id → when it was last refused a slot: a release publishes a
 //                                   wake-up (every process hears each one) only while someone waits
 //
+// A process that got a host's slots keeps them while it has requests of the host in flight (the
+// walk of a site asks again a moment later); an acquire refused because every slot is out
+// publishes the host on the "wanted" channel, and a process keeping an idle slot of it gives it back.
+//
 // A lease id `for:<process id>` in the leases set is a slot reserved for that process: a process
 // that served many requests in a row from its slots gives one back *to* the process waiting
 // longest, whose next acquire turns the reservation into its lease (it expires if nobody comes).
@@ -16,11 +20,15 @@
 // agree on expiries and spacing. Scripts are replicated by effects (Redis ≥ 5), so `TIME` is allowed.
 
 /**
- * KEYS: leases, next, delay, waiting. ARGV: lease id, perHost, leaseMs, maxWaitMs, process id.
- * Returns `{1, 0, delay}` when the lease was granted (delay: the host's Crawl-delay, so the holder
- * knows whether it may hand the slot straight to its next request), else `{0, waitMs, delay}`:
- * how long until a retry can succeed (the earliest lease expiry or the next spacing slot), capped
- * at maxWaitMs because a release also wakes waiters through pub/sub.
+ * KEYS: leases, next, delay, waiting. ARGV: lease id, perHost, leaseMs, maxWaitMs, process id, slots
+ * wanted, "wanted" channel, host.
+ * Grants up to the slots wanted (the first lease is the id, the k-th `<id>+k`), at most one while
+ * the host has a Crawl-delay. Returns `{n, 0, delay}` when n leases were granted (delay: the host's
+ * Crawl-delay, so the holder knows whether it may hand a slot straight to its next request), else
+ * `{0, waitMs, delay}`: how long until a retry can succeed (the earliest lease expiry or the next
+ * spacing slot), capped at maxWaitMs because a release also wakes waiters through pub/sub. A
+ * refusal because every slot is out publishes the host on the "wanted" channel: a process keeping
+ * an idle slot of the host gives it back then.
  */
 export const ACQUIRE_LUA = `
 local t = redis.call('TIME')
@@ -36,13 +44,15 @@ if redis.call('ZREM', KEYS[1], 'for:' .. ARGV[5]) == 1 then
   redis.call('ZREM', KEYS[4], ARGV[5])
   return {1, 0, delay}
 end
-if redis.call('ZCARD', KEYS[1]) >= perHost then
+local out = redis.call('ZCARD', KEYS[1])
+if out >= perHost then
   local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
   local wait = tonumber(first[2]) - now
   if wait > maxWait then wait = maxWait end
   if wait < 1 then wait = 1 end
   redis.call('ZADD', KEYS[4], now, ARGV[5])
   redis.call('PEXPIRE', KEYS[4], maxWait + 1000)
+  redis.call('PUBLISH', ARGV[7], ARGV[8])
   return {0, wait, delay}
 end
 local nextAt = tonumber(redis.call('GET', KEYS[2]) or '0')
@@ -51,13 +61,16 @@ if nextAt > now then
   if wait > maxWait then wait = maxWait end
   return {0, wait, delay}
 end
+local n = math.min(tonumber(ARGV[6]), perHost - out)
+if delay > 0 then n = 1 end
 redis.call('ZADD', KEYS[1], now + leaseMs, ARGV[1])
+for k = 2, n do redis.call('ZADD', KEYS[1], now + leaseMs, ARGV[1] .. '+' .. k) end
 redis.call('PEXPIRE', KEYS[1], leaseMs * 2)
 redis.call('ZREM', KEYS[4], ARGV[5])
 if delay > 0 then
   redis.call('SET', KEYS[2], now + delay, 'PX', delay + 1000)
 end
-return {1, 0, delay}
+return {n, 0, delay}
 `;
 
 /**

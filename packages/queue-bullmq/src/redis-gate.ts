@@ -59,14 +59,16 @@ interface LocalHost {
   readonly held: Set<string>;
   /** Requests waiting, in order. */
   readonly queue: Waiter[];
-  /** Asks in flight to Redis for a new lease (at most one per missing slot). */
+  /** Slots asked of Redis by the asks in flight (an ask may want several: see `pump`). */
   asking: number;
   /** Wakes the asks sleeping on a refusal (a release of this host was published). */
   readonly sleepers: Set<() => void>;
   /** Wake-ups that came while an ask was between its refusal and its sleep: it asks again at once. */
   missed: number;
-  /** Leases kept a moment after their last request (see `LINGER_MS`), with the uses they served. */
-  readonly idle: Map<string, { readonly timer: ReturnType<typeof setTimeout>; readonly uses: number }>;
+  /** Leases held with no request of this process on them (see `LINGER_MS`), with the uses they served. */
+  readonly idle: Map<string, number>;
+  /** Gives the idle leases back once the host has had no request in flight for `LINGER_MS`. */
+  linger: ReturnType<typeof setTimeout> | null;
   /** The host's Crawl-delay as Redis last said (or this process set): slots are handed on only without one. */
   delayMs: number;
 }
@@ -82,6 +84,9 @@ interface GateCommands {
     leaseMs: number,
     maxWaitMs: number,
     owner: string,
+    want: number,
+    wantedChannel: string,
+    host: string,
   ): Promise<[number, number, number]>;
   uspGateRelease(
     leases: string,
@@ -104,10 +109,13 @@ interface GateCommands {
 const MAX_HANDOVERS = 16;
 
 /**
- * How long a slot stays with this process after its last request when nobody here waits for the
- * host: a walk asks for the same host again a moment later (robots.txt read, then the sitemaps;
- * a sitemap parsed, then its children), and a kept slot costs no round trip. Others wait at most
- * this much longer for it; the requests in flight never exceed `perHost`.
+ * How long a host's slots stay with this process after its last request to the host ended: a
+ * walk asks for the same host again a moment later (robots.txt read, then the sitemaps; a sitemap
+ * parsed, then its children), and a kept slot costs no round trip. While a request of the host is
+ * in flight, its other slots stay too (the first ask takes every free slot: a walk soon runs
+ * `perHost` requests at once), so a site costs one acquire and one release. Another process
+ * refused a slot of the host says so on the "wanted" channel and gets the idle ones at once; the
+ * requests in flight never exceed `perHost`.
  */
 const LINGER_MS = 50;
 
@@ -152,7 +160,7 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
   const subscriber = client.duplicate({ ...redisOptions, autoResubscribe: false });
   let readyBefore = false;
   subscriber.on('ready', () => {
-    if (readyBefore) subscriber.subscribe(channel).catch(() => {});
+    if (readyBefore) subscriber.subscribe(channel, wantedChannel).catch(() => {});
     readyBefore = true;
   });
   client.defineCommand('uspGateAcquire', { numberOfKeys: 4, lua: ACQUIRE_LUA });
@@ -162,6 +170,7 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
 
   const key = (host: string, part: string) => `${prefix}{${host}}:${part}`;
   const channel = `${prefix}released`;
+  const wantedChannel = `${prefix}wanted`;
   const owner = `${process.pid}.${Math.random().toString(36).slice(2, 10)}`;
   let counter = 0;
   let closed = false;
@@ -186,6 +195,7 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
         sleepers: new Set(),
         missed: 0,
         idle: new Map(),
+        linger: null,
         delayMs: delays.get(host) ?? 0,
       };
       hosts.set(host, h);
@@ -211,10 +221,15 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
   );
   renewTimer.unref();
 
-  subscriber.on('message', (_channel: string, host: string) => {
-    // One lease of the host was released: one sleeping ask can succeed now.
+  subscriber.on('message', (from: string, host: string) => {
     const h = hosts.get(host);
     if (h === undefined) return;
+    if (from === wantedChannel) {
+      // Another process was refused a slot of the host: the idle ones go to it.
+      if (h.idle.size > 0) giveBackIdle(host, h, 1);
+      return;
+    }
+    // One lease of the host was released: one sleeping ask can succeed now.
     for (const wake of h.sleepers) {
       wake();
       return;
@@ -223,7 +238,7 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
     if (h.asking > 0) h.missed++;
   });
   // Without the subscription (closed before it was made), waiters still retry every maxWaitMs.
-  const subscribed = subscriber.subscribe(channel).then(
+  const subscribed = subscriber.subscribe(channel, wantedChannel).then(
     () => {},
     () => {},
   );
@@ -265,18 +280,7 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
         return;
       }
       if (!more && h.delayMs === 0 && uses < MAX_HANDOVERS && h.held.has(id)) {
-        const timer = setTimeout(() => {
-          // The host's other idle slots go back with this one: one round trip, not one each (a
-          // walk's two slots fall idle together at its end). Giving a slot back early is safe.
-          const ids = [...h.idle.keys()];
-          for (const idle of h.idle.values()) clearTimeout(idle.timer);
-          h.idle.clear();
-          for (const idle of ids) h.held.delete(idle);
-          giveBack(host, ids);
-          forget(host, h);
-        }, LINGER_MS);
-        timer.unref?.();
-        h.idle.set(id, { timer, uses });
+        keep(host, h, id, uses);
         return;
       }
       h.held.delete(id);
@@ -284,28 +288,75 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
       // (the ask started by `pump` reaches Redis after the release, on the same connection).
       giveBack(host, [id], more ? 1 : 0);
       pump(host, h);
+      lingerIfIdle(host, h);
     });
+  }
+
+  /** Keeps lease `id` (held, no request on it) for the host's next request. */
+  function keep(host: string, h: LocalHost, id: string, uses: number): void {
+    h.idle.set(id, uses);
+    lingerIfIdle(host, h);
+  }
+
+  /** Once no request of the host is in flight here, its idle slots go back after `LINGER_MS`. */
+  function lingerIfIdle(host: string, h: LocalHost): void {
+    if (h.idle.size === 0 || h.linger !== null) return;
+    if (h.idle.size < h.held.size && h.delayMs === 0) return;
+    h.linger = setTimeout(() => {
+      h.linger = null;
+      giveBackIdle(host, h, 0);
+    }, LINGER_MS);
+    h.linger.unref?.();
+  }
+
+  /**
+   * Gives every idle slot of the host back in one call (a walk's slots fall idle together at its
+   * end); with `yieldSlot`, one is reserved for the process that waits longest.
+   */
+  function giveBackIdle(host: string, h: LocalHost, yieldSlot: 0 | 1): void {
+    if (h.linger !== null) {
+      clearTimeout(h.linger);
+      h.linger = null;
+    }
+    if (h.idle.size === 0) return;
+    const ids = [...h.idle.keys()];
+    h.idle.clear();
+    for (const id of ids) h.held.delete(id);
+    giveBack(host, ids, yieldSlot);
+    forget(host, h);
   }
 
   /** Starts as many asks to Redis as there are waiters without a slot, up to the free slots. */
   function pump(host: string, h: LocalHost): void {
-    if (h.delayMs === 0) {
-      for (const [id, { timer, uses }] of h.idle) {
+    if (h.delayMs > 0) {
+      // Slots are not handed on under a Crawl-delay (each request start is spaced by Redis).
+      if (h.idle.size > 0) giveBackIdle(host, h, 0);
+    } else {
+      for (const [id, uses] of h.idle) {
         if (h.queue.length === 0) break;
-        clearTimeout(timer);
+        if (h.linger !== null) {
+          clearTimeout(h.linger);
+          h.linger = null;
+        }
         h.idle.delete(id);
         grant(host, h, id, uses + 1);
       }
     }
     while (h.queue.length > h.asking && h.held.size + h.asking < perHost && !closed) {
-      h.asking++;
-      void ask(host, h);
+      // Without a Crawl-delay, the first ask takes every free slot: the walk's next requests to
+      // the host follow soon, and each slot taken now is a round trip saved then.
+      const want = h.delayMs === 0 ? perHost - h.held.size - h.asking : 1;
+      h.asking += want;
+      void ask(host, h, want);
     }
     forget(host, h);
   }
 
-  /** Asks Redis for a lease until one is granted or nobody of this process waits for it any more. */
-  async function ask(host: string, h: LocalHost): Promise<void> {
+  /**
+   * Asks Redis for up to `want` leases until some are granted or nobody of this process waits for
+   * them any more.
+   */
+  async function ask(host: string, h: LocalHost, want: number): Promise<void> {
     const id = `${owner}.${++counter}`;
     try {
       await subscribed;
@@ -320,22 +371,30 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
           leaseMs,
           maxWaitMs,
           owner,
+          want,
+          wantedChannel,
+          host,
         );
         h.delayMs = delayMs;
-        if (granted === 1) {
-          h.asking--;
+        if (granted > 0) {
+          h.asking -= want;
           h.missed = 0;
-          if (h.queue.length === 0 || closed) {
-            // Every waiter gave up meanwhile.
-            giveBack(host, [id]);
+          const ids = [id];
+          for (let k = 2; k <= granted; k++) ids.push(`${id}+${k}`);
+          if (closed) {
+            giveBack(host, ids);
           } else {
-            h.held.add(id);
-            grant(host, h, id, 1);
+            for (const lease of ids) {
+              h.held.add(lease);
+              // A slot nobody here waits for yet (every waiter gave up, or taken ahead) is kept.
+              if (h.queue.length > 0) grant(host, h, lease, 1);
+              else keep(host, h, lease, 0);
+            }
           }
           pump(host, h);
           return;
         }
-        if (h.queue.length <= h.asking - 1 || closed) break;
+        if (h.queue.length <= h.asking - want || closed) break;
         if (h.missed > 0) {
           h.missed--;
           continue;
@@ -350,11 +409,11 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
           const timer = setTimeout(wake, Math.max(1, waitMs));
           h.sleepers.add(wake);
         });
-        if (h.queue.length <= h.asking - 1 || closed) break;
+        if (h.queue.length <= h.asking - want || closed) break;
       }
     } catch (error) {
       // Redis refused the script (not a connection loss: ioredis waits those out): the waiters fail.
-      h.asking--;
+      h.asking -= want;
       for (const w of h.queue.splice(0)) {
         if (w.onAbort !== null) w.signal?.removeEventListener('abort', w.onAbort);
         w.reject(error);
@@ -362,7 +421,7 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
       forget(host, h);
       return;
     }
-    h.asking--;
+    h.asking -= want;
     if (closed) {
       for (const w of h.queue.splice(0))
         w.reject(new UspError('USP_CLOSED', 'the politeness gate is closed'));
@@ -395,7 +454,11 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
       if (!(delayMs >= 0) || closed) return Promise.resolve();
       const ms = Math.round(Math.min(delayMs, maxCrawlDelayMs));
       const h = hosts.get(host);
-      if (h !== undefined) h.delayMs = ms;
+      if (h !== undefined) {
+        h.delayMs = ms;
+        // Kept slots are not handed on under a Crawl-delay.
+        if (ms > 0) giveBackIdle(host, h, 0);
+      }
       // Every walk of a site reads its robots.txt: write only what changed.
       if (delays.get(host) === ms) return Promise.resolve();
       delays.set(host, ms);
@@ -421,7 +484,7 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
       const pending: Promise<unknown>[] = [];
       for (const [host, h] of hosts) {
         for (const wake of h.sleepers) wake();
-        for (const { timer } of h.idle.values()) clearTimeout(timer);
+        if (h.linger !== null) clearTimeout(h.linger);
         for (const w of h.queue.splice(0)) {
           if (w.onAbort !== null) w.signal?.removeEventListener('abort', w.onAbort);
           w.reject(new UspError('USP_CLOSED', 'the politeness gate is closed'));

@@ -14,6 +14,7 @@ import { DEFAULT_MAX_SITEMAPS, type StateStore, StateStoreError } from '@usp-ts/
 import { createDefaultRegistry } from '../plugins.js';
 import { count, flag, type OptionSpec, onePositional, parse, str, UsageError } from './args.js';
 import { BatchReport, siteLine } from './batch-report.js';
+import { groupDigits } from './digits.js';
 import { countSitesOrSay, inputLines } from './input.js';
 import { NETWORK_HELP } from './network.js';
 import { loadOptionalPackage } from './optional-package.js';
@@ -65,7 +66,7 @@ options:
   --wp                      also probe /wp-sitemap.xml
   --sitemap-txt             also probe /sitemap.txt
   --max-depth N             index nesting followed, robots.txt being 0 (default 11)
-  --max-sitemaps N          fetch at most N sitemaps per site (default ${DEFAULT_MAX_SITEMAPS.toLocaleString('en-US')})
+  --max-sitemaps N          fetch at most N sitemaps per site (default ${groupDigits(DEFAULT_MAX_SITEMAPS)})
   --max-pages N             stop a site after N pages (default: none)
   -v, --verbose             a line per site on stderr
   --no-progress             no progress line (it shows only when stderr is a terminal)

@@ -14,6 +14,7 @@ import {
   str,
   UsageError,
 } from './args.js';
+import { groupDigits } from './digits.js';
 import {
   DISCOVERY_OPTIONS,
   discoveryFrom,
@@ -88,7 +89,7 @@ limits:
   --max-depth N             index nesting followed, robots.txt being 0 (default 11, as usp)
   --deadline DURATION       stop the whole walk after this long, keeping what was read
                             (default: none)
-  --max-sitemaps N          fetch at most N sitemaps (default ${DEFAULT_MAX_SITEMAPS.toLocaleString('en-US')})
+  --max-sitemaps N          fetch at most N sitemaps (default ${groupDigits(DEFAULT_MAX_SITEMAPS)})
   --max-pages N             stop after N pages (default: none)
   --parse-workers N         worker threads parsing large sitemaps while another is parsed on the
                             main thread (default 1 on two or more cores, else 0; 0: main thread only)

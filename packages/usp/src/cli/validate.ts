@@ -11,6 +11,7 @@ import {
   str,
   UsageError,
 } from './args.js';
+import { groupDigits } from './digits.js';
 import { HELP_OPTIONS, LOG_OPTIONS } from './flags.js';
 import { inputNamer, type Namer, openInput } from './input.js';
 import { Log, Progress } from './log.js';
@@ -71,7 +72,7 @@ function location(f: Finding): string {
 }
 
 function plural(n: number, word: string): string {
-  return `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+  return `${groupDigits(n)} ${word}${n === 1 ? '' : 's'}`;
 }
 
 function entryCount(n: number): string {
@@ -115,7 +116,7 @@ export async function writeHumanReport(
       if (pending) await pending;
     }
     for (const [code, n] of shown) {
-      if (n > limit) await out.line(`  … and ${(n - limit).toLocaleString('en-US')} more [${code}]`);
+      if (n > limit) await out.line(`  … and ${groupDigits(n - limit)} more [${code}]`);
     }
   };
   const listed = new Set<string>();
@@ -146,12 +147,10 @@ export async function writeHumanReport(
     const rows = [...counts.values()].sort((a, b) =>
       a.severity === b.severity ? b.n - a.n : a.severity === 'error' ? -1 : 1,
     );
-    const width = Math.max(...rows.map((r) => r.n.toLocaleString('en-US').length));
+    const width = Math.max(...rows.map((r) => groupDigits(r.n).length));
     await out.line('summary:');
     for (const r of rows) {
-      await out.line(
-        `  ${r.severity.padEnd(8)}${r.code.padEnd(20)}${r.n.toLocaleString('en-US').padStart(width)}`,
-      );
+      await out.line(`  ${r.severity.padEnd(8)}${r.code.padEnd(20)}${groupDigits(r.n).padStart(width)}`);
     }
   }
   const total =
