@@ -2,7 +2,7 @@
 // in its own process, alternating, several times, and writes results/results.{json,md} and the chart.
 //
 //   node src/run.mjs [--quick] [--runs N] [--big-runs N] [--bbc-runs N] [--cli-runs N] [--only id,id]
-//                    [--impls id,id] [--baseline DIR] [--timeout-s N] [--no-chart] [--out DIR]
+//                    [--impls id,id] [--baseline DIR] [--timeout-s N] [--no-chart] [--no-extra-ca-certs] [--out DIR]
 import { spawn } from 'node:child_process';
 import {
   closeSync,
@@ -36,6 +36,7 @@ function parseArgs(argv) {
     impls: null,
     timeoutS: 240,
     chart: true,
+    extraCaCerts: true,
     out: path.join(benchDir, 'results'),
   };
   for (let i = 0; i < argv.length; i++) {
@@ -51,6 +52,7 @@ function parseArgs(argv) {
     else if (a === '--impls') o.impls = next().split(',');
     else if (a === '--timeout-s') o.timeoutS = Number(next());
     else if (a === '--no-chart') o.chart = false;
+    else if (a === '--no-extra-ca-certs') o.extraCaCerts = false;
     else if (a === '--out') o.out = path.resolve(next());
     else if (a === '--report-only') o.reportOnly = true;
     else if (a === '--') continue;
@@ -315,7 +317,7 @@ function runOnce(task, timeoutMs, runner = path.join(here, 'runner.mjs')) {
  * One whole-process run under GNU time: wall time from spawn to exit, user + sys CPU of the
  * process and what it waited for, and the peak RSS of that process tree. stdout goes to /dev/null.
  */
-function runProcess(argv, timeoutMs) {
+function runProcess(argv, timeoutMs, env) {
   return new Promise((resolve) => {
     const tmp = mkdtempSync(path.join(os.tmpdir(), 'usp-bench-'));
     const timeFile = path.join(tmp, 'time');
@@ -327,7 +329,7 @@ function runProcess(argv, timeoutMs) {
       {
         stdio: ['ignore', devNull, 'pipe'],
         cwd: benchDir,
-        env: { ...process.env, CRAWLEE_LOG_LEVEL: 'ERROR', APIFY_LOG_LEVEL: 'ERROR', NO_COLOR: '1' },
+        env: { ...env, CRAWLEE_LOG_LEVEL: 'ERROR', APIFY_LOG_LEVEL: 'ERROR', NO_COLOR: '1' },
       },
     );
     closeSync(devNull);
@@ -368,6 +370,19 @@ function runProcess(argv, timeoutMs) {
       });
     });
   });
+}
+
+/**
+ * The whole-process cases' environment. `--no-extra-ca-certs` leaves out NODE_EXTRA_CA_CERTS: Node
+ * reads and parses that file, and builds its root store, at every process start, before any
+ * JavaScript (a 144-certificate bundle: ~0.4 G instructions, ~50 ms of CPU, in every implementation
+ * alike); no case uses TLS. A machine that sets it (a proxy's CA) measures each process's fixed
+ * cost above what most users pay.
+ */
+function processEnv(o) {
+  if (o.extraCaCerts) return process.env;
+  const { NODE_EXTRA_CA_CERTS: _certs, ...env } = process.env;
+  return env;
 }
 
 function processArgv(impl, task) {
@@ -515,7 +530,7 @@ async function main() {
           };
           const res =
             c.mode === 'process'
-              ? await runProcess(processArgv(impl, task), o.timeoutS * 1000)
+              ? await runProcess(processArgv(impl, task), o.timeoutS * 1000, processEnv(o))
               : await runOnce(task, o.timeoutS * 1000, impl.runner);
           res.round = r;
           mine.push(res);

@@ -187,4 +187,5 @@ export {
   walkPagesWithClient,
   walkSitemapPagesWithClient,
 } from './walk/tree.js';
+export type { TreeNodeEvent, TreeNodeListener } from './walk/tree-order.js';
 export type { WalkStats } from './walk/walk-stats.js';

@@ -985,3 +985,127 @@ describe('walkPagesWithClient', () => {
     await expect(stream.next()).rejects.toThrow('nope');
   });
 });
+
+describe('onTreeNode', () => {
+  /** Every node of `root` but the root itself, depth first, with its depth: what a tree printer walks. */
+  function inTreeOrder(root: Sitemap): [string, string, number][] {
+    const out: [string, string, number][] = [];
+    const visit = (node: Sitemap, depth: number) => {
+      if (depth > 0) out.push([node.type, node.url, depth]);
+      if ('subSitemaps' in node) for (const child of node.subSitemaps) visit(child, depth + 1);
+    };
+    visit(root, 0);
+    return out;
+  }
+
+  it("reports the returned tree's nodes in its order, each once everything before it is built", async () => {
+    const slow = deferred();
+    const client = new FakeClient({
+      [`${H}robots.txt`]: { body: ['index\n', `${H}idx.xml\n`] },
+      [`${H}idx.xml`]: {
+        body: [
+          'index\n',
+          `${H}slow.xml\n`,
+          `${H}fast.xml\n`,
+          `${H}gone.xml\n`,
+          `${H}fast.xml\n`,
+          `${H}idx2.xml\n`,
+          `${H}idx.xml\n`,
+        ],
+      },
+      [`${H}slow.xml`]: { gate: slow.promise, body: ['pages\n', `${H}s1\n`, `${H}s2\n`] },
+      [`${H}fast.xml`]: { body: ['pages\n', `${H}f1\n`] },
+      [`${H}idx2.xml`]: { body: ['index\n', `${H}deep.xml\n`] },
+      [`${H}deep.xml`]: { body: ['pages\n', `${H}d1\n`] },
+      // A known path kept, one dropped as a soft 404 (URL-less text), the rest 404.
+      [`${H}sitemap.xml`]: { body: ['pages\n', `${H}k1\n`] },
+      [`${H}sitemap_index.xml`]: { body: ['text\n'] },
+    });
+    const seen: [string, string, number][] = [];
+    const pagesWhenSeen: string[][] = [];
+    const fastDone = deferred();
+    const walking = sitemapTreeForHomepageWithClient(
+      H,
+      opts(client, {
+        onTreeNode: async ({ node, depth }) => {
+          seen.push([node.type, node.url, depth]);
+          if (node.type !== 'InvalidSitemap' && 'pageCount' in node) {
+            pagesWhenSeen.push([...node.iteratePages()].map((p) => p.url));
+          }
+        },
+        onDocument: (d) => {
+          if (d.requestedUrl === `${H}deep.xml`) fastDone.resolve();
+        },
+      }),
+    );
+    // Everything after slow.xml is read, but nothing after it is reported until it is.
+    await fastDone.promise;
+    await new Promise((r) => setImmediate(r));
+    expect(seen).toEqual([
+      ['IndexRobotsTxtSitemap', `${H}robots.txt`, 1],
+      ['IndexXMLSitemap', `${H}idx.xml`, 2],
+    ]);
+    slow.resolve();
+    const tree = await walking;
+    expect(seen).toEqual(inTreeOrder(tree));
+    expect(seen.map(([, url]) => url)).toEqual([
+      `${H}robots.txt`,
+      `${H}idx.xml`,
+      `${H}slow.xml`,
+      `${H}fast.xml`,
+      `${H}gone.xml`,
+      `${H}fast.xml`,
+      `${H}idx2.xml`,
+      `${H}deep.xml`,
+      `${H}idx.xml`,
+      `${H}sitemap.xml`,
+    ]);
+    // A pages sitemap is reported with its pages stored.
+    expect(pagesWhenSeen).toEqual([[`${H}s1`, `${H}s2`], [`${H}f1`], [`${H}d1`], [`${H}k1`]]);
+  });
+
+  it('reports the sitemaps given, and the one sitemap of a sitemap walk at depth 0', async () => {
+    const client = new FakeClient({
+      [`${H}a.xml`]: { body: ['index\n', `${H}b.xml\n`] },
+      [`${H}b.xml`]: { body: ['pages\n', `${H}p\n`] },
+    });
+    const seen: [string, string, number][] = [];
+    const onTreeNode = ({ node, depth }: { node: Sitemap; depth: number }) => {
+      seen.push([node.type, node.url, depth]);
+    };
+    const tree = await sitemapTreeForHomepageWithClient(
+      H,
+      opts(client, { sitemaps: [`${H}b.xml`, `${H}a.xml`, `${H}gone.xml`], onTreeNode }),
+    );
+    expect(seen).toEqual(inTreeOrder(tree));
+    expect(seen.length).toBe(4);
+    seen.length = 0;
+    const single = await sitemapTreeForUrlWithClient(`${H}a.xml`, opts(client, { onTreeNode }));
+    expect(seen).toEqual([
+      ['IndexXMLSitemap', `${H}a.xml`, 0],
+      ['PagesXMLSitemap', `${H}b.xml`, 1],
+    ]);
+    expect(single.url).toBe(`${H}a.xml`);
+  });
+
+  it('a listener that throws ends the reports, not the walk', async () => {
+    const client = new FakeClient({
+      [`${H}robots.txt`]: { body: ['index\n', `${H}a.xml\n`, `${H}b.xml\n`] },
+      [`${H}a.xml`]: { body: ['pages\n', `${H}p\n`] },
+      [`${H}b.xml`]: { body: ['pages\n', `${H}q\n`] },
+    });
+    const seen: string[] = [];
+    const tree = await sitemapTreeForHomepageWithClient(
+      H,
+      opts(client, {
+        useKnownPaths: false,
+        onTreeNode: async ({ node }) => {
+          seen.push(node.url);
+          if (node.url.endsWith('a.xml')) throw new Error('stdout closed');
+        },
+      }),
+    );
+    expect(seen).toEqual([`${H}robots.txt`, `${H}a.xml`]);
+    expect([...tree.allPages()].map((p) => p.url)).toEqual([`${H}p`, `${H}q`]);
+  });
+});

@@ -1,7 +1,35 @@
-import { createRequire } from 'node:module';
+import { createRequire, Module } from 'node:module';
 import type * as Undici from 'undici';
 
 const require = createRequire(import.meta.url);
+
+/**
+ * undici's HTTP/2 client module loads `node:http2` when it is loaded, and with it `node:tls` and
+ * `node:crypto` (~1.5 MiB of RSS and their load time), for every program, though it runs only when
+ * a server picks h2 in a TLS handshake, which needs `allowH2` (this package never sets it). Its
+ * place in the module cache is taken by a stand-in that loads the real module at its first call.
+ */
+function deferHttp2Client(): void {
+  let path: string;
+  try {
+    path = require.resolve('undici/lib/dispatcher/client-h2.js');
+  } catch {
+    return;
+  }
+  if (require.cache[path] !== undefined) return;
+  const standIn = new Module(path);
+  standIn.filename = path;
+  standIn.loaded = true;
+  let real: ((...args: unknown[]) => unknown) | null = null;
+  standIn.exports = function connectH2(...args: unknown[]): unknown {
+    if (real === null) {
+      delete require.cache[path];
+      real = require(path) as (...args: unknown[]) => unknown;
+    }
+    return real(...args);
+  };
+  require.cache[path] = standIn;
+}
 
 type RequestFn = (
   this: Undici.Dispatcher,
@@ -26,6 +54,7 @@ let parts: UndiciParts | null = null;
 export function undiciCore(): UndiciParts {
   if (parts !== null) return parts;
   try {
+    deferHttp2Client();
     const Agent = require('undici/lib/dispatcher/agent.js') as typeof Undici.Agent;
     const buildConnector = require('undici/lib/core/connect.js') as typeof Undici.buildConnector;
     const request = require('undici/lib/api/api-request.js') as RequestFn;

@@ -1,4 +1,6 @@
 import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { lastJsonLine, runNode, startTestServer } from '@usp-ts/test-server';
 import type * as Undici from 'undici';
 import { describe, expect, it } from 'vitest';
 import { undiciCore } from '../src/undici.js';
@@ -12,5 +14,31 @@ describe('the undici parts the fetcher loads', () => {
     expect(parts.Agent).toBe(entry.Agent);
     expect(parts.buildConnector).toBe(entry.buildConnector);
     expect(parts.request).toBe(entry.Dispatcher.prototype.request);
+  });
+
+  // Which built-in modules a process loaded is per process: looked at in a child, with the built
+  // package (`pnpm test` builds it first).
+  it('leave node:http2, node:tls and node:crypto unloaded for a plain-http request', async () => {
+    const server = await startTestServer({ '/small': { body: 'small' } });
+    try {
+      const dist = pathToFileURL(fileURLToPath(new URL('../dist/index.js', import.meta.url))).href;
+      const child = `
+const { createWebClient } = await import(process.argv[1]);
+const client = createWebClient({ allowPrivateNetworks: true });
+const res = await client.get(process.argv[2] + '/small');
+let text = '';
+for await (const c of res.body) text += Buffer.from(c).toString();
+await client.close();
+const loaded = process.moduleLoadList.filter((m) => /^NativeModule (http2|tls|crypto)$/.test(m));
+process.stdout.write(JSON.stringify({ status: res.status, text, loaded }) + '\\n');
+`;
+      const run = await runNode(['--input-type=module', '--eval', child, dist, server.origin], {
+        guardMs: 30_000,
+      });
+      expect(run.stderr).toBe('');
+      expect(lastJsonLine(run)).toEqual({ status: 200, text: 'small', loaded: [] });
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -61,6 +61,53 @@ describe('usp ls output delivery', () => {
     }
   });
 
+  it('tabtree prints each sitemap once it and those before it are read: while the last one is held', async () => {
+    const server = await startTestServer();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    try {
+      const o = server.origin;
+      const a = Array.from({ length: 50 }, (_, i) => `${o}/a/${i}`);
+      server.route('/robots.txt', { headers: TEXT, body: `Sitemap: ${o}/a.xml\nSitemap: ${o}/b.xml\n` });
+      server.route('/a.xml', { headers: XML, body: urlset(a) });
+      server.route('/b.xml', async (_req, res) => {
+        await held;
+        res.writeHead(200, XML);
+        res.end(urlset([`${o}/b/late`]));
+      });
+      const child = spawnCli(['ls', ...NET, `${o}/`]);
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      let out = '';
+      let beforeRelease: string | null = null;
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (d: string) => {
+        out += d;
+        // a.xml's last page printed: the tree up to there is out, b.xml not answered yet.
+        if (beforeRelease === null && out.includes(`\t\t\t${a[49]}\n`)) {
+          beforeRelease = out;
+          release();
+        }
+      });
+      expect(await exited).toBe(0);
+      const expected = [
+        `${o}/`,
+        `\t${o}/robots.txt`,
+        `\t\t${o}/a.xml`,
+        ...a.map((u) => `\t\t\t${u}`),
+        `\t\t${o}/b.xml`,
+        `\t\t\t${o}/b/late`,
+        '',
+      ].join('\n');
+      expect(beforeRelease).toBe(expected.slice(0, expected.indexOf(`\t\t${o}/b.xml`)));
+      expect(out).toBe(expected);
+    } finally {
+      release();
+      await server.close();
+    }
+  });
+
   it('tabtree and json print a sitemap far larger than the heap: pages are read back in bounded chunks', async () => {
     const server = await startTestServer();
     try {

@@ -29,6 +29,7 @@ export type WalkHooks = Pick<
   | 'onWarning'
   | 'onProgress'
   | 'onDocument'
+  | 'onTreeNode'
   | 'onResponse'
   | 'conditionalRequest'
   | 'revisit'
@@ -107,6 +108,7 @@ export const TREE_OPTIONS = {
   conditionalRequest: true,
   revisit: true,
   onDocument: true,
+  onTreeNode: true,
   onResponse: true,
   parse: true,
   gunzip: true,
@@ -187,6 +189,7 @@ export function resolveWalkConfig(
     'parse',
     'conditionalRequest',
     'onDocument',
+    'onTreeNode',
     'onResponse',
     'gunzip',
   ] as const;
@@ -231,6 +234,7 @@ export function resolveWalkConfig(
       onWarning: options.onWarning,
       onProgress: options.onProgress,
       onDocument: options.onDocument,
+      onTreeNode: options.onTreeNode,
       onResponse: options.onResponse,
       conditionalRequest: options.conditionalRequest,
       revisit: options.revisit,

@@ -9,6 +9,7 @@ import type { DocumentLimits, ParseDocumentOptions } from '../engine/document.js
 import type { Gunzip } from '../engine/gunzip.js';
 import type { OriginBreaker, OriginBreakerOptions } from './origin-breaker.js';
 import type { Revisit, WalkedDocument } from './revisit.js';
+import type { TreeNodeListener } from './tree-order.js';
 import type { WalkStats } from './walk-stats.js';
 
 /** usp's recursion limit: robots.txt is level 0, a child deeper than 11 is not fetched. */
@@ -132,6 +133,17 @@ export interface TreeOptions {
   readonly revisit?: Revisit;
   /** Sees each document once its node is built (fetched, replayed or failed), before its children. */
   readonly onDocument?: (document: WalkedDocument) => void;
+  /**
+   * Sees the nodes of the tree the walk returns in that tree's depth-first order (the order of
+   * `allSitemaps()`), each with its depth, as soon as it is built and every node before it was
+   * seen: a printer can write the tree while the walk goes on. A pages sitemap comes with its
+   * pages stored; an index before its children are fetched (its `subSitemaps` fill later). The root
+   * of a homepage walk is built last and not reported; top-level probes the tree drops are not
+   * reported either. A returned promise is awaited before the next node (the walk goes on
+   * meanwhile); the tree is returned once every node was reported. A hook that throws ends the
+   * reports, not the walk.
+   */
+  readonly onTreeNode?: TreeNodeListener;
   /** Sees every successful response's headers (to record ETag / Last-Modified for the next crawl). */
   readonly onResponse?: (info: ResponseInfo) => void;
   /** Replaces core's `parseDocument` (for example to parse in a worker thread). */

@@ -1,6 +1,11 @@
 import { InvalidUrlError } from '../contract/errors.js';
 import { countingPageStore, memoryPageStore } from '../contract/page-store.js';
-import { IndexRobotsTxtSitemap, IndexWebsiteSitemap, type Sitemap } from '../contract/sitemap.js';
+import {
+  IndexRobotsTxtSitemap,
+  IndexWebsiteSitemap,
+  type PagesTextSitemap,
+  type Sitemap,
+} from '../contract/sitemap.js';
 import type { Warning } from '../contract/warning.js';
 import { isHttpUrl, stripUrlToHomepage } from '../engine/url.js';
 import { type Ancestry, NO_ANCESTORS, safeKey } from './ancestry.js';
@@ -9,6 +14,7 @@ import { knownPathUrls } from './known-paths.js';
 import type { TreeOptions, WalkPagesWithClientOptions } from './options.js';
 import { PageStream } from './page-stream.js';
 import type { PageWalk } from './page-walk.js';
+import { TreePlace } from './tree-order.js';
 import { type FetchResult, Walk } from './walk.js';
 
 /**
@@ -94,6 +100,9 @@ function homepageOf(input: string, options: TreeOptions): Homepage {
 
 async function runHomepage(walk: Walk, home: Homepage): Promise<IndexWebsiteSitemap> {
   const config = walk.config;
+  const order = walk.treeOrder;
+  /** A top-level place: it holds its node only if the root will (see `keepTopLevel`). */
+  const topPlace = () => (order === null ? undefined : new TreePlace((node) => keptAtTopLevel(walk, node)));
   if (home.warning !== null) {
     walk.walkWarnings.push(home.warning);
     walk.notify(home.warning);
@@ -104,30 +113,46 @@ async function runHomepage(walk: Walk, home: Homepage): Promise<IndexWebsiteSite
     if (config.sitemaps !== null) {
       // Fetched concurrently, kept in the order given; one named twice is fetched once.
       const seen = new Set<string>();
+      const places: TreePlace[] = [];
       const fetches = config.sitemaps
         .filter((url) => !seen.has(safeKey(url)) && seen.add(safeKey(url)))
-        .map((url) => walk.fetch({ url, level: 0, ancestry: NO_ANCESTORS, lastModified: null }));
+        .map((url) => {
+          const place = order === null ? undefined : new TreePlace();
+          if (place !== undefined) places.push(place);
+          return walk.fetch({ url, level: 0, ancestry: NO_ANCESTORS, lastModified: null, place });
+        });
+      order?.add(places, 1);
       for (const fetched of fetches) children.push((await fetched).node);
       throwIfFatal(walk);
+      await order?.done();
       return new IndexWebsiteSitemap({ url: home.url, subSitemaps: children, warnings: walk.walkWarnings });
     }
     let ancestry: Ancestry = NO_ANCESTORS;
     if (config.useRobots) {
+      const place = topPlace();
+      if (place !== undefined) order?.add([place], 1);
       const robots = await walk.fetch({
         url: `${home.url}robots.txt`,
         level: 0,
         ancestry: NO_ANCESTORS,
         lastModified: null,
         quiet404: true,
+        place,
       });
       throwIfFatal(walk);
       if (keepTopLevel(walk, robots)) children.push(robots.node);
       if (robots.node instanceof IndexRobotsTxtSitemap) ancestry = descendantsOf(robots);
     }
     if (config.knownPaths !== null) {
+      const places: TreePlace[] = [];
       const probes = knownPathUrls(home.url, config.knownPaths)
         .filter((url) => !ancestry.keys.has(safeKey(url)))
-        .map((url) => walk.fetch({ url, level: 0, ancestry, lastModified: null, quiet404: true }));
+        .map((url) => {
+          const place = topPlace();
+          if (place !== undefined) places.push(place);
+          return walk.fetch({ url, level: 0, ancestry, lastModified: null, quiet404: true, place });
+        });
+      order?.add(places, 1);
       // Probed concurrently; kept in the fixed order of the list.
       for (const probe of probes) {
         const result = await probe;
@@ -135,6 +160,7 @@ async function runHomepage(walk: Walk, home: Homepage): Promise<IndexWebsiteSite
       }
       throwIfFatal(walk);
     }
+    await order?.done();
   } finally {
     walk.finish();
   }
@@ -149,8 +175,12 @@ async function runHomepage(walk: Walk, home: Homepage): Promise<IndexWebsiteSite
 async function runSingle(walk: Walk, url: string): Promise<Sitemap> {
   walk.start();
   try {
-    const result = await walk.fetch({ url, level: 0, ancestry: NO_ANCESTORS, lastModified: null });
+    const order = walk.treeOrder;
+    const place = order === null ? undefined : new TreePlace();
+    if (place !== undefined) order?.add([place], 0);
+    const result = await walk.fetch({ url, level: 0, ancestry: NO_ANCESTORS, lastModified: null, place });
     throwIfFatal(walk);
+    await order?.done();
     result.node.warnings.push(...walk.walkWarnings);
     return result.node;
   } finally {
@@ -163,11 +193,21 @@ function throwIfFatal(walk: Walk): void {
   if (fatal !== null) throw fatal.error;
 }
 
+/** Whether the root keeps a top-level node: what `keepTopLevel` decides, without its effects. */
+function keptAtTopLevel(walk: Walk, node: Sitemap): boolean {
+  return node.type !== 'InvalidSitemap' && !softNotFound(walk, node);
+}
+
+/** A plain-text probe with no URL in it (see `dropSoft404`). */
+function softNotFound(walk: Walk, node: Sitemap): node is PagesTextSitemap {
+  return walk.config.dropSoft404 && node.type === 'PagesTextSitemap' && node.pageCount === 0;
+}
+
 /** usp drops invalid top-level results; we also drop soft 404s (see `dropSoft404`). */
 function keepTopLevel(walk: Walk, result: FetchResult): boolean {
   const node = result.node;
   if (node.type === 'InvalidSitemap') return false;
-  if (walk.config.dropSoft404 && node.type === 'PagesTextSitemap' && node.pageCount === 0) {
+  if (softNotFound(walk, node)) {
     const warning: Warning = {
       code: 'soft-404',
       message: `${result.requestedUrl} answered ${result.contentType ?? 'without a Content-Type'} with no sitemap URL in it: not a sitemap`,

@@ -20,6 +20,7 @@ import { childAncestry, childRefusal, keptChildren } from './recursion.js';
 import { type ReuseKind, replayedNode, type StoredDocument } from './revisit.js';
 import { loadPublicSuffixList, offSiteReason } from './same-site.js';
 import { Slots } from './slots.js';
+import { TreeOrder, TreePlace } from './tree-order.js';
 import type { WalkStats } from './walk-stats.js';
 
 /** Receives each batch of pages as a document is parsed; awaiting it pauses that document. */
@@ -35,6 +36,8 @@ export interface FetchTask {
   readonly quiet404?: boolean;
   /** The index that listed it (absent at the top level). */
   readonly parentUrl?: string;
+  /** Where its node will stand in the tree, for `onTreeNode` (absent without that hook). */
+  readonly place?: TreePlace;
 }
 
 export interface FetchResult {
@@ -80,11 +83,15 @@ export class Walk {
    * N query-string spellings that redirect to one URL) fetched and emitted it N times.
    */
   readonly #claimed = new Map<string, string>();
+  /** Reports the tree's nodes in order (`onTreeNode`); `null` without that hook. */
+  readonly treeOrder: TreeOrder | null;
 
   constructor(config: WalkConfig, sink: PageSink | null) {
     this.config = config;
     this.#sink = sink;
     this.#slots = new Slots(config.concurrency);
+    const onTreeNode = config.hooks.onTreeNode;
+    this.treeOrder = onTreeNode === undefined ? null : new TreeOrder(onTreeNode);
   }
 
   get signal(): AbortSignal {
@@ -220,6 +227,21 @@ export class Walk {
 
   /** Fetches, parses and (for an index) recurses. Never rejects for bad content or bad servers. */
   async fetch(task: FetchTask): Promise<FetchResult> {
+    const place = task.place;
+    if (place === undefined) return this.#fetchTask(task);
+    let node: Sitemap | null = null;
+    try {
+      const result = await this.#fetchTask(task);
+      node = result.node;
+      return result;
+    } finally {
+      // Settled here when the walk never reached its node's children (unfetched, failed, a leaf).
+      place.built(node);
+      place.listed([]);
+    }
+  }
+
+  async #fetchTask(task: FetchTask): Promise<FetchResult> {
     // Claimed before any await, so sitemaps named at once are claimed in the order named.
     const repeat = this.#claim(safeKey(task.url), task);
     if (repeat !== null) return this.#repeated(task, task.url, repeat);
@@ -269,6 +291,7 @@ export class Walk {
 
   /** Reports the document, then (for an index) fetches its children. */
   async #descend(task: FetchTask, result: FetchResult, children: ChildRef[]): Promise<FetchResult> {
+    task.place?.built(result.node);
     const onDocument = this.config.hooks.onDocument;
     if (onDocument !== undefined) {
       hook(() =>
@@ -536,7 +559,9 @@ export class Walk {
       wanted = keptChildren(refs, kept);
     }
     const level = task.level + 1;
-    const slots: (Promise<FetchResult> | Sitemap | null)[] = wanted.map((ref) => {
+    const ordered = task.place !== undefined;
+    const places: (TreePlace | undefined)[] = [];
+    const slots: (Promise<FetchResult> | Sitemap | null)[] = wanted.map((ref, i) => {
       const prefix = `Unable to add sub-sitemap from URL ${ref.url}: `;
       if (recurseCallback !== undefined) {
         try {
@@ -552,14 +577,25 @@ export class Walk {
       const offSite = this.#offSite(ref.url);
       if (offSite !== null)
         return this.#invalidNode(ref.url, `${prefix}${offSite}`, ref.lastModified, 'blocked');
+      const place = ordered ? new TreePlace() : undefined;
+      places[i] = place;
       return this.fetch({
         url: ref.url,
         level,
         ancestry,
         lastModified: ref.lastModified,
         parentUrl: index.url,
+        ...(place !== undefined ? { place } : {}),
       });
     });
+    // The children's places, in the order of the `subSitemaps` the loop below fills.
+    if (ordered) {
+      task.place?.listed(
+        slots.flatMap((slot, i) =>
+          slot === null ? [] : slot instanceof Promise ? [places[i] as TreePlace] : [TreePlace.of(slot)],
+        ),
+      );
+    }
     // Completion order is whatever the network gives; the tree keeps the index's order.
     for (const slot of slots) {
       if (slot === null) continue;

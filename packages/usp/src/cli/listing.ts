@@ -3,6 +3,7 @@ import {
   InvalidSitemap,
   OK_SUMMARY,
   stripUrlToHomepage,
+  type TreeNodeEvent,
   type WalkStats,
   type WalkSummary,
 } from '@usp-ts/core';
@@ -16,13 +17,14 @@ import {
   type Output,
   shown,
   stripUrl,
+  TabTreePrinter,
   writeTree,
 } from './output.js';
 
 /**
  * Formats printed as pages arrive. `pages` prints the same lines as usp (which prints them after
  * the tree) in arrival order: each sitemap's pages in document order, the pages of sitemaps
- * fetched at the same time interleaved. tabtree and json need the finished tree.
+ * fetched at the same time interleaved. tabtree and json print in tree order (see `runListing`).
  */
 export const STREAMED: ReadonlySet<Format> = new Set<Format>(['pages', 'ndjson', 'csv']);
 
@@ -60,6 +62,9 @@ export interface Listing {
 /** Lists a site; shared by `ls` and `demo`. */
 export async function runListing(run: LsRun): Promise<Listing> {
   const { url, format, strip, log, progress, out } = run;
+  const rootUrl = homepagePrefix(url, run.options.normalizeHomepage ?? true);
+  const printer = format === 'tabtree' ? new TabTreePrinter(out, strip ? rootUrl : '') : null;
+  let printed = false;
   const options: SitemapTreeOptions = {
     ...run.options,
     onWarning: (w) => log.warning(w),
@@ -68,6 +73,20 @@ export async function runListing(run: LsRun): Promise<Listing> {
       log.debug(
         `${info.status} ${info.finalUrl}${info.finalUrl === info.url ? '' : ` (requested ${info.url})`}`,
       ),
+    // tabtree is written as the walk reports its nodes in tree order: each sitemap once it and
+    // everything before it is read, while later ones are still parsed (the print no longer waits
+    // for the whole walk, then runs alone on one thread).
+    ...(printer !== null
+      ? {
+          onTreeNode: async ({ node, depth }: TreeNodeEvent) => {
+            if (!printed) {
+              printed = true;
+              await out.line(shown(out, rootUrl));
+            }
+            await printer.node(node, depth);
+          },
+        }
+      : {}),
   };
   const started = Date.now();
   if (STREAMED.has(format)) {
@@ -104,7 +123,12 @@ export async function runListing(run: LsRun): Promise<Listing> {
     sitemaps++;
     if (s instanceof InvalidSitemap) log.info(`Invalid sitemap: ${s.url}, reason: ${s.reason}`);
   }
-  await writeTree(out, tree, format, strip ? tree.url : '');
+  if (printer === null) await writeTree(out, tree, format, strip ? tree.url : '');
+  else {
+    if (tree.url !== rootUrl) throw new Error(`usp: the tree's root ${tree.url} is not ${rootUrl}`);
+    if (!printed) await out.line(shown(out, rootUrl));
+    await out.flush();
+  }
   log.info(`${sitemaps} sitemaps in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return { tree, summary: tree.summary };
 }

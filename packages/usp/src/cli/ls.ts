@@ -64,9 +64,11 @@ options:
                               json     the whole tree as JSON, once the walk is over
                               ndjson   one JSON object per page, with its sitemap, as pages arrive
                               csv      one row per page, with its sitemap, as pages arrive
-                            tabtree and json print the tree in its order once the walk is
-                            over; the streamed formats print each sitemap's pages in document
-                            order, interleaved with other sitemaps' fetched at the same time
+                            tabtree and json print the tree in its order (tabtree each
+                            sitemap once it and those before it are read, json once the walk
+                            is over); the streamed formats print each sitemap's pages in
+                            document order, interleaved with other sitemaps' fetched at the
+                            same time
   -r, --no-robots           don't discover sitemaps through robots.txt
   -k, --no-known            don't discover sitemaps through the well-known paths
   -u, --strip-url           strip the homepage URL from each URL (the first line keeps it)

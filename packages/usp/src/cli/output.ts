@@ -4,6 +4,7 @@ import {
   isIndexSitemap,
   isPagesSitemap,
   type Page,
+  type PagesSitemap,
   pageToJSON,
   type Sitemap,
   SitemapDate,
@@ -106,33 +107,58 @@ const ASCII = /^[\x00-\x7f]*$/;
  * (recursively), then its pages one level deeper. The root line is never stripped.
  */
 export async function writeTabTree(out: Output, root: Sitemap, stripPrefix = ''): Promise<void> {
-  const buffers = new LineBuffers();
+  const printer = new TabTreePrinter(out, stripPrefix);
+  await out.line(shown(out, root.url));
   const visit = async (node: Sitemap, depth: number): Promise<void> => {
-    const url = depth === 0 ? node.url : stripUrl(node.url, stripPrefix);
-    await out.line('\t'.repeat(depth) + shown(out, url));
-    if (isIndexSitemap(node)) {
-      for (const child of node.subSitemaps) await visit(child, depth + 1);
-    } else if (isPagesSitemap(node)) {
-      const indent = '\t'.repeat(depth + 1);
-      const pages = node.iteratePages();
-      // Pages in usp's temp files print from the file's bytes (the common case: a terminal
-      // escapes control characters, and a prefix outside ASCII is compared as text).
-      const lines = out.escapeControls || !ASCII.test(stripPrefix) ? null : urlLinesOf(pages);
-      if (lines !== null) {
-        const chunks = lines(indent, stripPrefix, buffers);
-        for (let r = chunks.next(); r.done !== true; r = chunks.next(out.idle)) {
-          const p = out.bytes(r.value);
-          if (p) await p;
-        }
-        return;
-      }
-      for (const page of pages) {
-        const p = out.line(indent + shown(out, stripUrl(page.url, stripPrefix)));
+    await printer.node(node, depth);
+    if (isIndexSitemap(node)) for (const child of node.subSitemaps) await visit(child, depth + 1);
+  };
+  if (isIndexSitemap(root)) for (const child of root.subSitemaps) await visit(child, 1);
+  else if (isPagesSitemap(root)) await printer.pages(root, 1);
+}
+
+/**
+ * Prints tabtree one node at a time, in tree order: from a finished tree, or as the walk reports
+ * its nodes (`onTreeNode`), so the tree is written while the rest of it is still being read.
+ */
+export class TabTreePrinter {
+  readonly #out: Output;
+  readonly #stripPrefix: string;
+  readonly #buffers = new LineBuffers();
+
+  constructor(out: Output, stripPrefix: string) {
+    this.#out = out;
+    this.#stripPrefix = stripPrefix;
+  }
+
+  /** The node's line at `depth` (> 0) and, for a pages sitemap, its pages one level deeper. */
+  async node(node: Sitemap, depth: number): Promise<void> {
+    const out = this.#out;
+    await out.line('\t'.repeat(depth) + shown(out, stripUrl(node.url, this.#stripPrefix)));
+    if (isPagesSitemap(node)) await this.pages(node, depth + 1);
+  }
+
+  async pages(node: PagesSitemap, depth: number): Promise<void> {
+    const out = this.#out;
+    const stripPrefix = this.#stripPrefix;
+    const indent = '\t'.repeat(depth);
+    const pages = node.iteratePages();
+    // Pages in usp's temp files print from the file's bytes (the common case: a terminal
+    // escapes control characters, and a prefix outside ASCII is compared as text).
+    const lines = out.escapeControls || !ASCII.test(stripPrefix) ? null : urlLinesOf(pages);
+    if (lines !== null) {
+      const chunks = lines(indent, stripPrefix, this.#buffers);
+      for (let r = chunks.next(); r.done !== true; r = chunks.next(out.idle)) {
+        const p = out.bytes(r.value);
         if (p) await p;
       }
+      return;
     }
-  };
-  await visit(root, 0);
+    for (const page of pages) {
+      const p = out.line(indent + shown(out, stripUrl(page.url, stripPrefix)));
+      if (p) await p;
+    }
+  }
 }
 
 /** usp's pages format: every page of the tree, depth-first in document order, duplicates kept. */

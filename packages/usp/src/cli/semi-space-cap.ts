@@ -1,11 +1,19 @@
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { cachedDataVersionTag, getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import type { Worker } from 'node:worker_threads';
 
 /** Node 20 (V8 11.3) and 22 (V8 12.4), where the flag and V8's use of it are known. */
 const KNOWN_V8 = /^1[12]\./;
 const MIB = 1024 * 1024;
-/** Often enough that the young generation doubles at most once past the cap (a doubling takes seconds in a walk). */
-const CHECK_MS = 20;
+/**
+ * Longest the main thread waits for a starting worker's heap: a thread start and one isolate
+ * allocation, 5-20 ms measured at load 5. Only a worker that fails before V8 makes its heap (out
+ * of memory) takes this long; its 'online' never comes either.
+ */
+const HEAP_WAIT_MS = 10_000;
+const PROBE_SLEEP_MS = 0.2;
+/** Survivors kept while growing the young generation: 32 KiB arrays, a few per scavenge. */
+const SURVIVOR_LENGTH = 4096;
+const SURVIVOR_BYTES = SURVIVOR_LENGTH * 8;
 
 let installed = false;
 
@@ -14,38 +22,83 @@ function userTunedHeap(): boolean {
   return /semi-space|max-heap-size|single-generation/.test(flags);
 }
 
+/** This thread's young generation, both semi-spaces, bytes. */
+function youngGenerationBytes(): number {
+  return getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
+}
+
 /**
- * Keeps this thread's young generation at semi-spaces of at most `maxMb` MiB, from a running
- * process. V8 doubles a main thread's semi-spaces up to 16 MiB each as scavenges go on, and they
- * stay committed (32 MiB of RSS); `--max-semi-space-size` cannot be given to a process that is
- * already running, and a worker thread's `resourceLimits` (as `usp batch` uses, command-thread.ts)
- * measured worse for `usp ls`: the thread's own isolate and its stdout relayed through the main
- * thread cost more than they save. What V8 reads at each doubling is `--semi-space-growth-factor`:
- * once the young generation reaches the cap the factor is set to 1, so it stops growing. Every
- * new isolate (a parse worker starting) puts a factor below 2 back to 2, so the factor is set again
- * at every check and when a worker comes online. The flag is process-wide, so a worker's young
- * generation could not grow either: threads started after this start at the cap (V8 reads
- * `--min-semi-space-size` when it makes an isolate). This is for the CLI's own process, never the
- * library. Nothing is done on an unknown V8 or when the process was given its own heap flags.
+ * Grows this thread's young generation to `bytes` now rather than during the walk: V8 doubles the
+ * semi-spaces at a scavenge once more than their size survived since the last doubling, so
+ * about half a semi-space is kept alive across scavenges until it has (3 MiB allocated and 2-5 ms
+ * for 4 MiB semi-spaces). Bounded by what it allocates, in case V8 grows no more.
+ */
+function growYoungGeneration(bytes: number): void {
+  let kept: number[][] = [];
+  for (let allocated = 0; youngGenerationBytes() < bytes && allocated < 32 * bytes; ) {
+    for (let i = 0; i < 8; i++) kept.push(new Array<number>(SURVIVOR_LENGTH).fill(0));
+    allocated += 8 * SURVIVOR_BYTES;
+    const keep = Math.ceil(youngGenerationBytes() / 4 / SURVIVOR_BYTES);
+    if (kept.length > keep) kept = kept.slice(kept.length - keep);
+  }
+}
+
+/**
+ * Whether the growth factor is still the one this thread set. V8 hashes its non-default flags
+ * (`cachedDataVersionTag`) and keeps the hash until a flag is set through the API, but a new
+ * isolate writes the factor directly: setting an unchanged flag drops the stale hash.
+ */
+function factorStillSet(capped: number, maxMb: number): boolean {
+  setFlagsFromString(`--min-semi-space-size=${maxMb}`);
+  return cachedDataVersionTag() === capped;
+}
+
+/**
+ * Keeps this thread's young generation at semi-spaces of exactly `maxMb` MiB (a power of two; or
+ * their size now, if already larger), from a running process. V8 doubles a main thread's
+ * semi-spaces up to 16 MiB each as scavenges go on, and they stay committed (32 MiB of RSS);
+ * `--max-semi-space-size` cannot be given to a process that is already running, and a worker
+ * thread's `resourceLimits` (as `usp batch` uses, command-thread.ts) measured worse for `usp ls`:
+ * the thread's own isolate and its stdout relayed through the main thread cost more than they save.
+ *
+ * What V8 reads at each doubling is `--semi-space-growth-factor`: the young generation is grown to
+ * the cap here, then the factor is set to 1. The flag is process-wide, and V8's heap setup of every
+ * new isolate (`Heap::ConfigureHeap`, on the new thread, before it runs any JavaScript; the only
+ * other write, seen with a hardware watchpoint) puts a factor below 2 back to 2. So when a worker
+ * thread starts, this thread waits, before running any more JavaScript, until V8 has set up the
+ * worker's heap (the factor is back at 2: 5-20 ms), and sets it to 1 again. Left out: workers that
+ * start in the same tick (their resets cannot be told apart; the factor is set again at each one's
+ * 'online', and the young generation may double in between) and workers started before this call.
+ * A thread started later starts at the cap (V8 reads `--min-semi-space-size` when it makes an
+ * isolate), or at its own maximum if lower; it cannot grow. This is for the CLI's own process,
+ * never the library. Nothing is done on an unknown V8 or when the process was given heap flags.
  */
 export function capSemiSpaces(maxMb: number): void {
   // One cap a process (the flag is process-wide): a second command run in the same process
-  // adds no timer or listener.
+  // adds no listener.
   if (installed || !KNOWN_V8.test(process.versions.v8) || userTunedHeap()) return;
   installed = true;
-  // A thread started later could not grow its young generation at all once the factor is 1:
-  // it starts at the cap instead (or at its own maximum, if lower; a parse worker's is 2 MiB).
   setFlagsFromString(`--min-semi-space-size=${maxMb}`);
-  let capped = false;
-  const check = (): void => {
-    if (!capped) {
-      const young = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
-      // `space_size` is both semi-spaces.
-      capped = young !== undefined && young.space_size >= 2 * maxMb * MIB;
-    }
-    if (capped) setFlagsFromString('--semi-space-growth-factor=1');
-  };
-  setInterval(check, CHECK_MS).unref();
-  // A thread's isolate is made before its 'online' event: the factor is set again at once.
-  process.on('worker', (worker: Worker) => worker.once('online', check));
+  growYoungGeneration(2 * maxMb * MIB);
+  const setFactor = () => setFlagsFromString('--semi-space-growth-factor=1');
+  setFactor();
+  const capped = cachedDataVersionTag();
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
+  let starting = 0;
+  process.on('worker', (worker: Worker) => {
+    worker.once('online', setFactor);
+    // 'worker' comes in a tick queued by the constructor: after every worker made in that tick.
+    starting++;
+    if (starting > 1) return;
+    process.nextTick(() => {
+      const alone = starting === 1;
+      starting = 0;
+      if (!alone) return;
+      const deadline = performance.now() + HEAP_WAIT_MS;
+      while (factorStillSet(capped, maxMb) && performance.now() < deadline) {
+        Atomics.wait(sleeper, 0, 0, PROBE_SLEEP_MS);
+      }
+      setFactor();
+    });
+  });
 }
