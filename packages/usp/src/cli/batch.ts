@@ -13,6 +13,7 @@ import {
 import { DEFAULT_MAX_SITEMAPS, type StateStore, StateStoreError } from '@usp-ts/core';
 import { createDefaultRegistry } from '../plugins.js';
 import { count, flag, type OptionSpec, onePositional, parse, str, UsageError } from './args.js';
+import { tuneJitForBatch } from './batch-jit.js';
 import { BatchReport, siteLine } from './batch-report.js';
 import { groupDigits } from './digits.js';
 import { countSitesOrSay, inputLines } from './input.js';
@@ -107,6 +108,7 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
   }
   const out = str(p, 'out');
   if (out === undefined) throw new UsageError('the following arguments are required: --out', BATCH_USAGE);
+  tuneJitForBatch();
   const {
     sites,
     perHost,
