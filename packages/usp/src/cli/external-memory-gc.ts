@@ -15,14 +15,17 @@ let installed = false;
  * the code is not yet optimised, ~20 MiB of spent chunks piled up so, and the allocator kept the
  * RSS after they were freed (one-thread `usp ls` on the 1M-URL site: peak 101-104 MiB; with this
  * at 8 MiB, 90 MiB for 3 collections, ~40 ms of CPU). The collector is reached through
- * `--expose-gc` in a context of its own: nothing is added to the program's globals. For the CLI's
- * own process, never the library.
+ * `--expose-gc` in a context of its own, the flag set back at once: nothing is added to the
+ * program's globals. For the CLI's own process, never the library.
  */
 export function collectOnExternalGrowth(stepMb: number, checkMs = CHECK_MS): void {
   if (installed) return;
   installed = true;
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;
+  // Back to the default at once: V8 checks a hash of the non-default flags before it uses cached
+  // code (Node's own modules, in a worker started later).
+  setFlagsFromString('--no-expose-gc');
   const step = stepMb * 1024 * 1024;
   let low = getHeapStatistics().external_memory;
   setInterval(() => {
