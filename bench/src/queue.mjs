@@ -210,13 +210,18 @@ async function queued(workers, list, name) {
 /**
  * BullMQ's own cost per job, the floor of the queue's overhead: `n` jobs that do nothing but
  * confirm their lock, through `enqueueSites` here and a `startQueueWorker` process (16 at a time),
- * each side's CPU counted from when it is ready (module loading excluded).
+ * each side's CPU counted from when it is ready (module loading excluded). With `jobMs`, each job
+ * holds its slot that long first, so the jobs end at the pace of the real run's sites: a process
+ * that wakes for each job on its own, and waits 36 s instead of 2, spends about twice the CPU per
+ * job of one taking them back to back (its timers, polls and cold code); that paced floor is
+ * the one to compare with the queue's overhead per site.
  */
-async function floor() {
+async function floor(jobMs = 0) {
   await admin.flushall();
   const worker = fork(fileURLToPath(new URL('proc/queue-floor-worker.mjs', import.meta.url)), [
     redis.url,
     'floor',
+    String(Math.round(jobMs)),
   ]);
   const [ready] = await once(worker, 'message');
   if (ready !== 'ready') throw new Error(`floor worker: ${ready}`);
@@ -316,6 +321,12 @@ try {
   console.log(
     `BullMQ floor: producer ${round(bull.producerMs, 3)} ms + worker ${round(bull.workerMs, 3)} ms per job`,
   );
+  // The same jobs at the pace of the median round's sites (16 at a time, each as long as a site took).
+  const paceMs = (mid.queue.wallS * 1000 * Number(SITES_PER_PROCESS)) / n;
+  const paced = await floor(paceMs);
+  console.log(
+    `BullMQ floor at the run's pace (${round(paceMs, 0)} ms a job): producer ${round(paced.producerMs, 3)} ms + worker ${round(paced.workerMs, 3)} ms per job`,
+  );
 
   const shown = [1, ...workerCounts.filter((w) => w !== 1)];
   const spread = `${signed(Math.min(...overheads), 1)} to ${signed(Math.max(...overheads), 1)} %`;
@@ -373,7 +384,10 @@ try {
     '',
     `BullMQ's own cost per job (the floor of the overhead: ${n} jobs that only confirm their lock, producer and one worker process, CPU from when each is ready): ` +
       `producer ${round(bull.producerMs, 3)} ms + worker ${round(bull.workerMs, 3)} ms = ${round(bull.producerMs + bull.workerMs, 3)} ms per job, ` +
-      `${round(((bull.producerMs + bull.workerMs) / localPerSiteMs) * 100, 1)} % of the local batch's CPU per site.`,
+      `${round(((bull.producerMs + bull.workerMs) / localPerSiteMs) * 100, 1)} % of the local batch's CPU per site. ` +
+      `The same jobs at the run's pace (each holding its slot ${round(paceMs, 0)} ms, as long as a site of round ${rounds.indexOf(mid) + 1} took): ` +
+      `producer ${round(paced.producerMs, 3)} ms + worker ${round(paced.workerMs, 3)} ms = ${round(paced.producerMs + paced.workerMs, 3)} ms per job, ` +
+      `${round(((paced.producerMs + paced.workerMs) / localPerSiteMs) * 100, 1)} %.`,
     '',
     ...(runs[2] ? [`Two workers ÷ one (wall): ${round(runs[1].wallS / runs[2].wallS)}×.`, ''] : []),
     ...(runs[4] ? [`Four workers ÷ one (wall): ${round(runs[1].wallS / runs[4].wallS)}×.`, ''] : []),
@@ -388,7 +402,7 @@ try {
   if (values.json) {
     writeFileSync(
       values.json,
-      `${JSON.stringify({ sites: n, latencyMs, kinds, rounds, medianOverheadPct: medianPct, idle, runs, floor: bull, targets }, null, 2)}\n`,
+      `${JSON.stringify({ sites: n, latencyMs, kinds, rounds, medianOverheadPct: medianPct, idle, runs, floor: bull, pacedFloor: { jobMs: paceMs, ...paced }, targets }, null, 2)}\n`,
     );
   }
 } finally {

@@ -1,14 +1,18 @@
 // The worker side of the queue benchmark's floor: BullMQ's own cost per job, with a job that does
 // nothing but what `runWorker` does around a walk (confirm the lock, return a result). Started by
-// queue.mjs as `node queue-floor-worker.mjs REDIS_URL QUEUE`; on a message, sends back its CPU
-// (user + sys, µs) since it was ready, then stops.
+// queue.mjs as `node queue-floor-worker.mjs REDIS_URL QUEUE [JOB_MS]`; with JOB_MS, a job first
+// holds its slot that long (the pace of real sites). On a message, sends back its CPU (user + sys,
+// µs) since it was ready, then stops.
 import { startQueueWorker } from '@usp-ts/queue-bullmq';
+
+const jobMs = Number(process.argv[4] ?? 0);
 
 const worker = startQueueWorker({
   connection: process.argv[2],
   queueName: process.argv[3],
   concurrency: 16,
   async process(job, control) {
+    if (jobMs > 0) await new Promise((resolve) => setTimeout(resolve, jobMs));
     await control.confirm();
     return {
       site: job.site,

@@ -130,6 +130,7 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
   const onError = options.onError ?? (() => {});
 
   const stopping = new AbortController();
+  // Every walk listens on it once per request in flight: many, by design.
   setMaxListeners(0, stopping.signal);
   let running = 0;
   let worker: Worker<SiteJob, R> | null = null;
@@ -160,10 +161,12 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
     if (voids === null) return null;
     return voids === '' ? [] : voids.split(' ');
   };
-  const processor = async (job: Job<SiteJob, R>, token?: string, jobSignal?: AbortSignal): Promise<R> => {
-    const signal = jobSignal === undefined ? stopping.signal : AbortSignal.any([stopping.signal, jobSignal]);
-    // A walk listens on it once per request in flight: many, by design.
-    setMaxListeners(0, signal);
+  // Two parameters, not BullMQ's third (a per-job signal, aborted only by `cancelJob`, which this
+  // worker never calls): BullMQ makes that signal's controller only for a processor that takes it,
+  // and a controller, a combined signal and its listener limit per job were a tenth of BullMQ's
+  // own CPU per job (bench:queue's floor).
+  const processor = async (job: Job<SiteJob, R>, token?: string): Promise<R> => {
+    const signal = stopping.signal;
     const copy = randomUUID();
     const control: JobControl = {
       signal,

@@ -15,6 +15,7 @@ import {
   UsageError,
 } from './args.js';
 import { groupDigits } from './digits.js';
+import { collectOnExternalGrowth } from './external-memory-gc.js';
 import {
   DISCOVERY_OPTIONS,
   discoveryFrom,
@@ -116,6 +117,8 @@ exit status:
  * mode (120 MiB: more is promoted). Why it is done this way: semi-space-cap.ts.
  */
 const LS_SEMI_SPACE_MB = 4;
+/** Growth of external memory (spent Buffers) that starts a full collection, MiB: 4 ran one a second. */
+const LS_EXTERNAL_STEP_MB = 8;
 
 export async function runLs(args: string[], signal: AbortSignal): Promise<number> {
   const p = parse(args, LS_OPTIONS, LS_USAGE);
@@ -163,6 +166,8 @@ export async function runLs(args: string[], signal: AbortSignal): Promise<number
       onRetry: (r) => log.info(retryLine(r)),
     }),
   );
+  // Before the cap: it sets a V8 flag, and the cap watches V8's flags from the moment it is set.
+  collectOnExternalGrowth(LS_EXTERNAL_STEP_MB);
   capSemiSpaces(LS_SEMI_SPACE_MB);
   let summary: WalkSummary;
   try {

@@ -68,7 +68,8 @@ function factorStillSet(capped: number, maxMb: number): boolean {
  * thread starts, this thread waits, before running any more JavaScript, until V8 has set up the
  * worker's heap (the factor is back at 2: 5-20 ms), and sets it to 1 again. Left out: workers that
  * start in the same tick (their resets cannot be told apart; the factor is set again at each one's
- * 'online', and the young generation may double in between) and workers started before this call.
+ * 'online', and the young generation may double in between), workers started before this call,
+ * and V8 flags set by others after it (the waits, which watch V8's flags, then end at once).
  * A thread started later starts at the cap (V8 reads `--min-semi-space-size` when it makes an
  * isolate), or at its own maximum if lower; it cannot grow. This is for the CLI's own process,
  * never the library. Nothing is done on an unknown V8 or when the process was given heap flags.
