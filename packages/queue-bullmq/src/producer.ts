@@ -238,12 +238,19 @@ export async function enqueueSites<R = unknown>(
 
     if (wait) {
       const signal = options.signal;
-      while (pending.size > 0 && !signal?.aborted) {
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          signal?.addEventListener('abort', () => resolve(), { once: true });
-        });
-        wake = null;
+      // One listener for the whole wait, not one per wake-up: those piled up on the signal (and
+      // Node warned of a listener leak past ten sites).
+      const onAbort = () => wake?.();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      try {
+        while (pending.size > 0 && !signal?.aborted) {
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+          });
+          wake = null;
+        }
+      } finally {
+        signal?.removeEventListener('abort', onAbort);
       }
     }
     return { ...report, finished, failed };

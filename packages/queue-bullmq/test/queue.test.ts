@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { startTestRedis, type TestRedis } from '@usp-ts/test-redis';
 import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -140,6 +141,43 @@ describe('enqueueSites and startQueueWorker', () => {
     // Completed jobs are not kept, so the next run enqueues the sites again.
     const again = await enqueueSites(SITES, { connection: redis.url, queueName: name, wait: true });
     expect(again).toMatchObject({ added: 3, alreadyQueued: 0, finished: 3 });
+  });
+
+  it('a waiting producer keeps one abort listener on its signal however many reads bring ends, none after', async () => {
+    const name = nextQueue();
+    const [first, ...rest] = SITES;
+    let firstSeen!: () => void;
+    const seenFirst = new Promise<void>((resolve) => {
+      firstSeen = resolve;
+    });
+    workers.push(
+      startQueueWorker({
+        connection: redis.url,
+        queueName: name,
+        concurrency: 1,
+        process: async (job, control) => {
+          // The later sites end only once the producer has the first one's result: another read.
+          if (job.site !== first) await seenFirst;
+          await control.confirm();
+          return job.site;
+        },
+      }),
+    );
+    const stop = new AbortController();
+    let most = 0;
+    const result = await enqueueSites<string>([first, ...rest], {
+      connection: redis.url,
+      queueName: name,
+      wait: true,
+      signal: stop.signal,
+      onResult: (o) => {
+        most = Math.max(most, getEventListeners(stop.signal, 'abort').length);
+        if (o.site === first) firstSeen();
+      },
+    });
+    expect(result.finished).toBe(SITES.length);
+    expect(most).toBe(1);
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
   });
 
   it('retries a job that fails, with backoff, then lists it as failed with its error; the next run enqueues it again', async () => {
