@@ -5,9 +5,10 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestRedis, type TestRedis } from '@usp-ts/test-redis';
-import { type SiteFarm, startSiteFarm } from '@usp-ts/test-server';
+import { runNode, type SiteFarm, startSiteFarm } from '@usp-ts/test-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, spawnCli } from './cli-helpers.js';
+import { V8_DEFAULT_INTERRUPT_BUDGET } from '../src/cli/batch-jit.js';
+import { CLI, cliEnv, runCli, spawnCli } from './cli-helpers.js';
 
 // The distributed mode end to end: a Redis of the test's own, ~50 sites on their own loopback
 // addresses (the site farm: urlsets, indexes, gzip, dead, hung and refused hosts), `usp worker`
@@ -455,5 +456,40 @@ describe('usp worker and usp batch --queue', () => {
       // Nothing was started: no output directory.
       expect(existsSync(join(out, 'w'))).toBe(false);
     }
+  });
+  it("tunes V8 like usp batch: far fewer functions optimised than with V8's default budget", {
+    timeout: 120_000,
+  }, async () => {
+    // V8's trace (stdout) of one worker walking the farm's sites, enqueued on a queue of its own
+    // per run; given the default budget on the command line, the worker leaves V8 as it is.
+    async function optimised(name: string, nodeFlags: string[]): Promise<number> {
+      expect(
+        (await runCli(['batch', '--queue', redis.url, '--queue-name', name, '--no-wait', sitesFile])).code,
+      ).toBe(0);
+      const run = await runNode(
+        [
+          '--trace-opt',
+          ...nodeFlags,
+          CLI,
+          'worker',
+          '--queue',
+          redis.url,
+          '--queue-name',
+          name,
+          '--out',
+          join(dir, name),
+          '--exit-when-idle',
+          '--no-progress',
+          ...FAST,
+        ],
+        { guardMs: 100_000, env: cliEnv() },
+      );
+      expect(run.code).toBe(0);
+      return run.stdout.split('\n').filter((l) => l.startsWith('[completed optimizing')).length;
+    }
+    const tuned = await optimised('jit-tuned', []);
+    const byDefault = await optimised('jit-default', [`--interrupt-budget=${V8_DEFAULT_INTERRUPT_BUDGET}`]);
+    expect(byDefault).toBeGreaterThan(0);
+    expect(tuned).toBeLessThan(byDefault * 0.75);
   });
 });

@@ -4,7 +4,7 @@ import { setFlagsFromString } from 'node:v8';
 const KNOWN_V8 = /^1[12]\./;
 /** V8's default `--interrupt-budget` in those versions. */
 export const V8_DEFAULT_INTERRUPT_BUDGET = 67_584;
-/** How much more bytecode a function runs before V8 optimises it, in a batch process. */
+/** How much more bytecode a function runs before V8 optimises it, in a batch or worker process. */
 export const BATCH_INTERRUPT_BUDGET_FACTOR = 4;
 
 let tuned = false;
@@ -21,7 +21,8 @@ function userTunedJit(): boolean {
  * is large (async functions with much inlined), and in a run of 1,000 sites with nothing to fetch
  * the compiles took more instructions than the batch thread itself (callgrind: 4.3 G against
  * 4.0 G), on the same two cores. With a larger interrupt budget only functions that run much
- * longer are optimised. Process-wide, so for the CLI's own process only, never the library;
+ * longer are optimised. `usp worker` runs the same job, so it does the same. Process-wide, so
+ * for the CLI's own process only, never the library;
  * nothing is done on an unknown V8 or when the process was given its own JIT flags.
  */
 export function tuneJitForBatch(): void {

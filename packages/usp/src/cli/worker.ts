@@ -19,6 +19,7 @@ import {
 } from '@usp-ts/queue-bullmq';
 import { createDefaultRegistry } from '../plugins.js';
 import { count, duration, flag, type OptionSpec, parse, redisUrl, str, UsageError } from './args.js';
+import { tuneJitForBatch } from './batch-jit.js';
 import { BatchReport, siteLine } from './batch-report.js';
 import { NETWORK_HELP } from './network.js';
 import { batchWebClient, openState, SITE_WALK_OPTIONS, siteWalkSettings } from './site-walk.js';
@@ -136,6 +137,8 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
   for (const url of new Set([queue, ...(stateUrl !== undefined ? [stateUrl] : [])])) {
     await assertRedisReachable(url, { signal });
   }
+  // The same site job as usp batch, so the same JIT setting (see batch-jit.ts).
+  tuneJitForBatch();
 
   let state: StateStore | null = null;
   let sink: NdjsonSink | null = null;
