@@ -13,25 +13,44 @@ const TEXT = { 'Content-Type': 'text/plain' };
 const urlset = (urls: string[]): string =>
   `<?xml version="1.0"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls.map((u) => `<url><loc>${u}</loc><lastmod>2024-01-02</lastmod></url>`).join('')}</urlset>\n`;
 
+/**
+ * A site of two sitemaps, robots.txt naming a.xml (50 pages) then b.xml, whose answer (`b`, its
+ * pages) waits until `release` is called. Call `close` when done (it releases first).
+ */
+async function siteWithHeldSitemap(pagesOfB: (origin: string) => string[]) {
+  const server = await startTestServer();
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const o = server.origin;
+  const a = Array.from({ length: 50 }, (_, i) => `${o}/a/${i}`);
+  const b = pagesOfB(o);
+  server.route('/robots.txt', { headers: TEXT, body: `Sitemap: ${o}/a.xml\nSitemap: ${o}/b.xml\n` });
+  server.route('/a.xml', { headers: XML, body: urlset(a) });
+  server.route('/b.xml', async (_req, res) => {
+    await held;
+    res.writeHead(200, XML);
+    res.end(urlset(b));
+  });
+  return {
+    o,
+    a,
+    b,
+    release: () => release(),
+    close: async () => {
+      release();
+      await server.close();
+    },
+  };
+}
+
 describe('usp ls output delivery', () => {
   it('-f pages prints each page as it arrives: the first line comes while the last sitemap is held', async () => {
-    const server = await startTestServer();
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    // The last sitemap answers only once the test has read a line of output.
+    const site = await siteWithHeldSitemap((o) => [`${o}/b/late`, `${o}/a/0`]);
+    const { o, a, b, release } = site;
     try {
-      const o = server.origin;
-      const a = Array.from({ length: 50 }, (_, i) => `${o}/a/${i}`);
-      const b = [`${o}/b/late`, `${o}/a/0`];
-      server.route('/robots.txt', { headers: TEXT, body: `Sitemap: ${o}/a.xml\nSitemap: ${o}/b.xml\n` });
-      server.route('/a.xml', { headers: XML, body: urlset(a) });
-      // The last sitemap answers only once the test has read a line of output.
-      server.route('/b.xml', async (_req, res) => {
-        await held;
-        res.writeHead(200, XML);
-        res.end(urlset(b));
-      });
       const child = spawnCli(['ls', ...NET, '-f', 'pages', `${o}/`]);
       const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
       let out = '';
@@ -56,27 +75,14 @@ describe('usp ls output delivery', () => {
         .map((l) => l.trim());
       expect([...lines].sort()).toEqual(treePages.sort());
     } finally {
-      release();
-      await server.close();
+      await site.close();
     }
   });
 
   it('tabtree prints each sitemap once it and those before it are read: while the last one is held', async () => {
-    const server = await startTestServer();
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const site = await siteWithHeldSitemap((o) => [`${o}/b/late`]);
+    const { o, a, release } = site;
     try {
-      const o = server.origin;
-      const a = Array.from({ length: 50 }, (_, i) => `${o}/a/${i}`);
-      server.route('/robots.txt', { headers: TEXT, body: `Sitemap: ${o}/a.xml\nSitemap: ${o}/b.xml\n` });
-      server.route('/a.xml', { headers: XML, body: urlset(a) });
-      server.route('/b.xml', async (_req, res) => {
-        await held;
-        res.writeHead(200, XML);
-        res.end(urlset([`${o}/b/late`]));
-      });
       const child = spawnCli(['ls', ...NET, `${o}/`]);
       const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
       let out = '';
@@ -103,8 +109,7 @@ describe('usp ls output delivery', () => {
       expect(beforeRelease).toBe(expected.slice(0, expected.indexOf(`\t\t${o}/b.xml`)));
       expect(out).toBe(expected);
     } finally {
-      release();
-      await server.close();
+      await site.close();
     }
   });
 
