@@ -1,7 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
+import { mayTuneV8 } from './v8-flags.js';
 
-/** Node 20 (V8 11.3) and 22 (V8 12.4), where the flag and V8's use of it are known. */
-const KNOWN_V8 = /^1[12]\./;
 /** V8's default `--interrupt-budget` in those versions. */
 export const V8_DEFAULT_INTERRUPT_BUDGET = 67_584;
 /** How much more bytecode a function runs before V8 optimises it, in a batch or worker process. */
@@ -9,10 +8,8 @@ export const BATCH_INTERRUPT_BUDGET_FACTOR = 4;
 
 let tuned = false;
 
-function userTunedJit(): boolean {
-  const flags = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`;
-  return /interrupt-budget|jitless|(?:^|\s)--(?:no-)?(?:opt|turbofan|maglev)\b/.test(flags);
-}
+/** JIT flags a process may be given: then it is left as it is. */
+const JIT_FLAGS = /interrupt-budget|jitless|(?:^|\s)--(?:no-)?(?:opt|turbofan|maglev)\b/;
 
 /**
  * A batch runs the same few hundred functions once or a few times per site (the job, the walk,
@@ -26,7 +23,7 @@ function userTunedJit(): boolean {
  * nothing is done on an unknown V8 or when the process was given its own JIT flags.
  */
 export function tuneJitForBatch(): void {
-  if (tuned || !KNOWN_V8.test(process.versions.v8) || userTunedJit()) return;
+  if (tuned || !mayTuneV8(JIT_FLAGS)) return;
   tuned = true;
   setFlagsFromString(`--interrupt-budget=${V8_DEFAULT_INTERRUPT_BUDGET * BATCH_INTERRUPT_BUDGET_FACTOR}`);
 }

@@ -1,8 +1,7 @@
 import { cachedDataVersionTag, getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import type { Worker } from 'node:worker_threads';
+import { mayTuneV8 } from './v8-flags.js';
 
-/** Node 20 (V8 11.3) and 22 (V8 12.4), where the flag and V8's use of it are known. */
-const KNOWN_V8 = /^1[12]\./;
 const MIB = 1024 * 1024;
 /**
  * Longest the main thread waits for a starting worker's heap: a thread start and one isolate
@@ -17,10 +16,8 @@ const SURVIVOR_BYTES = SURVIVOR_LENGTH * 8;
 
 let installed = false;
 
-function userTunedHeap(): boolean {
-  const flags = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`;
-  return /semi-space|max-heap-size|single-generation/.test(flags);
-}
+/** Heap flags a process may be given: then it is left as it is. */
+const HEAP_FLAGS = /semi-space|max-heap-size|single-generation/;
 
 /** This thread's young generation, both semi-spaces, bytes. */
 function youngGenerationBytes(): number {
@@ -77,7 +74,7 @@ function factorStillSet(capped: number, maxMb: number): boolean {
 export function capSemiSpaces(maxMb: number): void {
   // One cap a process (the flag is process-wide): a second command run in the same process
   // adds no listener.
-  if (installed || !KNOWN_V8.test(process.versions.v8) || userTunedHeap()) return;
+  if (installed || !mayTuneV8(HEAP_FLAGS)) return;
   installed = true;
   setFlagsFromString(`--min-semi-space-size=${maxMb}`);
   growYoungGeneration(2 * maxMb * MIB);

@@ -1,0 +1,12 @@
+/** Node 20 (V8 11.3) and 22 (V8 12.4), whose flags the CLI sets and whose use of them is known. */
+const KNOWN_V8 = /^1[12]\./;
+
+/**
+ * Whether the CLI may set V8 flags of a kind: on a V8 it knows, and only when the process was not
+ * given flags of that kind (`given`, matched against its command line and `NODE_OPTIONS`): a
+ * user's own tuning wins.
+ */
+export function mayTuneV8(given: RegExp): boolean {
+  if (!KNOWN_V8.test(process.versions.v8)) return false;
+  return !given.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`);
+}
