@@ -273,6 +273,39 @@ describe('createWorkerParser', () => {
     expect(pulled).toBe(xml.length);
   });
 
+  it('parses ahead of a consumer that is busy: many batches before the first is acknowledged', async () => {
+    // The main thread acknowledges a batch only between its own steps (it parses a document
+    // too); a worker that waits for each acknowledgement idles while the main thread is busy.
+    const xml = new TextEncoder().encode(urlset(20_000));
+    let pulled = 0;
+    async function* counted() {
+      for (let i = 0; i < xml.length; i += 4096) {
+        pulled += Math.min(4096, xml.length - i);
+        yield xml.subarray(i, i + 4096);
+      }
+    }
+    let batches = 0;
+    let pulledWhileHeld = 0;
+    const parser = pool({ maxBytesInFlight: 32 * 1024 });
+    const parsed = await parser.parse({
+      url: 'https://example.com/big.xml',
+      body: counted(),
+      registry,
+      onPages: async () => {
+        batches++;
+        if (batches > 1) return;
+        // Holds the first batch until the worker has read 48 KiB past the 32 KiB in flight (a
+        // dozen batches of 4 KiB), or gives up: with a window of 2 it stopped at 40 KiB.
+        const until = Date.now() + 5_000;
+        while (pulled < 80 * 1024 && Date.now() < until) await new Promise((r) => setImmediate(r));
+        pulledWhileHeld = pulled;
+      },
+    });
+    expect(parsed.type).toBe('PagesXMLSitemap');
+    expect(pulledWhileHeld).toBeGreaterThanOrEqual(80 * 1024);
+    expect(pulled).toBe(xml.length);
+  });
+
   it('checks options before sending anything to a worker', async () => {
     const p = pool();
     await expect(
