@@ -523,6 +523,25 @@ describe('conditional requests', () => {
   });
 });
 
+describe('conditional requests, connections', () => {
+  it("keeps a 304's connection for the next request to its host", async () => {
+    const sockets = new Set<unknown>();
+    const s = await server({
+      '/s': (req, res) => {
+        sockets.add(req.socket);
+        res.writeHead(304, { ETag: '"abc"' });
+        res.end();
+      },
+    });
+    const c = client();
+    for (let i = 0; i < 3; i++) {
+      expect((await c.get(`${s.origin}/s`, { ifNoneMatch: '"abc"' })).kind).toBe('not-modified');
+    }
+    expect(s.requests).toHaveLength(3);
+    expect(sockets.size).toBe(1);
+  });
+});
+
 describe('abort and close', () => {
   it('rejects at once when the signal has already fired', async () => {
     const s = await server({ '/a': { body: 'x' } });
