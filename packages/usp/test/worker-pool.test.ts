@@ -306,6 +306,41 @@ describe('createWorkerParser', () => {
     expect(pulled).toBe(xml.length);
   });
 
+  it('gives a worker a second document only when the first has waited a while for bytes', async () => {
+    // A fast body still pauses between chunks for a turn or two of the event loop (a socket
+    // resuming, the first bytes of a response). A worker that took the next document at such a
+    // pause parsed two at a time, and the walk ended on a pair (issue 19).
+    const xml = new TextEncoder().encode(urlset(2_000));
+    const events: string[] = [];
+    const turns = () => new Promise<void>((r) => setImmediate(() => setImmediate(r)));
+    async function* paused() {
+      for (let i = 0; i < xml.length; i += 16_384) {
+        await turns();
+        yield xml.subarray(i, i + 16_384);
+      }
+    }
+    async function* second() {
+      events.push('second document read');
+      yield* chunked(xml);
+    }
+    const parser = pool({ workers: 1 });
+    let firstPages = 0;
+    const [a, b] = await Promise.all([
+      parser.parse({
+        url: 'https://example.com/a.xml',
+        body: paused(),
+        registry,
+        onPages: (pages) => {
+          firstPages += pages.length;
+          if (firstPages === 2_000) events.push('first document parsed');
+        },
+      }),
+      parser.parse({ url: 'https://example.com/b.xml', body: second(), registry }),
+    ]);
+    expect([a.pageCount, b.pageCount]).toEqual([2_000, 2_000]);
+    expect(events).toEqual(['first document parsed', 'second document read']);
+  });
+
   it('checks options before sending anything to a worker', async () => {
     const p = pool();
     await expect(
