@@ -3,7 +3,6 @@ import {
   closeSync,
   existsSync,
   fdatasync,
-  fdatasyncSync,
   ftruncateSync,
   openSync,
   readSync,
@@ -188,25 +187,25 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
   let chain: Promise<void> = Promise.resolve();
   let dirty = false;
   let closed = false;
-  const sync = (): void => {
-    if (!dirty) return;
-    dirty = false;
-    for (const f of FILES) fdatasyncSync(fds[f]);
-    fdatasyncSync(journal.fd);
-  };
-  // The timer's syncs run on libuv's pool: a sync blocks for milliseconds up to a disk's
-  // latency, and on this thread it held every site's walk for that long (on a no-change run of
-  // 1,000 sites, about 5 % of the thread's time). `close` waits for them before its own sync.
+  // Syncs run on libuv's pool, the four files at once: a sync blocks for milliseconds up to a
+  // disk's latency, and on this thread the timer's held every site's walk for that long (on a
+  // no-change run of 1,000 sites, about 5 % of the thread's time), and close's four in a row
+  // were 18-38 ms at the end of that run. `close` waits for the timer's before its own.
+  const syncAll = (onError: 'ignore' | 'reject'): Promise<void> =>
+    Promise.all(
+      [...FILES.map((f) => fds[f]), journal.fd].map(
+        (fd) =>
+          new Promise<void>((resolve, reject) => {
+            // The timer's failure is reported by the next write, or by the sync of close.
+            fdatasync(fd, (err) => (err !== null && onError === 'reject' ? reject(err) : resolve()));
+          }),
+      ),
+    ).then(() => {});
   let syncing: Promise<void> | null = null;
   const syncInBackground = (): void => {
     if (!dirty || syncing !== null) return;
     dirty = false;
-    const one = (fd: number) =>
-      new Promise<void>((resolve) => {
-        // A failure is reported by the next write, or by the sync of close.
-        fdatasync(fd, () => resolve());
-      });
-    syncing = Promise.all([...FILES.map((f) => one(fds[f])), one(journal.fd)]).then(() => {
+    syncing = syncAll('ignore').then(() => {
       syncing = null;
     });
   };
@@ -321,9 +320,8 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
       closed = true;
       clearInterval(timer);
       await syncing;
-      dirty = true;
       try {
-        sync();
+        await syncAll('reject');
       } finally {
         for (const f of FILES) closeSync(fds[f]);
         journal.close();

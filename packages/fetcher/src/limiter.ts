@@ -1,4 +1,5 @@
 import { GLOBAL_TIMERS, type Timers } from './keep-alive.js';
+import { onStop, type Stoppable } from './stop-signal.js';
 
 /** Called once to give a slot back; further calls do nothing. */
 export type Release = () => void;
@@ -8,7 +9,7 @@ interface Waiter {
   fail: (err: unknown) => void;
 }
 
-/** A counting semaphore whose waiters can give up through an AbortSignal. FIFO, so nobody starves. */
+/** A counting semaphore whose waiters can give up through a signal. FIFO, so nobody starves. */
 export class Semaphore {
   private free: number;
   private readonly queue: Waiter[] = [];
@@ -21,27 +22,29 @@ export class Semaphore {
     return this.free === this.size && this.queue.length === 0;
   }
 
-  acquire(signal?: AbortSignal): Promise<Release> {
+  acquire(signal?: Stoppable): Promise<Release> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.free > 0) {
       this.free--;
       return Promise.resolve(this.releaser());
     }
     return new Promise<Release>((resolve, reject) => {
-      const onAbort = () => {
-        const i = this.queue.indexOf(waiter);
-        if (i >= 0) this.queue.splice(i, 1);
-        reject(signal?.reason);
-      };
+      let unlink: (() => void) | undefined;
       const waiter: Waiter = {
         grant: (release) => {
-          signal?.removeEventListener('abort', onAbort);
+          unlink?.();
           resolve(release);
         },
         fail: reject,
       };
       this.queue.push(waiter);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal !== undefined) {
+        unlink = onStop(signal, () => {
+          const i = this.queue.indexOf(waiter);
+          if (i >= 0) this.queue.splice(i, 1);
+          reject(signal.reason);
+        });
+      }
     });
   }
 
@@ -63,7 +66,7 @@ export class KeyedSemaphore {
 
   constructor(private readonly size: number) {}
 
-  async acquire(key: string, signal?: AbortSignal): Promise<Release> {
+  async acquire(key: string, signal?: Stoppable): Promise<Release> {
     let sem = this.byKey.get(key);
     if (sem === undefined) {
       sem = new Semaphore(this.size);
@@ -88,7 +91,7 @@ export class HostSpacing {
   ) {}
 
   /** Reserves the next start slot for `host` and waits for it. */
-  async wait(host: string, signal?: AbortSignal): Promise<void> {
+  async wait(host: string, signal?: Stoppable): Promise<void> {
     if (this.delayMs <= 0) return;
     const now = Date.now();
     for (const [k, t] of this.nextStart) if (t + this.delayMs < now) this.nextStart.delete(k);
@@ -99,17 +102,19 @@ export class HostSpacing {
 }
 
 /** A timer that rejects with the signal's reason when it aborts and keeps no timer alive after. */
-export function sleep(ms: number, signal?: AbortSignal, timers: Timers = GLOBAL_TIMERS): Promise<void> {
+export function sleep(ms: number, signal?: Stoppable, timers: Timers = GLOBAL_TIMERS): Promise<void> {
   if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise<void>((resolve, reject) => {
-    const onAbort = () => {
-      timers.clearTimeout(timer);
-      reject(signal?.reason);
-    };
+    let unlink: (() => void) | undefined;
     const timer = timers.setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
+      unlink?.();
       resolve();
     }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal !== undefined) {
+      unlink = onStop(signal, () => {
+        timers.clearTimeout(timer);
+        reject(signal.reason);
+      });
+    }
   });
 }

@@ -27,6 +27,7 @@ import {
 import { withParserTiering } from './parser-tiering.js';
 import { proxyFor } from './proxy-routes.js';
 import { backoffDelay, parseRetryAfter, RETRYABLE_STATUSES } from './retry.js';
+import { onStop, StopSignal } from './stop-signal.js';
 import { TimeBudget } from './time-budget.js';
 import { nodeStatusCodes, undiciCore, undiciEntry } from './undici.js';
 import { DEFAULT_USER_AGENT } from './version.js';
@@ -99,7 +100,7 @@ interface Hop {
   readonly redirects: readonly string[];
   readonly request: WebRequestOptions;
   /** Aborted when the caller or the client gives up. */
-  readonly life: AbortSignal;
+  readonly life: StopSignal;
   /** The attempt's time budget, shared by its hops and the body. */
   readonly budget: TimeBudget;
   readonly attempt: number;
@@ -113,7 +114,7 @@ interface HopSuccess {
   readonly statusText: string;
   readonly request: WebRequestOptions;
   /** Aborts the request, and with it the body's socket. */
-  readonly requestCtl: AbortController;
+  readonly requestCtl: StopSignal;
   readonly budget: TimeBudget;
   /** Frees the hop's host and global slots once the body is done. */
   readonly release: Release;
@@ -318,7 +319,7 @@ class UndiciWebClient implements FetcherWebClient {
       return errorResponse(url, null, 'invalid-url', `Not an absolute http(s) URL: ${url}`, false, 0);
 
     // One signal for the whole get: the caller's abort and the client's close both end it.
-    const life = new AbortController();
+    const life = new StopSignal();
     const onAbort = () => life.abort(signal?.reason);
     const onClose = () => life.abort(new Error('closed'));
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -326,7 +327,7 @@ class UndiciWebClient implements FetcherWebClient {
     let attempt = 0;
     try {
       for (attempt = 1; ; attempt++) {
-        const res = await this.attempt(start, url, request, life.signal, attempt);
+        const res = await this.attempt(start, url, request, life, attempt);
         if (res.kind !== 'error') return res;
         const err = res as FetchErrorResponse;
         const o = this.options;
@@ -359,7 +360,7 @@ class UndiciWebClient implements FetcherWebClient {
             // A logging hook that throws must not change what the request does.
           }
         }
-        await sleep(delay, life.signal, this.keepAlive);
+        await sleep(delay, life, this.keepAlive);
         if (request.shouldRetry !== undefined && !request.shouldRetry(err)) return err;
       }
     } catch (e) {
@@ -377,7 +378,7 @@ class UndiciWebClient implements FetcherWebClient {
     start: URL,
     requestedUrl: string,
     request: WebRequestOptions,
-    life: AbortSignal,
+    life: StopSignal,
     attempt: number,
   ): Promise<WebResponse> {
     const budget = new TimeBudget(this.options.requestTimeoutMs, this.keepAlive);
@@ -440,7 +441,7 @@ class UndiciWebClient implements FetcherWebClient {
     return h;
   }
 
-  private async acquireSlots(host: string, life: AbortSignal): Promise<Release> {
+  private async acquireSlots(host: string, life: StopSignal): Promise<Release> {
     const stop = () => new Stop();
     const releaseHost = await this.perHost.acquire(host, life).catch((e) => {
       throw life.aborted ? stop() : e;
@@ -487,9 +488,9 @@ class UndiciWebClient implements FetcherWebClient {
       release();
       throw new Stop();
     }
-    const requestCtl = new AbortController();
-    const onLife = () => requestCtl.abort(life.reason);
-    life.addEventListener('abort', onLife, { once: true });
+    // undici takes an EventEmitter as the request's signal: see StopSignal.
+    const requestCtl = new StopSignal();
+    const unlinkLife = onStop(life, () => requestCtl.abort(life.reason));
     let timedOut = false;
     budget.run(() => {
       timedOut = true;
@@ -502,11 +503,11 @@ class UndiciWebClient implements FetcherWebClient {
         path: `${current.pathname}${current.search}`,
         method: 'GET',
         headers: this.requestHeaders(current, start, request),
-        signal: requestCtl.signal,
+        signal: requestCtl,
       });
     } catch (e) {
       budget.pause();
-      life.removeEventListener('abort', onLife);
+      unlinkLife();
       release();
       if (life.aborted) throw new Stop();
       if (timedOut) {
@@ -523,7 +524,7 @@ class UndiciWebClient implements FetcherWebClient {
       };
     }
     budget.pause();
-    life.removeEventListener('abort', onLife);
+    unlinkLife();
     const { statusCode: status, headers } = data;
     const statusText = reasonPhrase(status, data.statusText);
 

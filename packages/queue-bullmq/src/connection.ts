@@ -1,13 +1,14 @@
 import { InvalidOptionError, rejectUnknownOptions, UspError } from '@usp-ts/core';
 import type { ConnectionOptions } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { ioredis } from './cjs-deps.js';
 
 /** A Redis to use: a `redis://HOST:PORT[/DB]` (or `rediss://`) URL, or an ioredis client you own. */
 export type RedisConnection = string | Redis;
 
 /** Checks a connection option early: a client, or a URL with the redis scheme. */
 export function checkConnection(connection: unknown, option = 'connection'): RedisConnection {
-  if (connection instanceof Redis) return connection;
+  if (connection instanceof ioredis.Redis) return connection;
   if (typeof connection === 'string') {
     let url: URL | null = null;
     try {
@@ -84,7 +85,7 @@ export async function assertRedisReachable(
   const url = checkConnection(connection);
   if (typeof url !== 'string') return;
   if (signal?.aborted) throw signal.reason;
-  const client = new Redis(url, {
+  const client = new ioredis.Redis(url, {
     lazyConnect: true,
     connectTimeout: timeoutMs,
     commandTimeout: timeoutMs,

@@ -1,5 +1,5 @@
-import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { bullmq } from './cjs-deps.js';
 import { bullConnection, type RedisConnection } from './connection.js';
 import { checkQueueName, DEFAULT_QUEUE_NAME } from './site-queue.js';
 
@@ -136,7 +136,7 @@ export async function voidedCopies(
   tokens: readonly string[],
   options: VoidedCopiesOptions,
 ): Promise<ReadonlySet<string>> {
-  const queue = new Queue(checkQueueName(options.queueName ?? DEFAULT_QUEUE_NAME), {
+  const queue = new bullmq.Queue(checkQueueName(options.queueName ?? DEFAULT_QUEUE_NAME), {
     connection: bullConnection(options.connection),
   });
   try {

@@ -1,7 +1,7 @@
 import type { SiteJob } from '@usp-ts/batch';
 import { InvalidOptionError, rejectUnknownOptions } from '@usp-ts/core';
-import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { bullmq } from './cjs-deps.js';
 import { assertRedisReachable, bullConnection, checkConnection, type RedisConnection } from './connection.js';
 import { voidFailedCopies } from './copy-claims.js';
 import { type JobEndReader, readJobEnds } from './job-ends.js';
@@ -125,7 +125,7 @@ export async function enqueueSites<R = unknown>(
   const wait = options.wait === true;
   await assertRedisReachable(connection, options.signal !== undefined ? { signal: options.signal } : {});
 
-  const queue = new Queue<SiteJob, R>(queueName, { connection: bullConnection(connection) });
+  const queue = new bullmq.Queue<SiteJob, R>(queueName, { connection: bullConnection(connection) });
   let ends: JobEndReader | null = null;
   const pending = new Set<string>();
   const failed: { site: string; error: string; attempts: number }[] = [];

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { SiteJob } from '@usp-ts/batch';
 import { InvalidOptionError, rejectUnknownOptions, UspError } from '@usp-ts/core';
-import { type Job, Queue, WaitingError, Worker } from 'bullmq';
+import type { Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { bullmq } from './cjs-deps.js';
 import { bullConnection, checkConnection, type RedisConnection } from './connection.js';
 import { CARRIED_KEY, CLAIM_COPY_LUA, VOIDED_KEY, VOIDED_TTL_MS, voidFailedCopies } from './copy-claims.js';
 import { checkQueueName, DEFAULT_QUEUE_NAME } from './site-queue.js';
@@ -191,7 +192,7 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
       if (error instanceof JobReleasedError && token !== undefined) {
         await job.moveToWait(token);
         // Tells BullMQ the job moved on its own: neither completed nor failed.
-        throw new WaitingError();
+        throw new bullmq.WaitingError();
       }
       throw error;
     } finally {
@@ -199,7 +200,7 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
     }
   };
 
-  worker = new Worker<SiteJob, R>(queueName, processor, {
+  worker = new bullmq.Worker<SiteJob, R>(queueName, processor, {
     connection: bullConnection(connection),
     concurrency,
     lockDuration: lockDurationMs,
@@ -233,7 +234,7 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
   };
   const closed = new Promise<void>((resolve) => worker.once('closed', () => resolve()));
   if (options.stopWhenIdle === true) {
-    const queue = new Queue(queueName, { connection: bullConnection(connection) });
+    const queue = new bullmq.Queue(queueName, { connection: bullConnection(connection) });
     let checking = false;
     const check = async () => {
       if (checking || closing !== null || running > 0) return;

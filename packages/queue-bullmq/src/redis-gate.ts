@@ -1,6 +1,6 @@
 import { DEFAULT_MAX_CRAWL_DELAY_MS, type GateRelease, type PolitenessGate } from '@usp-ts/batch';
 import { InvalidOptionError, rejectUnknownOptions, UspError } from '@usp-ts/core';
-import { Redis } from 'ioredis';
+import { ioredis } from './cjs-deps.js';
 import { checkConnection, type RedisConnection } from './connection.js';
 import { ACQUIRE_LUA, RELEASE_LUA, RENEW_LUA } from './gate-scripts.js';
 
@@ -154,7 +154,9 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
   // Commands may wait out a Redis restart (ioredis queues them until it is back) instead of failing.
   const redisOptions = { maxRetriesPerRequest: null, lazyConnect: false } as const;
   const client =
-    typeof connection === 'string' ? new Redis(connection, redisOptions) : connection.duplicate(redisOptions);
+    typeof connection === 'string'
+      ? new ioredis.Redis(connection, redisOptions)
+      : connection.duplicate(redisOptions);
   // ioredis subscribes again after a reconnect without handling the reply: a close() before it
   // came (a worker stopping while Redis restarts) was an unhandled rejection, fatal to a process.
   const subscriber = client.duplicate({ ...redisOptions, autoResubscribe: false });

@@ -7,7 +7,7 @@ import {
   type StateStore,
   UspError,
 } from '@usp-ts/core';
-import { Redis } from 'ioredis';
+import { ioredis } from './cjs-deps.js';
 import { checkConnection, type RedisConnection } from './connection.js';
 
 /** Options of `redisStateStore`. */
@@ -68,7 +68,9 @@ export function redisStateStore(options: RedisStateStoreOptions): StateStore {
   // Commands wait out a Redis restart (queued by ioredis) rather than fail the site.
   const redisOptions = { maxRetriesPerRequest: null } as const;
   const client =
-    typeof connection === 'string' ? new Redis(connection, redisOptions) : connection.duplicate(redisOptions);
+    typeof connection === 'string'
+      ? new ioredis.Redis(connection, redisOptions)
+      : connection.duplicate(redisOptions);
   const siteKey = (site: string) => `${prefix}site:${site}`;
   const pagesKey = (site: string) => `${prefix}pages:${site}`;
   const marksKey = `${prefix}marks`;

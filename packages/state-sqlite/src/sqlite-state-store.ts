@@ -164,12 +164,27 @@ export function sqliteStateStore(path: string, options: SqliteStateStoreOptions 
   const getSitemaps = db.prepare(`SELECT url, data FROM sitemaps WHERE site = ?`);
   const getPages = db.prepare(`SELECT pages FROM page_digests WHERE site = ? AND url = ?`).pluck();
   const getUnreachable = db.prepare(`SELECT site FROM sites WHERE unreachable IS NOT NULL`).pluck();
+  /*
+   * Upserts, not INSERT OR REPLACE: REPLACE deletes the old row and inserts a new one (a new
+   * rowid, so the primary key's index changes too), and a no-change run's save, the site's row
+   * and the run mark, wrote 5 pages to the WAL; updated in place they are 2 (the two rows' leaf
+   * pages), so a run of 1,000 sites checkpoints (and fsyncs, on the batch's thread) 2 times
+   * instead of 5. Measured alone, the 1,000 saves: 76-141 ms to 41-63 ms.
+   */
   const putSite = db.prepare(
-    `INSERT OR REPLACE INTO sites (site, walked_at, full_walk_at, probed_at, lastmod_trust, unreachable)
-     VALUES (?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO sites (site, walked_at, full_walk_at, probed_at, lastmod_trust, unreachable)
+     VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (site) DO UPDATE SET walked_at = excluded.walked_at, full_walk_at = excluded.full_walk_at,
+       probed_at = excluded.probed_at, lastmod_trust = excluded.lastmod_trust, unreachable = excluded.unreachable`,
   );
-  const putSitemap = db.prepare(`INSERT OR REPLACE INTO sitemaps (site, url, data) VALUES (?, ?, ?)`);
-  const putPages = db.prepare(`INSERT OR REPLACE INTO page_digests (site, url, pages) VALUES (?, ?, ?)`);
+  const putSitemap = db.prepare(
+    `INSERT INTO sitemaps (site, url, data) VALUES (?, ?, ?)
+     ON CONFLICT (site, url) DO UPDATE SET data = excluded.data`,
+  );
+  const putPages = db.prepare(
+    `INSERT INTO page_digests (site, url, pages) VALUES (?, ?, ?)
+     ON CONFLICT (site, url) DO UPDATE SET pages = excluded.pages`,
+  );
   const dropPages = db.prepare(`DELETE FROM page_digests WHERE site = ? AND url = ?`);
   // Documents no longer in the site's state: \`?2\` is the JSON array of the URLs kept.
   const dropStaleSitemaps = db.prepare(
@@ -178,7 +193,10 @@ export function sqliteStateStore(path: string, options: SqliteStateStoreOptions 
   const dropStalePages = db.prepare(
     `DELETE FROM page_digests WHERE site = ? AND url NOT IN (SELECT value FROM json_each(?))`,
   );
-  const putMark = db.prepare(`INSERT OR REPLACE INTO run_marks (run_id, site, offsets) VALUES (?, ?, ?)`);
+  const putMark = db.prepare(
+    `INSERT INTO run_marks (run_id, site, offsets) VALUES (?, ?, ?)
+     ON CONFLICT (run_id) DO UPDATE SET site = excluded.site, offsets = excluded.offsets`,
+  );
   const getMark = db.prepare(`SELECT site, offsets FROM run_marks WHERE run_id = ?`);
   /*
    * The sitemap rows \`loadSite\` read (URL → stored text), kept until that site is saved: a row

@@ -7,7 +7,10 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 });
 
 const argv = process.argv.slice(2);
-if (argv[0] === 'batch') {
+// The producer (`usp batch --queue`) walks nothing: it keeps little, and a thread would only add
+// a second start-up to its CPU.
+const queued = argv.some((a) => a === '--queue' || a.startsWith('--queue='));
+if (argv[0] === 'batch' && !queued) {
   // In a thread of its own with a small young generation (why: command-thread.ts); this thread
   // loads nothing else. Not `usp worker`: there the thread cost CPU per site (docs/memory.md).
   const { runInThread } = await import('./cli/command-thread.js');

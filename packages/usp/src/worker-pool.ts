@@ -89,8 +89,12 @@ interface Job {
   graceTimer: ReturnType<typeof setTimeout> | null;
   /** The pump waits for body bytes the source does not have yet. */
   awaitingBody: boolean;
-  /** ... and the worker has read every byte sent: this document leaves its thread idle. */
+  /** ... and the worker has read every byte sent, for STARVED_AFTER_MS: its thread is idle. */
   starved: boolean;
+  /** Counts the body's answers: a starvation check is for the wait it started in. */
+  bodyTurn: number;
+  /** The `bodyTurn` whose wait a starvation check is scheduled for (-1: none yet). */
+  checkTurn: number;
   inFlight: number;
   creditWaiter: (() => void) | null;
   finished: boolean;
@@ -118,6 +122,16 @@ interface Slot {
  * 0.5 s whatever the worker does (issue 14: 5 s late with the worker busy under load).
  */
 const ABORT_GRACE_MS = 200;
+
+/**
+ * How long a worker's documents all wait for body bytes, with every byte sent read, before
+ * another document may join that worker. A slow site keeps it waiting for seconds; a fast one
+ * for an event-loop turn (a paused socket resuming, the first bytes of a response), which an
+ * immediate check took for starvation: on the 1M-URL site every worker document was joined by
+ * the next one 3 ms after it started, so the worker parsed two at a time and the walk ended on
+ * a pair (issue 19).
+ */
+const STARVED_AFTER_MS = 100;
 
 // Every key of the options type, so the table cannot fall behind it.
 const WORKER_PARSER_OPTIONS = {
@@ -230,15 +244,28 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
    * A slow body (a site sending a few KB at a time) leaves its thread idle, waiting for bytes; a
    * document waiting for a thread may then join it rather than wait, unread, for the slow one to
    * end (issue 14: a third slow urlset delivered nothing until one of the first two had ended).
-   * Checked after this turn's I/O: a body with bytes already buffered answers before that.
+   * Checked after this turn's I/O (a body with bytes already buffered answers before that), and
+   * again until the wait has lasted STARVED_AFTER_MS.
    */
   const checkStarved = (job: Job) => {
-    if (job.finished || !job.awaitingBody || job.inFlight > 0 || job.starved) return;
-    setImmediate(() => {
-      if (job.finished || !job.awaitingBody || job.inFlight > 0) return;
-      job.starved = true;
-      wakeWaiting();
-    });
+    const turn = job.bodyTurn;
+    if (job.finished || !job.awaitingBody || job.inFlight > 0 || job.starved || job.checkTurn === turn)
+      return;
+    job.checkTurn = turn;
+    const since = Date.now();
+    const check = () =>
+      setImmediate(() => {
+        if (job.finished || !job.awaitingBody || job.inFlight > 0 || job.bodyTurn !== turn) return;
+        const left = since + STARVED_AFTER_MS - Date.now();
+        if (left > 0) {
+          // Unref'd: the pump's wait for the body is what holds the process.
+          setTimeout(check, left).unref();
+          return;
+        }
+        job.starved = true;
+        wakeWaiting();
+      });
+    check();
   };
 
   const fail = (job: Job, error: unknown) => {
@@ -348,6 +375,7 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
         const next = await pending;
         job.awaitingBody = false;
         job.starved = false;
+        job.bodyTurn++;
         if (next.done) {
           if (!job.finished) worker.postMessage({ t: 'end', id: job.id } satisfies ToWorker);
           return;
@@ -465,6 +493,8 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
         graceTimer: null,
         awaitingBody: false,
         starved: false,
+        bodyTurn: 0,
+        checkTurn: -1,
         inFlight: 0,
         creditWaiter: null,
         finished: false,

@@ -273,6 +273,74 @@ describe('createWorkerParser', () => {
     expect(pulled).toBe(xml.length);
   });
 
+  it('parses ahead of a consumer that is busy: many batches before the first is acknowledged', async () => {
+    // The main thread acknowledges a batch only between its own steps (it parses a document
+    // too); a worker that waits for each acknowledgement idles while the main thread is busy.
+    const xml = new TextEncoder().encode(urlset(20_000));
+    let pulled = 0;
+    async function* counted() {
+      for (let i = 0; i < xml.length; i += 4096) {
+        pulled += Math.min(4096, xml.length - i);
+        yield xml.subarray(i, i + 4096);
+      }
+    }
+    let batches = 0;
+    let pulledWhileHeld = 0;
+    const parser = pool({ maxBytesInFlight: 32 * 1024 });
+    const parsed = await parser.parse({
+      url: 'https://example.com/big.xml',
+      body: counted(),
+      registry,
+      onPages: async () => {
+        batches++;
+        if (batches > 1) return;
+        // Holds the first batch until the worker has read 48 KiB past the 32 KiB in flight (a
+        // dozen batches of 4 KiB), or gives up: with a window of 2 it stopped at 40 KiB.
+        const until = Date.now() + 5_000;
+        while (pulled < 80 * 1024 && Date.now() < until) await new Promise((r) => setImmediate(r));
+        pulledWhileHeld = pulled;
+      },
+    });
+    expect(parsed.type).toBe('PagesXMLSitemap');
+    expect(pulledWhileHeld).toBeGreaterThanOrEqual(80 * 1024);
+    expect(pulled).toBe(xml.length);
+  });
+
+  it('gives a worker a second document only when the first has waited a while for bytes', async () => {
+    // A fast body still pauses between chunks for a turn or two of the event loop (a socket
+    // resuming, the first bytes of a response). A worker that took the next document at such a
+    // pause parsed two at a time, and the walk ended on a pair (issue 19).
+    const xml = new TextEncoder().encode(urlset(2_000));
+    const events: string[] = [];
+    const turns = () => new Promise<void>((r) => setImmediate(() => setImmediate(r)));
+    async function* paused() {
+      for (let i = 0; i < xml.length; i += 16_384) {
+        await turns();
+        yield xml.subarray(i, i + 16_384);
+      }
+    }
+    async function* second() {
+      events.push('second document read');
+      yield* chunked(xml);
+    }
+    const parser = pool({ workers: 1 });
+    let firstPages = 0;
+    const [a, b] = await Promise.all([
+      parser.parse({
+        url: 'https://example.com/a.xml',
+        body: paused(),
+        registry,
+        onPages: (pages) => {
+          firstPages += pages.length;
+          if (firstPages === 2_000) events.push('first document parsed');
+        },
+      }),
+      parser.parse({ url: 'https://example.com/b.xml', body: second(), registry }),
+    ]);
+    expect([a.pageCount, b.pageCount]).toEqual([2_000, 2_000]);
+    expect(events).toEqual(['first document parsed', 'second document read']);
+  });
+
   it('checks options before sending anything to a worker', async () => {
     const p = pool();
     await expect(

@@ -114,8 +114,9 @@ export function urlKey(url: string): string {
     return url;
   }
   // WHATWG parsing already lower-cases scheme and host, drops the default port, turns an empty
-  // path into `/` and resolves dot segments; the fragment never reaches the server.
-  u.hash = '';
+  // path into `/` and resolves dot segments; the fragment never reaches the server. Only a `#`
+  // starts one, and the setter parses the whole URL again (per sitemap of a batch's walks).
+  if (url.includes('#')) u.hash = '';
   return normalisePercentEncoding(u.href);
 }
 
