@@ -249,7 +249,8 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
    */
   const checkStarved = (job: Job) => {
     const turn = job.bodyTurn;
-    if (job.finished || !job.awaitingBody || job.inFlight > 0 || job.starved || job.checkTurn === turn) return;
+    if (job.finished || !job.awaitingBody || job.inFlight > 0 || job.starved || job.checkTurn === turn)
+      return;
     job.checkTurn = turn;
     const since = Date.now();
     const check = () =>

@@ -492,4 +492,37 @@ describe('usp worker and usp batch --queue', () => {
     expect(byDefault).toBeGreaterThan(0);
     expect(tuned).toBeLessThan(byDefault * 0.75);
   });
+
+  it('the producer (usp batch --queue) is tuned like usp batch too', { timeout: 120_000 }, async () => {
+    // Adding a job is the producer's per-site path: V8's trace (stdout) of enqueueing 4,000 sites
+    // (--no-wait: no worker needed), each run on a queue of its own.
+    const list = join(dir, 'many-sites.txt');
+    writeFileSync(list, Array.from({ length: 4000 }, (_, i) => `https://s${i}.example/\n`).join(''));
+    async function optimised(name: string, nodeFlags: string[]): Promise<number> {
+      const run = await runNode(
+        [
+          '--trace-opt',
+          ...nodeFlags,
+          CLI,
+          'batch',
+          '--queue',
+          redis.url,
+          '--queue-name',
+          name,
+          '--no-wait',
+          list,
+        ],
+        { guardMs: 100_000, env: cliEnv() },
+      );
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain('4000 added');
+      return run.stdout.split('\n').filter((l) => l.startsWith('[completed optimizing')).length;
+    }
+    const tuned = await optimised('producer-jit-tuned', []);
+    const byDefault = await optimised('producer-jit-default', [
+      `--interrupt-budget=${V8_DEFAULT_INTERRUPT_BUDGET}`,
+    ]);
+    expect(byDefault).toBeGreaterThan(0);
+    expect(tuned).toBeLessThan(byDefault * 0.75);
+  });
 });

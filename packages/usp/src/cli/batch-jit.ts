@@ -18,7 +18,9 @@ const JIT_FLAGS = /interrupt-budget|jitless|(?:^|\s)--(?:no-)?(?:opt|turbofan|ma
  * is large (async functions with much inlined), and in a run of 1,000 sites with nothing to fetch
  * the compiles took more instructions than the batch thread itself (callgrind: 4.3 G against
  * 4.0 G), on the same two cores. With a larger interrupt budget only functions that run much
- * longer are optimised. `usp worker` runs the same job, so it does the same. Process-wide, so
+ * longer are optimised. `usp worker` runs the same job, so it does the same, and so does the
+ * producer (`usp batch --queue`: per site, a job added and its end read; callgrind, 1,000 jobs:
+ * 1.50 M instructions per site before, 1.23 M with it). Process-wide, so
  * for the CLI's own process only, never the library;
  * nothing is done on an unknown V8 or when the process was given its own JIT flags.
  */

@@ -98,6 +98,8 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
   }
   const source = onePositional(p, 'sites-file', BATCH_USAGE);
   if (str(p, 'queue') !== undefined) {
+    // The producer adds a job and takes its end per site: the same few functions, many times.
+    tuneJitForBatch();
     // Loaded only here: BullMQ and its Redis client are for the distributed mode.
     const { runQueuedBatch } = await loadOptionalPackage(
       '@usp-ts/queue-bullmq',
