@@ -140,7 +140,19 @@ export async function* batchWalk(
   const lines = (
     first !== null && first.size > 0 ? startFirst(readSiteLines(input), first) : readSiteLines(input)
   )[Symbol.asyncIterator]();
-  const running = new Map<number, Promise<{ id: number; result: SiteResult }>>();
+  const running = new Map<number, Promise<void>>();
+  /*
+   * Walks report here as they end, in that order (what `Promise.race` over the walks in flight
+   * gave, without attaching a reaction to each of them at every end: a long walk collected one
+   * per site ended while it ran).
+   */
+  const ended: ({ id: number; result: SiteResult } | { id: number; error: unknown })[] = [];
+  let wake: (() => void) | null = null;
+  const end = (entry: (typeof ended)[number]): void => {
+    ended.push(entry);
+    wake?.();
+    wake = null;
+  };
   let nextId = 0;
   let exhausted = false;
   const account = (r: SiteResult): void => countSite(counts, r);
@@ -185,17 +197,23 @@ export async function* batchWalk(
         running.set(
           id,
           walkSite({ site: line.site, ...(options.full === true ? { full: true } : {}) }, ctx).then(
-            (result) => ({
-              id,
-              result,
-            }),
+            (result) => end({ id, result }),
+            (error: unknown) => end({ id, error }),
           ),
         );
         progress();
       }
       if (running.size === 0) break;
-      const { id, result } = await Promise.race(running.values());
-      running.delete(id);
+      if (ended.length === 0) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+      }
+      const next = ended.shift() as (typeof ended)[number];
+      running.delete(next.id);
+      // A walk rejects only when the output or the state cannot be written: the run's failure.
+      if ('error' in next) throw next.error;
+      const { result } = next;
       counts.sitesActive--;
       // An interrupted site was not committed: it is neither reported nor counted.
       if (signal?.aborted && result.status === 'partial' && result.reason === 'aborted') continue;

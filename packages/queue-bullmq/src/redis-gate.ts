@@ -271,8 +271,13 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
   function grant(host: string, h: LocalHost, id: string, uses: number): void {
     const w = h.queue.shift()!;
     if (w.onAbort !== null) w.signal?.removeEventListener('abort', w.onAbort);
+    w.resolve(releaseOf(host, h, id, uses));
+  }
+
+  /** The release of a request that runs on lease `id`, its `uses`-th. */
+  function releaseOf(host: string, h: LocalHost, id: string, uses: number): GateRelease {
     let done = false;
-    w.resolve(() => {
+    return () => {
       if (done) return;
       done = true;
       if (closed) return;
@@ -291,7 +296,7 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
       giveBack(host, [id], more ? 1 : 0);
       pump(host, h);
       lingerIfIdle(host, h);
-    });
+    };
   }
 
   /** Keeps lease `id` (held, no request on it) for the host's next request. */
@@ -436,6 +441,20 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
       if (closed) return Promise.reject(new UspError('USP_CLOSED', 'the politeness gate is closed'));
       if (signal?.aborted) return Promise.reject(signal.reason);
       const h = hostOf(host);
+      // A slot this process keeps idle, nobody of it waiting first: the request takes it at once.
+      // Most of a walk's requests come this way (robots.txt, then each sitemap after the one
+      // before), and a waiter's promise, its abort listener and the hand-over through `pump`
+      // were the gate's own CPU per request (bench:queue), as the local gate's fast path avoids.
+      if (h.queue.length === 0 && h.delayMs === 0) {
+        for (const [id, uses] of h.idle) {
+          if (h.linger !== null) {
+            clearTimeout(h.linger);
+            h.linger = null;
+          }
+          h.idle.delete(id);
+          return Promise.resolve(releaseOf(host, h, id, uses + 1));
+        }
+      }
       return new Promise<GateRelease>((resolve, reject) => {
         const w: Waiter = { resolve, reject, signal, onAbort: null };
         if (signal !== undefined) {

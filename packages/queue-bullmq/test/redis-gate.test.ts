@@ -238,6 +238,41 @@ describe('redisPolitenessGate', () => {
     expect(await admin.zcard('usp:gate:{a.example}:leases')).toBe(0);
   });
 
+  it('a request that finds a slot kept idle takes it at once, with no waiter and no abort listener', async () => {
+    const g = gate({ perHost: 2 });
+    const controller = new AbortController();
+    const signal = controller.signal;
+    let listeners = 0;
+    const add = signal.addEventListener.bind(signal);
+    signal.addEventListener = ((...args: Parameters<AbortSignal['addEventListener']>) => {
+      listeners++;
+      add(...args);
+    }) as AbortSignal['addEventListener'];
+    const first = await g.acquire('a.example', signal); // from Redis: both slots, one kept idle
+    expect(listeners).toBe(1);
+    listeners = 0;
+    const second = await g.acquire('a.example', signal); // the kept one
+    expect(listeners).toBe(0);
+    // Both slots are in use: the next request waits for one, whichever way it comes.
+    let third: (() => void) | null = null;
+    const waiting = g.acquire('a.example', signal).then((release) => {
+      third = release;
+    });
+    await turns(5);
+    expect(third).toBeNull();
+    second();
+    await waiting;
+    first();
+    // Ended requests leave their slots idle: the next request takes one at once again.
+    listeners = 0;
+    const fourth = await g.acquire('a.example', signal);
+    expect(listeners).toBe(0);
+    third!();
+    fourth();
+    await g.close();
+    expect(await admin.zcard('usp:gate:{a.example}:leases')).toBe(0);
+  });
+
   it("gives a host's slots that fell idle together back to Redis in one call", async () => {
     const g = gate({ perHost: 2 });
     (await g.acquire('warm.example'))();

@@ -85,3 +85,18 @@ describe('capSemiSpaces', () => {
     expect(await youngGenerationMb(true)).toEqual({ afterCapMb: 4, maxMb: 4, youngMb: 4, workerMb: [4, 4] });
   });
 });
+
+describe('capSemiSpaces and Node’s code cache', () => {
+  it('loads `performance` before it sets V8 flags, so Node compiles perf_hooks from its code cache', async () => {
+    // Node's built-in modules come with compiled code that V8 takes only while its flags are the
+    // defaults (NODE_DEBUG_NATIVE=CODE_CACHE says which it accepted).
+    const child = `(await import(process.argv[1])).capSemiSpaces(2); performance.now();`;
+    const run = await runNode(['--input-type=module', '--eval', child, pathToFileURL(CAP).href], {
+      guardMs: 60_000,
+      env: { ...process.env, NODE_DEBUG_NATIVE: 'CODE_CACHE' },
+    });
+    expect(run.code).toBe(0);
+    const perfHooks = run.stderr.split('\n').filter((l) => /^Code cache of perf_hooks /.test(l));
+    expect(perfHooks).toEqual([expect.stringMatching(/ is accepted$/)]);
+  });
+});

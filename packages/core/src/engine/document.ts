@@ -19,6 +19,7 @@ import type { Warning, WarningCode, WarningListener } from '../contract/warning.
 import { createDocumentDecoder, type DocumentDecoder } from './decode.js';
 import { firstNonWhitespace, unwrapGzip } from './detect.js';
 import { gunzip as defaultGunzip, type Gunzip, GunzipError, isTooLargeError } from './gunzip.js';
+import { objectArray } from './object-array.js';
 import { rejectUnknownOptions } from './options.js';
 import { type UrlProblem, unfetchableUrl, unfetchableUrlMessage } from './url.js';
 import { createXmlEngine, type XmlEngine } from './xml.js';
@@ -229,7 +230,7 @@ class DocumentRun implements ParseContext {
   readonly #warnings: Warning[] = [];
   readonly #warningCounts = new Map<string, number>();
 
-  #batch: Page[] = [];
+  #batch: Page[] = objectArray<Page>();
   #pageCount = 0;
   readonly #children: ChildRef[] = [];
   #budgetSpent = false;
@@ -485,7 +486,7 @@ class DocumentRun implements ParseContext {
     const onPages = this.#options.onPages;
     if (onPages === undefined || this.#batch.length === 0) return;
     const batch = this.#batch;
-    this.#batch = [];
+    this.#batch = objectArray<Page>();
     try {
       await onPages(batch, this.#pagesType());
     } catch (error) {

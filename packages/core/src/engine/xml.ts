@@ -11,6 +11,7 @@ import type { ParseContext, ParseOutcome, XmlElement, XmlHandler, XmlName } from
 import type { Registry } from '../contract/registry.js';
 import type { DocumentSitemapType } from '../contract/sitemap.js';
 import type { WarningCode } from '../contract/warning.js';
+import { objectArray } from './object-array.js';
 import sax from './sax-module.cjs';
 
 export interface XmlEngineLimits {
@@ -95,6 +96,8 @@ function saxParser(events: SaxEvents): SaxInternals {
     position: false,
     strictEntities: true,
   } as sax.SAXOptions) as unknown as SaxInternals;
+  // sax's open-tag stack: its compiled `openTag` pushes tag objects (object-array.ts).
+  p.tags = objectArray();
   p.onopentag = events.onopentag;
   p.onclosetag = events.onclosetag;
   p.ontext = events.ontext;
@@ -146,6 +149,7 @@ function settleSax(): void {
 
 /** sax's parser fields we read to bound its buffers (not in its type declarations). */
 interface SaxInternals {
+  tags: object[];
   state: number;
   error: Error | null;
   textNode: string;

@@ -76,6 +76,9 @@ export function capSemiSpaces(maxMb: number): void {
   // adds no listener.
   if (installed || !mayTuneV8(HEAP_FLAGS)) return;
   installed = true;
+  // Node compiles a built-in module from its code cache only while V8's flags are the defaults:
+  // `performance` (this wait, the fetcher's time budgets) is loaded now, not from source later.
+  const clock = performance;
   setFlagsFromString(`--min-semi-space-size=${maxMb}`);
   growYoungGeneration(2 * maxMb * MIB);
   const setFactor = () => setFlagsFromString('--semi-space-growth-factor=1');
@@ -92,8 +95,8 @@ export function capSemiSpaces(maxMb: number): void {
       const alone = starting === 1;
       starting = 0;
       if (!alone) return;
-      const deadline = performance.now() + HEAP_WAIT_MS;
-      while (factorStillSet(capped, maxMb) && performance.now() < deadline) {
+      const deadline = clock.now() + HEAP_WAIT_MS;
+      while (factorStillSet(capped, maxMb) && clock.now() < deadline) {
         Atomics.wait(sleeper, 0, 0, PROBE_SLEEP_MS);
       }
       setFactor();

@@ -1,0 +1,156 @@
+// The batch job's own CPU in a no-change run, without HTTP: the no-change run of bench:batch
+// spends most of its batch thread in the HTTP client and shares two cores with the site farm, so
+// its wall and CPU move with the machine's load. This runs `batchWalk` (job, walk, state, sink)
+// over the farm's sites with a copy of the state a fresh `usp batch` run left, through a client
+// that answers every conditional request 304 and every other one 404 at once, in a process of
+// its own per round: CPU of the pass (process.cpuUsage, start-up not counted). With
+// `--compare DIR` (a built checkout) the rounds alternate with that checkout's job on the same
+// state copies: medians and paired ratios. For instruction counts run one child under callgrind:
+//   valgrind --tool=callgrind --separate-threads=yes node src/batch-job.mjs --child ROOT STATE SITES-FILE N
+// (thread 1's total, minus the same with N = 0, is the job's instructions for N sites).
+// Usage: node src/batch-job.mjs [--sites N] [--big N] [--rounds N] [--compare DIR]
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+if (process.argv[2] === '--child') {
+  const [root, stateFile, sitesFile, count] = process.argv.slice(3);
+  const imp = (p) => import(pathToFileURL(join(root, p)).href);
+  const { batchWalk, openNdjsonSink } = await imp('packages/batch/dist/index.js');
+  const { sqliteStateStore } = await imp('packages/state-sqlite/dist/index.js');
+  const { createDefaultRegistry } = await imp('packages/usp/dist/index.js');
+  const { headerLookup } = await imp('packages/core/dist/index.js');
+  const noHeaders = headerLookup(undefined);
+  const client = {
+    async get(url, options = {}) {
+      await null;
+      if (options.ifNoneMatch !== undefined || options.ifModifiedSince !== undefined) {
+        return { kind: 'not-modified', url, headers: noHeaders };
+      }
+      return {
+        kind: 'error',
+        url,
+        status: 404,
+        message: '404 Not Found',
+        code: 'http-status',
+        retryable: false,
+      };
+    },
+  };
+  const lines = readFileSync(sitesFile, 'utf8').split('\n').slice(0, Number(count));
+  const work = mkdtempSync(join(tmpdir(), 'usp-batch-job-'));
+  const state = join(work, 'state.sqlite');
+  copyFileSync(stateFile, state);
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  const store = sqliteStateStore(state);
+  const sink = await openNdjsonSink({ dir: join(work, 'out'), resume: false, state: store });
+  let sites = 0;
+  let notModified = 0;
+  for await (const r of batchWalk(lines, {
+    webClient: client,
+    registry: createDefaultRegistry(),
+    sink,
+    state: store,
+    sites: 16,
+    perHost: 2,
+    probeTimeoutMs: 1,
+  })) {
+    sites++;
+    notModified += r.notModified;
+  }
+  await sink.close();
+  await store.close();
+  const c = process.cpuUsage(c0);
+  rmSync(work, { recursive: true, force: true });
+  process.stdout.write(
+    `${JSON.stringify({ cpuMs: (c.user + c.system) / 1000, wallMs: performance.now() - t0, sites, notModified })}\n`,
+  );
+  process.exit(0);
+}
+
+const { values } = parseArgs({
+  options: {
+    sites: { type: 'string', default: '1000' },
+    big: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
+    compare: { type: 'string' },
+  },
+});
+const rounds = Number(values.rounds);
+if (values.compare !== undefined && !existsSync(join(values.compare, 'packages/batch/dist/index.js'))) {
+  throw new Error(`--compare: no built packages/batch in ${values.compare}`);
+}
+const { startSiteFarm } = await import('@usp-ts/test-server');
+const n = Number(values.sites);
+const farm = await startSiteFarm({ sites: n, seed: 17, bigSites: Number(values.big) });
+const work = mkdtempSync(join(tmpdir(), 'usp-batch-job-bench-'));
+const sitesFile = join(work, 'sites.txt');
+writeFileSync(sitesFile, farm.sitesFile());
+const stateFile = join(work, 'state.sqlite');
+// The state: a fresh run of this checkout's CLI, as bench:batch makes it (not spawnSync: the
+// farm answers from this process).
+const fresh = await new Promise((resolve) => {
+  spawn(
+    process.execPath,
+    [
+      join(ROOT, 'packages/usp/dist/cli.js'),
+      'batch',
+      '--out',
+      join(work, 'fresh'),
+      '--state',
+      stateFile,
+      '--allow-private-networks',
+      '--timeout',
+      '10s',
+      '--retries',
+      '2',
+      '--site-deadline',
+      '60s',
+      sitesFile,
+    ],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  ).on('exit', (status) => resolve({ status }));
+});
+await farm.close();
+if (fresh.status !== 0) throw new Error(`the fresh run failed (${fresh.status})`);
+
+const child = (root) => {
+  const r = spawnSync(
+    process.execPath,
+    [fileURLToPath(import.meta.url), '--child', root, stateFile, sitesFile, String(n)],
+    {
+      encoding: 'utf8',
+    },
+  );
+  if (r.status !== 0) throw new Error(`child ${root}: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+};
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const ours = [];
+const theirs = [];
+for (let i = 0; i < rounds; i++) {
+  // Alternated, the compared checkout first in every other round: load drifts both ways.
+  if (values.compare !== undefined && i % 2 === 1) theirs.push(child(values.compare));
+  ours.push(child(ROOT));
+  if (values.compare !== undefined && i % 2 === 0) theirs.push(child(values.compare));
+}
+rmSync(work, { recursive: true, force: true });
+const f = (x) => x.toFixed(0);
+console.log(
+  `batch job, no-change pass without HTTP, ${n} sites (${ours[0].notModified} 304s), load ${loadavg()[0].toFixed(1)}`,
+);
+console.log(
+  `this checkout: CPU ${ours.map((r) => f(r.cpuMs)).join(', ')} ms, median ${f(median(ours.map((r) => r.cpuMs)))}`,
+);
+if (theirs.length > 0) {
+  const ratios = ours.map((r, i) => r.cpuMs / theirs[i].cpuMs);
+  console.log(
+    `--compare: CPU ${theirs.map((r) => f(r.cpuMs)).join(', ')} ms, median ${f(median(theirs.map((r) => r.cpuMs)))}; ours ÷ theirs ${ratios.map((x) => x.toFixed(2)).join(', ')}, median ${median(ratios).toFixed(2)}`,
+  );
+}
