@@ -5,16 +5,20 @@
 // GNU time (wall, user + sys CPU, peak RSS); Redis is measured apart (its CPU from /proc, its
 // memory from INFO memory). Every worker walks 16 sites at a time, as the local batch does.
 //
-// The CPU a process spends starting (loading modules, connecting) is not a cost per site: each
-// setup is also run once on an empty queue / empty list, and that idle CPU is taken off before
-// the per-site figures (both are shown).
+// The CPU a process spends starting (loading modules, connecting, first compiling its paths) is
+// not a cost per site: each setup is also run on a list of one site (or an empty one, --start-up
+// empty) right before its real run, and that CPU is taken off before the per-site figures (both
+// are shown). The local and queued runs strictly alternate (--rounds queued runs between
+// --rounds + 1 local ones); --ir-sites N adds a pair of runs on N sites under callgrind, counted
+// in instructions, as a cross-check that the machine's load does not move.
 //
 // Targets (PASS/FAIL): the queue costs < 5 % of the local batch's CPU per site (one worker +
 // producer against the local batch: the same number of walking processes, so the difference is
 // the queue's; with more workers each extra process also warms up its own JIT, shown but not the
 // target); two workers are >= 1.7x one in wall time. Also checked: the same pages as the local batch, each once; the per-host limit held
 // across workers (counted by the farm).
-// Usage: node src/queue.mjs [--sites N] [--workers 1,2,4] [--latency-ms 50] [--rounds 3] [--cli FILE] [--callgrind] [--state]
+// Usage: node src/queue.mjs [--sites N] [--workers 1,2,4] [--latency-ms 50] [--rounds 5] [--start-up one-site|empty]
+//                           [--ir-sites N] [--cli FILE] [--callgrind] [--state]
 //                           [--out results/queue.md] [--json FILE]
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
@@ -37,9 +41,11 @@ const { values } = parseArgs({
     state: { type: 'boolean', default: false },
     out: { type: 'string', default: fileURLToPath(new URL('../results/queue.md', import.meta.url)) },
     json: { type: 'string' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     cli: { type: 'string' },
     callgrind: { type: 'boolean', default: false },
+    'start-up': { type: 'string', default: 'one-site' },
+    'ir-sites': { type: 'string', default: '0' },
   },
 });
 // --cli: another checkout's built CLI (e.g. /work/wt/base9/packages/usp/dist/cli.js) for an A/B.
@@ -48,20 +54,29 @@ const SITES_PER_PROCESS = '16';
 const PER_HOST = 2;
 // Short network limits: the farm's hung host costs each run the same few seconds, not minutes.
 // Under callgrind (~50x slower) the limits are raised so that no site is cut short by the tool.
-const NET = values.callgrind
-  ? ['--allow-private-networks', '--timeout', '60s', '--retries', '1', '--site-deadline', '900s']
-  : ['--allow-private-networks', '--timeout', '3s', '--retries', '1', '--site-deadline', '30s'];
+const net = (cg) =>
+  cg
+    ? ['--allow-private-networks', '--timeout', '60s', '--retries', '1', '--site-deadline', '900s']
+    : ['--allow-private-networks', '--timeout', '3s', '--retries', '1', '--site-deadline', '30s'];
 // What the local batch and every worker are given alike; -v: a line per site on stderr (the
 // workers' first one says they are ready).
-const WALK = ['--sites', SITES_PER_PROCESS, '--per-host', String(PER_HOST), '--no-progress', '-v', ...NET];
+const walk = (cg) => [
+  '--sites',
+  SITES_PER_PROCESS,
+  '--per-host',
+  String(PER_HOST),
+  '--no-progress',
+  '-v',
+  ...net(cg),
+];
 
 let cgRuns = 0;
 /**
  * A CLI process under GNU time; with --callgrind, under callgrind too, and its "CPU" is then its
  * instructions (all threads) in units of 10^9: the same counts whatever the machine's load.
  */
-function cli(args) {
-  if (!values.callgrind) return timed(process.execPath, [CLI, ...args]);
+function cli(args, cg = values.callgrind) {
+  if (!cg) return timed(process.execPath, [CLI, ...args]);
   const dir = join(work, `cg-${++cgRuns}`);
   mkdirSync(dir);
   const t = timed('valgrind', [
@@ -128,10 +143,25 @@ const admin = new Redis(redis.url);
 const work = mkdtempSync(join(tmpdir(), 'usp-queue-bench-'));
 const sitesFile = join(work, 'sites.txt');
 writeFileSync(sitesFile, farm.sitesFile());
-const emptyFile = join(work, 'empty.txt');
-writeFileSync(emptyFile, '');
 const kinds = {};
 for (const s of farm.sites) kinds[s.kind] = (kinds[s.kind] ?? 0) + 1;
+// Each process's start-up CPU is measured on a list of one site (the first urlset of the farm) by
+// default: that run loads and first compiles every path a real run takes (the walk, BullMQ's job
+// scripts, the result's way back), which an empty list does not; a site's own cost is then taken
+// off by dividing by the sites left (N - 1). `--start-up empty`: an empty list, as before session 11.
+if (values['start-up'] !== 'one-site' && values['start-up'] !== 'empty') {
+  throw new Error(`--start-up: expected one-site or empty, got ${values['start-up']}`);
+}
+const startUpSite = farm.sites.find((s) => s.kind === 'urlset')?.homepage;
+const startUpSites = values['start-up'] === 'empty' ? 0 : 1;
+const startUpFile = join(work, 'start-up.txt');
+writeFileSync(startUpFile, startUpSites === 0 ? '' : `${startUpSite}\n`);
+/** Sites a run's per-site figures are over: those beyond its start-up run's. */
+const perSiteCount = n - startUpSites;
+const irSites = Number(values['ir-sites']);
+if (!(Number.isInteger(irSites) && (irSites === 0 || irSites > startUpSites))) {
+  throw new Error(`--ir-sites: expected 0 or a number of sites > ${startUpSites}, got ${values['ir-sites']}`);
+}
 const truth = farm.allPages();
 console.log(`${n} sites (${JSON.stringify(kinds)}), ${truth.size} page URLs, ${latencyMs} ms per answer`);
 
@@ -142,11 +172,11 @@ async function redisInfo() {
 }
 
 /** `usp batch` on one process. */
-async function local(list, name) {
+async function local(list, name, cg = values.callgrind) {
   farm.resetCounters();
   const out = join(work, name);
   const state = values.state ? ['--state', join(work, `${name}.sqlite`)] : [];
-  const t = await cli(['batch', '--out', out, ...WALK, ...state, list]).done;
+  const t = await cli(['batch', '--out', out, ...walk(cg), ...state, list], cg).done;
   if (t.code !== 0) throw new Error(`usp batch exited ${t.code}: ${t.stderr}`);
   return {
     ...t,
@@ -156,7 +186,7 @@ async function local(list, name) {
 }
 
 /** W workers started first, then the producer; wall = the producer's, CPU = workers + producer. */
-async function queued(workers, list, name) {
+async function queued(workers, list, name, cg = values.callgrind) {
   farm.resetCounters();
   await admin.flushall();
   await admin.config('RESETSTAT');
@@ -165,24 +195,27 @@ async function queued(workers, list, name) {
   const state = values.state ? ['--state', redis.url] : [];
   const procs = [];
   for (let w = 0; w < workers; w++) {
-    const p = cli([
-      'worker',
-      '--queue',
-      redis.url,
-      '--queue-name',
-      name,
-      '--out',
-      out,
-      '--worker-id',
-      `w${w + 1}`,
-      ...WALK,
-      ...state,
-    ]);
+    const p = cli(
+      [
+        'worker',
+        '--queue',
+        redis.url,
+        '--queue-name',
+        name,
+        '--out',
+        out,
+        '--worker-id',
+        `w${w + 1}`,
+        ...walk(cg),
+        ...state,
+      ],
+      cg,
+    );
     procs.push(p);
   }
   // Every worker is connected and waiting before the producer starts the clock.
   await Promise.all(procs.map((p) => stderrMatch(p.child, /usp: worker w\d+ on /)));
-  const producer = await cli(['batch', '--queue', redis.url, '--queue-name', name, '--no-progress', list])
+  const producer = await cli(['batch', '--queue', redis.url, '--queue-name', name, '--no-progress', list], cg)
     .done;
   for (const p of procs) stopUnderTime(p.child);
   const ws = await Promise.all(procs.map((p) => p.done));
@@ -246,15 +279,15 @@ const median = (xs) => {
 const signed = (x, d = 2) => `${x >= 0 ? '+' : ''}${round(x, d)}`;
 
 /** A queued run's per-site figures against a local per-site CPU, each process less its own start-up. */
-function perSite(r, idle, localPerSiteMs) {
-  r.perSiteMs = ((r.cpuS - idle.cpuS) / n) * 1000;
+function perSite(r, idle, localPerSiteMs, sites = perSiteCount) {
+  r.perSiteMs = ((r.cpuS - idle.cpuS) / sites) * 1000;
   r.overheadMs = r.perSiteMs - localPerSiteMs;
   r.overheadPct = (r.overheadMs / localPerSiteMs) * 100;
   r.jobsPerS = n / r.wallS;
-  r.commandsPerSite = (r.redisCommands - idle.redisCommands) / n;
-  r.producerPerSiteMs = ((r.producerCpuS - idle.producerCpuS) / n) * 1000;
-  r.workersPerSiteMs = ((r.cpuS - r.producerCpuS - (idle.cpuS - idle.producerCpuS)) / n) * 1000;
-  r.redisPerSiteMs = ((r.redisCpuS - idle.redisCpuS) / n) * 1000;
+  r.commandsPerSite = (r.redisCommands - idle.redisCommands) / sites;
+  r.producerPerSiteMs = ((r.producerCpuS - idle.producerCpuS) / sites) * 1000;
+  r.workersPerSiteMs = ((r.cpuS - r.producerCpuS - (idle.cpuS - idle.producerCpuS)) / sites) * 1000;
+  r.redisPerSiteMs = ((r.redisCpuS - idle.redisCpuS) / sites) * 1000;
 }
 
 try {
@@ -264,31 +297,40 @@ try {
     r.samePages = keys.length === expected.length && keys.every((k, i) => k === expected[i]);
     delete r.pages;
   };
-  // Paired rounds: the local batch and one worker + producer, each right after its own start-up
-  // run on an empty list, in alternating order, so that a slower minute of the machine weighs on
-  // both sides of a round. The target is the median of the rounds' overheads.
+  // Strictly alternated runs, local first and last: L0 Q0 L1 Q1 ... Q(k-1) Lk, each right after its
+  // own start-up run. Round i compares Qi with the mean of the local runs either side of it, so a
+  // machine whose speed drifts steadily weighs alike on both sides (with pairs in alternating
+  // order, L Q then Q L, such a drift fell on one side of every pair). The target is the median
+  // of the rounds' overheads.
+  const locals = [];
+  const localRun = async (i) => {
+    const idle = await local(startUpFile, `start-local-${i}`);
+    const run = await local(sitesFile, `local-${i}`);
+    expected ??= run.pages.map(keyOf).sort();
+    delete run.pages;
+    locals.push({ idle, run, perSiteMs: ((run.cpuS - idle.cpuS) / perSiteCount) * 1000 });
+  };
+  await localRun(0);
   const rounds = [];
   for (let i = 0; i < roundCount; i++) {
-    const order = i % 2 === 0 ? ['local', 'queue'] : ['queue', 'local'];
-    const rd = { order: order.join(' then ') };
-    for (const side of order) {
-      if (side === 'local') {
-        rd.idleLocal = await local(emptyFile, `idle-local-${i}`);
-        rd.local = await local(sitesFile, `local-${i}`);
-      } else {
-        rd.idle = await queued(1, emptyFile, `idle-1-${i}`);
-        rd.queue = await queued(1, sitesFile, `q1-${i}`);
-      }
-    }
-    expected ??= rd.local.pages.map(keyOf).sort();
-    delete rd.local.pages;
-    checkPages(rd.queue);
-    rd.localPerSiteMs = ((rd.local.cpuS - rd.idleLocal.cpuS) / n) * 1000;
-    perSite(rd.queue, rd.idle, rd.localPerSiteMs);
+    const idle = await queued(1, startUpFile, `start-1-${i}`);
+    const queue = await queued(1, sitesFile, `q1-${i}`);
+    await localRun(i + 1);
+    const [before, after] = [locals[i], locals[i + 1]];
+    const rd = {
+      idle,
+      queue,
+      idleLocal: before.idle,
+      local: before.run,
+      localRuns: [before.perSiteMs, after.perSiteMs],
+      localPerSiteMs: (before.perSiteMs + after.perSiteMs) / 2,
+    };
+    checkPages(queue);
+    perSite(queue, idle, rd.localPerSiteMs);
     rounds.push(rd);
     const q = rd.queue;
     console.log(
-      `round ${i + 1} (${rd.order}): usp batch ${round(rd.localPerSiteMs)} ms/site (start-up ${round(rd.idleLocal.cpuS)} s); ` +
+      `round ${i + 1}: usp batch ${round(rd.localPerSiteMs)} ms/site (${rd.localRuns.map((x) => round(x)).join(' before, ')} after; start-up ${round(rd.idleLocal.cpuS)} s); ` +
         `1 worker + producer ${round(q.perSiteMs)} ms/site (start-up ${round(rd.idle.producerCpuS)} + ${round(rd.idle.workerCpuS[0])} s): ` +
         `producer ${round(q.producerPerSiteMs)} ms, worker ${signed(q.workersPerSiteMs - rd.localPerSiteMs)} ms over the local batch, ` +
         `Redis ${round(q.redisPerSiteMs)} ms; overhead ${signed(q.overheadPct, 1)} %`,
@@ -307,13 +349,43 @@ try {
   const runs = { 1: mid.queue };
   for (const w of workerCounts) {
     if (w === 1) continue;
-    idle[w] = await queued(w, emptyFile, `idle-${w}`);
+    idle[w] = await queued(w, startUpFile, `start-${w}`);
     const r = await queued(w, sitesFile, `q${w}`);
     checkPages(r);
     perSite(r, idle[w], localPerSiteMs);
     runs[w] = r;
     console.log(
       `${w} worker(s): wall ${r.wallS} s, CPU ${round(r.cpuS)} s (${round(r.perSiteMs)} ms/site, ${signed(r.overheadPct, 1)} % over the rounds' median local), Redis ${round(r.redisCpuS)} s CPU / ${round(r.redisPeakMiB, 1)} MiB peak, same pages ${r.samePages}`,
+    );
+  }
+
+  // Instructions (callgrind) of one more pair of runs on a smaller list: the same comparison, in
+  // counts that repeat whatever the machine's load, as a cross-check of the CPU-time rounds.
+  let ir = null;
+  if (irSites > 0) {
+    const irFile = join(work, 'ir-sites.txt');
+    // Not the hung host: under callgrind its raised timeouts would hold both runs for minutes,
+    // for next to no instructions.
+    const others = farm.sites
+      .filter((s) => s.kind !== 'hang' && (startUpSites === 0 || s.homepage !== startUpSite))
+      .map((s) => s.homepage);
+    const irList = [...(startUpSites === 0 ? [] : [startUpSite]), ...others.slice(0, irSites - startUpSites)];
+    writeFileSync(irFile, `${irList.join('\n')}\n`);
+    const idleLocal = await local(startUpFile, 'ir-start-local', true);
+    const loc = await local(irFile, 'ir-local', true);
+    const idle = await queued(1, startUpFile, 'ir-start-1', true);
+    const q = await queued(1, irFile, 'ir-q1', true);
+    const sites = irSites - startUpSites;
+    const localPerSite = ((loc.cpuS - idleLocal.cpuS) / sites) * 1000;
+    const keys = loc.pages.map(keyOf).sort();
+    const qKeys = q.pages.map(keyOf).sort();
+    delete loc.pages;
+    delete q.pages;
+    perSite(q, idle, localPerSite, sites);
+    q.samePages = keys.length === qKeys.length && keys.every((k, i) => k === qKeys[i]);
+    ir = { sites: irSites, idleLocal, local: loc, localPerSite, idle, queue: q };
+    console.log(
+      `instructions (${irSites} sites): usp batch ${round(localPerSite, 1)} M/site; 1 worker + producer ${round(q.perSiteMs, 1)} M/site: producer ${round(q.producerPerSiteMs, 2)} M, worker ${signed(q.workersPerSiteMs - localPerSite, 2)} M over the local batch; overhead ${signed(q.overheadPct, 1)} %`,
     );
   }
 
@@ -332,14 +404,14 @@ try {
   const spread = `${signed(Math.min(...overheads), 1)} to ${signed(Math.max(...overheads), 1)} %`;
   const targets = {};
   targets[
-    `queue CPU per site < 5 % over the local batch (one worker + producer, median of ${roundCount} paired rounds)`
+    `queue CPU per site < 5 % over the local batch (one worker + producer, median of ${roundCount} alternated rounds)`
   ] = medianPct < 5;
   if (runs[2]) targets['two workers >= 1.7x one (wall)'] = runs[1].wallS / runs[2].wallS >= 1.7;
   targets['same pages as usp batch, each once'] =
     shown.every((w) => runs[w].samePages) && rounds.every((rd) => rd.queue.samePages);
   targets[`never more than --per-host (${PER_HOST}) in flight to one host`] =
     Math.max(
-      ...rounds.map((rd) => rd.local.maxInFlightPerHost),
+      ...locals.map((l) => l.run.maxInFlightPerHost),
       ...rounds.map((rd) => rd.queue.maxInFlightPerHost),
       ...shown.map((w) => runs[w].maxInFlightPerHost),
     ) <= PER_HOST;
@@ -347,14 +419,14 @@ try {
   const lines = [
     `# Queue benchmark (issue 18)`,
     '',
-    `\`node bench/src/queue.mjs --sites ${n} --workers ${values.workers} --latency-ms ${latencyMs} --rounds ${roundCount}${values.callgrind ? ' --callgrind' : ''}${values.state ? ' --state' : ''}\`, ${new Date().toISOString()}, ` +
+    `\`node bench/src/queue.mjs --sites ${n} --workers ${values.workers} --latency-ms ${latencyMs} --rounds ${roundCount}${values['start-up'] === 'empty' ? ' --start-up empty' : ''}${irSites > 0 ? ` --ir-sites ${irSites}` : ''}${values.callgrind ? ' --callgrind' : ''}${values.state ? ' --state' : ''}\`, ${new Date().toISOString()}, ` +
       `${n} farm sites (${Object.entries(kinds)
         .map(([k, c]) => `${c} ${k}`)
         .join(
           ', ',
         )}; ${truth.size} page URLs), ${latencyMs} ms per answer, ${SITES_PER_PROCESS} sites at a time per process, ` +
       `--per-host ${PER_HOST}, state ${values.state ? 'SQLite (local) / Redis (queue)' : 'none'}. ` +
-      `CPU is user + sys of each process under GNU time (workers + producer for the queue; Redis apart, from /proc); "per site" takes off each process's own start-up CPU, measured on an empty list right before it ` +
+      `CPU is user + sys of each process under GNU time (workers + producer for the queue; Redis apart, from /proc); "per site" takes off each process's own start-up CPU, measured right before it on ${startUpSites === 0 ? 'an empty list' : `a list of one site (${startUpSite}), and divides by the ${perSiteCount} other sites`} ` +
       `(usp batch ${round(idleLocal.cpuS)} s; ${shown.map((w) => `${w} worker(s) ${idle[w].workerCpuS.map((c) => round(c)).join(' / ')} s + producer ${round(idle[w].producerCpuS)} s`).join(', ')}).`,
     ...(values.callgrind
       ? [
@@ -363,13 +435,14 @@ try {
         ]
       : []),
     '',
-    `Queue overhead per site with one worker + producer, median of ${roundCount} paired rounds: **${signed(medianPct, 1)} %** (rounds ${spread}).`,
+    `Queue overhead per site with one worker + producer, median of ${roundCount} rounds: **${signed(medianPct, 1)} %** (rounds ${spread}). ` +
+      `Runs strictly alternated, local first and last (${roundCount + 1} local runs, ${roundCount} queued); each round compares its queued run with the mean of the local runs before and after it.`,
     '',
-    '| round | order | usp batch CPU per site (start-up) | 1 worker + producer CPU per site | producer per site (start-up) | worker over usp batch per site (start-up) | Redis CPU per site | Redis commands per site | overhead |',
+    '| round | usp batch per site, run before / after | usp batch CPU per site: their mean (start-up) | 1 worker + producer CPU per site | producer per site (start-up) | worker over usp batch per site (start-up) | Redis CPU per site | Redis commands per site | overhead |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rounds.map((rd, i) => {
       const q = rd.queue;
-      return `| ${i + 1} | ${rd.order} | ${round(rd.localPerSiteMs)} ms (${round(rd.idleLocal.cpuS)} s) | ${round(q.perSiteMs)} ms | ${round(q.producerPerSiteMs)} ms (${round(rd.idle.producerCpuS)} s) | ${signed(q.workersPerSiteMs - rd.localPerSiteMs)} ms (${round(rd.idle.workerCpuS[0])} s) | ${round(q.redisPerSiteMs)} ms | ${round(q.commandsPerSite, 1)} | ${signed(q.overheadMs)} ms (${signed(q.overheadPct, 1)} %) |`;
+      return `| ${i + 1} | ${rd.localRuns.map((x) => round(x)).join(' / ')} ms | ${round(rd.localPerSiteMs)} ms (${round(rd.idleLocal.cpuS)} s) | ${round(q.perSiteMs)} ms | ${round(q.producerPerSiteMs)} ms (${round(rd.idle.producerCpuS)} s) | ${signed(q.workersPerSiteMs - rd.localPerSiteMs)} ms (${round(rd.idle.workerCpuS[0])} s) | ${round(q.redisPerSiteMs)} ms | ${round(q.commandsPerSite, 1)} | ${signed(q.overheadMs)} ms (${signed(q.overheadPct, 1)} %) |`;
     }),
     '',
     `The table below shows round ${rounds.indexOf(mid) + 1} (the closest to the median) for the local batch and one worker; the other runs are compared with the rounds' median local CPU per site (${round(localPerSiteMs)} ms).`,
@@ -389,6 +462,16 @@ try {
       `producer ${round(paced.producerMs, 3)} ms + worker ${round(paced.workerMs, 3)} ms = ${round(paced.producerMs + paced.workerMs, 3)} ms per job, ` +
       `${round(((paced.producerMs + paced.workerMs) / localPerSiteMs) * 100, 1)} %.`,
     '',
+    ...(ir === null
+      ? []
+      : [
+          `Cross-check in instructions (callgrind, all threads; repeatable whatever the load), one more pair of runs on ${ir.sites} sites, start-up taken off as above: ` +
+            `usp batch ${round(ir.localPerSite, 2)} M instructions per site (start-up ${round(ir.idleLocal.cpuS, 2)} G); ` +
+            `1 worker + producer ${round(ir.queue.perSiteMs, 2)} M per site (start-up ${round(ir.idle.workerCpuS[0], 2)} + ${round(ir.idle.producerCpuS, 2)} G): ` +
+            `producer ${round(ir.queue.producerPerSiteMs, 3)} M, worker ${signed(ir.queue.workersPerSiteMs - ir.localPerSite, 3)} M over the local batch; ` +
+            `overhead **${signed(ir.queue.overheadPct, 1)} %**; same pages ${ir.queue.samePages ? 'yes' : 'NO'}. Under callgrind timers fire ~50x less often per instruction, so waiting costs weigh less than in CPU time.`,
+          '',
+        ]),
     ...(runs[2] ? [`Two workers ÷ one (wall): ${round(runs[1].wallS / runs[2].wallS)}×.`, ''] : []),
     ...(runs[4] ? [`Four workers ÷ one (wall): ${round(runs[1].wallS / runs[4].wallS)}×.`, ''] : []),
     '| target | result |',
@@ -402,7 +485,7 @@ try {
   if (values.json) {
     writeFileSync(
       values.json,
-      `${JSON.stringify({ sites: n, latencyMs, kinds, rounds, medianOverheadPct: medianPct, idle, runs, floor: bull, pacedFloor: { jobMs: paceMs, ...paced }, targets }, null, 2)}\n`,
+      `${JSON.stringify({ sites: n, latencyMs, kinds, rounds, medianOverheadPct: medianPct, locals, idle, runs, ir, floor: bull, pacedFloor: { jobMs: paceMs, ...paced }, targets }, null, 2)}\n`,
     );
   }
 } finally {
