@@ -334,19 +334,28 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
   }
 
   /** Starts as many asks to Redis as there are waiters without a slot, up to the free slots. */
+  /** Takes a lease kept idle for the host's next request, if any, and ends the host's linger. */
+  function takeIdle(h: LocalHost): { id: string; uses: number } | null {
+    for (const [id, uses] of h.idle) {
+      if (h.linger !== null) {
+        clearTimeout(h.linger);
+        h.linger = null;
+      }
+      h.idle.delete(id);
+      return { id, uses };
+    }
+    return null;
+  }
+
   function pump(host: string, h: LocalHost): void {
     if (h.delayMs > 0) {
       // Slots are not handed on under a Crawl-delay (each request start is spaced by Redis).
       if (h.idle.size > 0) giveBackIdle(host, h, 0);
     } else {
-      for (const [id, uses] of h.idle) {
-        if (h.queue.length === 0) break;
-        if (h.linger !== null) {
-          clearTimeout(h.linger);
-          h.linger = null;
-        }
-        h.idle.delete(id);
-        grant(host, h, id, uses + 1);
+      while (h.queue.length > 0) {
+        const kept = takeIdle(h);
+        if (kept === null) break;
+        grant(host, h, kept.id, kept.uses + 1);
       }
     }
     while (h.queue.length > h.asking && h.held.size + h.asking < perHost && !closed) {
@@ -446,14 +455,8 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
       // before), and a waiter's promise, its abort listener and the hand-over through `pump`
       // were the gate's own CPU per request (bench:queue), as the local gate's fast path avoids.
       if (h.queue.length === 0 && h.delayMs === 0) {
-        for (const [id, uses] of h.idle) {
-          if (h.linger !== null) {
-            clearTimeout(h.linger);
-            h.linger = null;
-          }
-          h.idle.delete(id);
-          return Promise.resolve(releaseOf(host, h, id, uses + 1));
-        }
+        const kept = takeIdle(h);
+        if (kept !== null) return Promise.resolve(releaseOf(host, h, kept.id, kept.uses + 1));
       }
       return new Promise<GateRelease>((resolve, reject) => {
         const w: Waiter = { resolve, reject, signal, onAbort: null };
