@@ -197,6 +197,8 @@ class UndiciWebClient implements FetcherWebClient {
   private readonly perHost: KeyedSemaphore;
   private readonly spacing: HostSpacing;
   private readonly keepAlive = new KeepAlive();
+  /** The headers every request carries, to any origin. */
+  private readonly baseHeaders: Readonly<Record<string, string>>;
   /** The headers every request to the origin asked for carries, made once (keys lower-case). */
   private readonly originHeaders: Readonly<Record<string, string>>;
   /** Everything that must stop when the client closes. */
@@ -208,10 +210,8 @@ class UndiciWebClient implements FetcherWebClient {
     this.global = new Semaphore(options.maxConcurrentRequests);
     this.perHost = new KeyedSemaphore(options.maxConnectionsPerHost);
     this.spacing = new HostSpacing(options.perHostDelayMs, this.keepAlive);
-    const h: Record<string, string> = {
-      'user-agent': options.userAgent,
-      'accept-encoding': 'gzip, deflate, br',
-    };
+    this.baseHeaders = { 'user-agent': options.userAgent, 'accept-encoding': 'gzip, deflate, br' };
+    const h: Record<string, string> = { ...this.baseHeaders };
     for (const [k, v] of Object.entries(options.headers)) h[k.toLowerCase()] = v;
     this.originHeaders = h;
   }
@@ -445,7 +445,7 @@ class UndiciWebClient implements FetcherWebClient {
       if (request.headers !== undefined)
         for (const [k, v] of Object.entries(request.headers)) h[k.toLowerCase()] = v;
     } else {
-      h = { 'user-agent': this.options.userAgent, 'accept-encoding': 'gzip, deflate, br' };
+      h = { ...this.baseHeaders };
     }
     if (request.ifNoneMatch !== undefined) h['if-none-match'] = request.ifNoneMatch;
     if (request.ifModifiedSince !== undefined) h['if-modified-since'] = request.ifModifiedSince;
