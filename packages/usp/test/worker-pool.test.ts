@@ -53,6 +53,18 @@ async function* chunked(bytes: Uint8Array, size = 4096): AsyncGenerator<Uint8Arr
   for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
 }
 
+/** A body in 4 KiB chunks that counts the bytes the parser has pulled from it. */
+function countedBody(bytes: Uint8Array): { body: AsyncGenerator<Uint8Array>; pulled: () => number } {
+  let pulled = 0;
+  async function* body(): AsyncGenerator<Uint8Array> {
+    for (let i = 0; i < bytes.length; i += 4096) {
+      pulled += Math.min(4096, bytes.length - i);
+      yield bytes.subarray(i, i + 4096);
+    }
+  }
+  return { body: body(), pulled: () => pulled };
+}
+
 async function collect(
   parse: (o: ParseDocumentOptions) => Promise<unknown>,
   body: () => AsyncIterable<Uint8Array>,
@@ -236,13 +248,7 @@ describe('createWorkerParser', () => {
 
   it('reads no further ahead than maxBytesInFlight while the consumer holds a batch', async () => {
     const xml = new TextEncoder().encode(urlset(20_000));
-    let pulled = 0;
-    async function* counted() {
-      for (let i = 0; i < xml.length; i += 4096) {
-        pulled += Math.min(4096, xml.length - i);
-        yield xml.subarray(i, i + 4096);
-      }
-    }
+    const counted = countedBody(xml);
     let release: () => void = () => {};
     const held = new Promise<void>((r) => {
       release = r;
@@ -252,14 +258,14 @@ describe('createWorkerParser', () => {
     const parser = pool({ maxBytesInFlight: 32 * 1024 });
     const done = parser.parse({
       url: 'https://example.com/big.xml',
-      body: counted(),
+      body: counted.body,
       registry,
       onPages: async () => {
         batches++;
         if (batches === 1) {
           // Give the worker every chance to run ahead, then look at how much was read.
           await new Promise((r) => setTimeout(r, 50));
-          pulledWhileHeld = pulled;
+          pulledWhileHeld = counted.pulled();
           await held;
         }
       },
@@ -270,26 +276,20 @@ describe('createWorkerParser', () => {
     expect(parsed.type).toBe('PagesXMLSitemap');
     // One window of unacknowledged batches plus the bytes in flight, far from the whole body.
     expect(pulledWhileHeld).toBeLessThan(256 * 1024);
-    expect(pulled).toBe(xml.length);
+    expect(counted.pulled()).toBe(xml.length);
   });
 
   it('parses ahead of a consumer that is busy: many batches before the first is acknowledged', async () => {
     // The main thread acknowledges a batch only between its own steps (it parses a document
     // too); a worker that waits for each acknowledgement idles while the main thread is busy.
     const xml = new TextEncoder().encode(urlset(20_000));
-    let pulled = 0;
-    async function* counted() {
-      for (let i = 0; i < xml.length; i += 4096) {
-        pulled += Math.min(4096, xml.length - i);
-        yield xml.subarray(i, i + 4096);
-      }
-    }
+    const counted = countedBody(xml);
     let batches = 0;
     let pulledWhileHeld = 0;
     const parser = pool({ maxBytesInFlight: 32 * 1024 });
     const parsed = await parser.parse({
       url: 'https://example.com/big.xml',
-      body: counted(),
+      body: counted.body,
       registry,
       onPages: async () => {
         batches++;
@@ -297,13 +297,13 @@ describe('createWorkerParser', () => {
         // Holds the first batch until the worker has read 48 KiB past the 32 KiB in flight (a
         // dozen batches of 4 KiB), or gives up: with a window of 2 it stopped at 40 KiB.
         const until = Date.now() + 5_000;
-        while (pulled < 80 * 1024 && Date.now() < until) await new Promise((r) => setImmediate(r));
-        pulledWhileHeld = pulled;
+        while (counted.pulled() < 80 * 1024 && Date.now() < until) await new Promise((r) => setImmediate(r));
+        pulledWhileHeld = counted.pulled();
       },
     });
     expect(parsed.type).toBe('PagesXMLSitemap');
     expect(pulledWhileHeld).toBeGreaterThanOrEqual(80 * 1024);
-    expect(pulled).toBe(xml.length);
+    expect(counted.pulled()).toBe(xml.length);
   });
 
   it('gives a worker a second document only when the first has waited a while for bytes', async () => {
