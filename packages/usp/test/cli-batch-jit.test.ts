@@ -50,15 +50,21 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function optimisedFunctions(nodeFlags: string[], out: string): Promise<number> {
+/** `usp batch` over the farm's sites in a child given `nodeFlags`, into `dir/out`. */
+async function batchRun(
+  nodeFlags: string[],
+  out: string,
+  extra: string[] = [],
+  env: Record<string, string> = {},
+) {
   const run = await runNode(
     [
-      '--trace-opt',
       ...nodeFlags,
       CLI,
       'batch',
       '--out',
       join(dir, out),
+      ...extra,
       '--allow-private-networks',
       '--timeout',
       '5s',
@@ -66,9 +72,14 @@ async function optimisedFunctions(nodeFlags: string[], out: string): Promise<num
       '1',
       sitesFile,
     ],
-    { guardMs: 60_000, env: cliEnv() },
+    { guardMs: 60_000, env: cliEnv(env) },
   );
-  expect(run.code).toBe(0);
+  expect(run.code, run.stderr).toBe(0);
+  return run;
+}
+
+async function optimisedFunctions(nodeFlags: string[], out: string): Promise<number> {
+  const run = await batchRun(['--trace-opt', ...nodeFlags], out);
   return run.stdout.split('\n').filter((l) => l.startsWith('[completed optimizing')).length;
 }
 
@@ -84,26 +95,9 @@ describe('usp batch and V8', () => {
   });
 
   it('walks on the main thread, its young generation capped, every built-in module from the code cache', async () => {
-    const run = await runNode(
-      [
-        '--import',
-        probe,
-        CLI,
-        'batch',
-        '--out',
-        join(dir, 'start'),
-        '--state',
-        join(dir, 'state.sqlite'),
-        '--allow-private-networks',
-        '--timeout',
-        '5s',
-        '--retries',
-        '1',
-        sitesFile,
-      ],
-      { guardMs: 60_000, env: cliEnv({ NODE_DEBUG_NATIVE: 'CODE_CACHE' }) },
-    );
-    expect(run.code, run.stderr).toBe(0);
+    const run = await batchRun(['--import', probe], 'start', ['--state', join(dir, 'state.sqlite')], {
+      NODE_DEBUG_NATIVE: 'CODE_CACHE',
+    });
     expect(run.stderr).toMatch(/usp batch: 39 sites/);
     const seen = JSON.parse(/@@probe (.*)/.exec(run.stderr)?.[1] ?? 'null');
     // Two semi-spaces of BATCH_SEMI_SPACE_MB, not V8's 16 MiB each for a main thread.
