@@ -3,7 +3,9 @@
 // queue.mjs as `node queue-floor-worker.mjs REDIS_URL QUEUE [JOB_MS]`; with JOB_MS, a job first
 // holds its slot that long (the pace of real sites). On a message, sends back its CPU (user + sys,
 // µs) since it was ready, then stops.
-import { startQueueWorker } from '@usp-ts/queue-bullmq';
+import { queuePackage } from './queue-package.mjs';
+
+const { startQueueWorker } = await queuePackage();
 
 const jobMs = Number(process.argv[4] ?? 0);
 

@@ -47,6 +47,8 @@ function hostOf(url: string): string {
  */
 export class RecordingClient implements WebClient {
   readonly records = new Map<string, RequestRecord>();
+  /** The host names this site's requests went to (redirect targets included). */
+  readonly hosts = new Set<string>();
   readonly counts: RequestCounts = {
     requests: 0,
     answered: 0,
@@ -63,6 +65,7 @@ export class RecordingClient implements WebClient {
 
   async get(url: string, options: WebRequestOptions = {}): Promise<WebResponse> {
     const host = hostOf(url);
+    this.hosts.add(host);
     const release = await this.gate.acquire(host, options.signal);
     const started = performance.now();
     let response: WebResponse;
@@ -75,6 +78,7 @@ export class RecordingClient implements WebClient {
       throw error;
     }
     this.counts.requests++;
+    if (response.url !== url) this.hosts.add(hostOf(response.url));
     if (response.kind === 'error') {
       release();
       if (response.status === null) {

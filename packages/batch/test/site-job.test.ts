@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { StateStore } from '@usp-ts/core';
 import { createWebClient } from '@usp-ts/fetcher';
 import { OpenedResources } from '@usp-ts/test-server';
@@ -500,5 +501,44 @@ describe('walkSite page lines', () => {
       change: 'new',
       newsStory: { title: expect.any(String) },
     });
+  });
+});
+
+describe('walkSite and its connections', () => {
+  it("closes the site's idle connections when it ends, not at the client's keep-alive timeout", async () => {
+    const site = new FixtureSite();
+    const sockets = new Set<import('node:net').Socket>();
+    const server = await opened.server(
+      {
+        '*': (req, res) => {
+          sockets.add(req.socket);
+          return site.route(req, res);
+        },
+      },
+      { host: '127.0.3.40' },
+    );
+    const home = `${server.origin}/`;
+    publish(site, home, { aLastmod: '2026-11-01', bLastmod: '2026-11-01', bPages: ['b1@2026-11-01'] });
+    // Kept a minute unless the job closes them.
+    const client = opened.track(
+      createWebClient({ allowPrivateNetworks: true, retries: 1, keepAliveTimeoutMs: 60_000 }),
+    );
+    const ctx: SiteJobContext = {
+      webClient: client,
+      registry: testRegistry(),
+      gate: hostGate(),
+      sink: memorySink(),
+      state: null,
+    };
+    expect(await walkSite({ site: home }, ctx)).toMatchObject({ status: 'ok', pages: 3 });
+    expect(sockets.size).toBeGreaterThan(0);
+    const guard = new Promise<'kept'>((resolve) => setTimeout(() => resolve('kept'), 3_000).unref());
+    const closed = await Promise.race([
+      Promise.all([...sockets].map((s) => (s.destroyed ? null : once(s, 'close')))).then(() => 'closed'),
+      guard,
+    ]);
+    expect(closed).toBe('closed');
+    // The client still serves the host.
+    expect(await walkSite({ site: home }, ctx)).toMatchObject({ status: 'ok', pages: 3 });
   });
 });

@@ -1,5 +1,15 @@
 import type { Socket } from 'node:net';
 
+/** A host name as sockets are opened to it: lower case, an IPv6 literal without its brackets. */
+function hostKey(host: string): string {
+  const h = host.toLowerCase();
+  return h.startsWith('[') && h.endsWith(']') ? h.slice(1, -1) : h;
+}
+
+function closeIfIdle(socket: Socket, a: Adopted): void {
+  if (!a.wanted && !socket.destroyed) socket.destroy();
+}
+
 /** Timer functions, so a client can hand its own (ref-aware) ones to the helpers it uses. */
 export interface Timers {
   setTimeout(fn: () => void, ms: number): unknown;
@@ -14,6 +24,10 @@ export const GLOBAL_TIMERS: Timers = {
 interface Adopted {
   /** What undici last asked for: ref'd while it has requests on the socket, unref'd when idle. */
   wanted: boolean;
+  /** The host name the socket was opened to (lower case, an IPv6 literal without brackets). */
+  readonly host: string;
+  /** `closeIdle` named its host while it had a request: closed once undici leaves it idle. */
+  closeWhenIdle: boolean;
   ref(): void;
   unref(): void;
 }
@@ -48,12 +62,14 @@ export class KeepAlive implements Timers {
    * and applied only while this is ref'd. Sockets have their handle from creation (also while
    * resolving and connecting), so the state applies at once.
    */
-  adopt(socket: Socket): void {
+  adopt(socket: Socket, host: string): void {
     if (this.#sockets.has(socket)) return;
     const ref = socket.ref;
     const unref = socket.unref;
     const a: Adopted = {
       wanted: true,
+      host: hostKey(host),
+      closeWhenIdle: false,
       ref: () => ref.call(socket),
       unref: () => unref.call(socket),
     };
@@ -65,11 +81,32 @@ export class KeepAlive implements Timers {
     socket.unref = () => {
       a.wanted = false;
       a.unref();
+      // Not from inside undici's call: it goes on using the socket after unref'ing it.
+      if (a.closeWhenIdle) setImmediate(() => closeIfIdle(socket, a));
       return socket;
     };
     this.#sockets.set(socket, a);
     socket.once('close', () => this.#sockets.delete(socket));
     if (!this.#refd) a.unref();
+  }
+
+  /**
+   * Closes the sockets to these host names that undici leaves idle (it unrefs a socket once its
+   * last request is done, and refs it again before it writes the next one): those idle now at
+   * once, those with a request (a body still being read or drained) once it is done. A socket
+   * closed here ends as if the server had closed it: undici opens another one for a later
+   * request. Closed without an error, so no stack trace is formatted for it, unlike undici's own
+   * idle timeout (an `InformationalError`).
+   */
+  closeIdle(hosts: Iterable<string>): void {
+    const keys = new Set<string>();
+    for (const h of hosts) keys.add(hostKey(h));
+    if (keys.size === 0 || this.#sockets.size === 0) return;
+    for (const [socket, a] of this.#sockets) {
+      if (socket.destroyed || !keys.has(a.host)) continue;
+      if (a.wanted) a.closeWhenIdle = true;
+      else socket.destroy();
+    }
   }
 
   setTimeout(fn: () => void, ms: number): unknown {

@@ -37,16 +37,17 @@ type RequestFn = (
 ) => Promise<Undici.Dispatcher.ResponseData>;
 
 export interface UndiciParts {
-  readonly Agent: typeof Undici.Agent;
+  readonly Client: typeof Undici.Client;
   readonly buildConnector: typeof Undici.buildConnector;
-  /** undici's `Dispatcher#request`, called on an Agent. */
+  /** undici's `Dispatcher#request`, called on a Client. */
   readonly request: RequestFn;
 }
 
 let parts: UndiciParts | null = null;
 
 /**
- * The pieces of undici a direct connection needs, loaded from their own modules: undici's entry
+ * The pieces of undici a direct connection needs (its `Client`, not the `Agent` and `Pool` above
+ * it: see `OriginClients`), loaded from their own modules: undici's entry
  * loads every feature it has (fetch, WebSocket, caches, mocks, proxies, interceptors), which
  * costs ~9 MiB and 0.15-0.3 s at import. Should a future undici move these files, the entry is
  * used instead.
@@ -55,15 +56,15 @@ export function undiciCore(): UndiciParts {
   if (parts !== null) return parts;
   try {
     deferHttp2Client();
-    const Agent = require('undici/lib/dispatcher/agent.js') as typeof Undici.Agent;
+    const Client = require('undici/lib/dispatcher/client.js') as typeof Undici.Client;
     const buildConnector = require('undici/lib/core/connect.js') as typeof Undici.buildConnector;
     const request = require('undici/lib/api/api-request.js') as RequestFn;
     if (
-      typeof Agent === 'function' &&
+      typeof Client === 'function' &&
       typeof buildConnector === 'function' &&
       typeof request === 'function'
     ) {
-      parts = { Agent, buildConnector, request };
+      parts = { Client, buildConnector, request };
       return parts;
     }
   } catch {
@@ -71,7 +72,7 @@ export function undiciCore(): UndiciParts {
   }
   const u = undiciEntry();
   parts = {
-    Agent: u.Agent,
+    Client: u.Client,
     buildConnector: u.buildConnector,
     request: u.Dispatcher.prototype.request as RequestFn,
   };

@@ -24,6 +24,7 @@ import {
   resolveOptions,
   type WebClientOptions,
 } from './options.js';
+import { OriginClients } from './origin-clients.js';
 import { withParserTiering } from './parser-tiering.js';
 import { proxyFor } from './proxy-routes.js';
 import { backoffDelay, parseRetryAfter, RETRYABLE_STATUSES } from './retry.js';
@@ -64,6 +65,12 @@ export interface FetcherWebClient extends WebClient {
    * process until it answers, and so does a `proxy`'s CONNECT exchange.
    */
   unref(): void;
+  /**
+   * Closes the idle connections to these host names now, rather than after `keepAliveTimeoutMs`
+   * (connections with a request on them are left alone; a later request opens a new one). For a
+   * caller that knows it is done with a host for a while, such as a batch whose site ended.
+   */
+  closeIdle(hosts: Iterable<string>): void;
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -187,7 +194,7 @@ function discard(body: Dispatcher.ResponseData['body'], status: number): void {
 class UndiciWebClient implements FetcherWebClient {
   readonly options: ResolvedOptions;
   /** Made on first use: a client whose every request goes through a proxy never builds it. */
-  private direct: Dispatcher | null = null;
+  private direct: OriginClients | null = null;
   /** One ProxyAgent per proxy URL in use. */
   private readonly proxied = new Map<string, Dispatcher>();
   // undici is loaded with the first client, not with this module: a program that only parses
@@ -243,10 +250,10 @@ class UndiciWebClient implements FetcherWebClient {
   }
 
   /** The dispatcher of a request: direct, or the ProxyAgent of its proxy (made on first use). */
-  private dispatcherFor(proxy: string | undefined): Dispatcher {
+  private dispatcherFor(proxy: string | undefined, origin: string): Dispatcher {
     if (proxy === undefined) {
-      this.direct ??= this.createDirectDispatcher();
-      return this.direct;
+      this.direct ??= this.createDirectClients();
+      return this.direct.for(origin);
     }
     let d = this.proxied.get(proxy);
     if (d === undefined) {
@@ -256,18 +263,21 @@ class UndiciWebClient implements FetcherWebClient {
     return d;
   }
 
-  private createDirectDispatcher(): Dispatcher {
+  private createDirectClients(): OriginClients {
     const o = this.options;
-    const common = {
-      connections: o.maxConnectionsPerHost,
-      headersTimeout: o.headersTimeoutMs,
-      bodyTimeout: o.bodyIdleTimeoutMs,
-      ...keepAliveOptions(o),
-    };
     const tls = { timeout: o.connectTimeoutMs, rejectUnauthorized: o.tlsVerify, ca: o.tlsCa };
-    const { Agent, buildConnector } = undiciCore();
+    const { Client, buildConnector } = undiciCore();
+    const clients = (connect: buildConnector.connector): OriginClients => {
+      const options = {
+        headersTimeout: o.headersTimeoutMs,
+        bodyTimeout: o.bodyIdleTimeoutMs,
+        ...keepAliveOptions(o),
+        connect: withParserTiering(connect),
+      };
+      return new OriginClients((origin) => new Client(origin, options), o.maxConnectionsPerHost);
+    };
     const open = this.adopting(buildConnector(tls));
-    if (o.allowPrivateNetworks) return new Agent({ ...common, connect: withParserTiering(open) });
+    if (o.allowPrivateNetworks) return clients(open);
     const guarded = this.adopting(buildConnector({ ...tls, lookup: guardedLookup }));
     const connect: buildConnector.connector = (opts, callback) => {
       if (this.privateAllowed(opts.protocol, opts.hostname, opts.port)) {
@@ -283,7 +293,7 @@ class UndiciWebClient implements FetcherWebClient {
       }
       guarded(opts, callback);
     };
-    return new Agent({ ...common, connect: withParserTiering(connect) });
+    return clients(connect);
   }
 
   /** Whether this host (or this exact origin) was let through although private. */
@@ -300,7 +310,7 @@ class UndiciWebClient implements FetcherWebClient {
   private adopting(connect: buildConnector.connector): buildConnector.connector {
     return (opts, callback) => {
       const socket: unknown = connect(opts, callback);
-      if (socket instanceof Socket) this.keepAlive.adopt(socket);
+      if (socket instanceof Socket) this.keepAlive.adopt(socket, opts.hostname);
     };
   }
 
@@ -308,13 +318,17 @@ class UndiciWebClient implements FetcherWebClient {
   private adoptingOnConnect(connect: buildConnector.connector): buildConnector.connector {
     return (opts, callback) =>
       connect(opts, (...args) => {
-        if (args[1] instanceof Socket) this.keepAlive.adopt(args[1]);
+        if (args[1] instanceof Socket) this.keepAlive.adopt(args[1], opts.hostname);
         callback(...args);
       });
   }
 
   ref(): void {
     this.keepAlive.ref();
+  }
+
+  closeIdle(hosts: Iterable<string>): void {
+    this.keepAlive.closeIdle(hosts);
   }
 
   unref(): void {
@@ -509,7 +523,7 @@ class UndiciWebClient implements FetcherWebClient {
     });
     let data: Dispatcher.ResponseData;
     try {
-      data = await this.request.call(this.dispatcherFor(proxy), {
+      data = await this.request.call(this.dispatcherFor(proxy, current.origin), {
         origin: current.origin,
         path: `${current.pathname}${current.search}`,
         method: 'GET',
@@ -636,7 +650,8 @@ class UndiciWebClient implements FetcherWebClient {
     this.closed = true;
     for (const c of [...this.closers]) c();
     this.closers.clear();
-    const dispatchers = [...this.proxied.values(), ...(this.direct !== null ? [this.direct] : [])];
+    const dispatchers: { destroy(): Promise<void> }[] = [...this.proxied.values()];
+    if (this.direct !== null) dispatchers.push(this.direct);
     await Promise.all(dispatchers.map((d) => d.destroy()));
   }
 }

@@ -145,6 +145,48 @@ describe('basic requests', () => {
     expect(() => createWebClient({ keepAliveTimeoutMs: 0 })).toThrow(InvalidOptionError);
   });
 
+  it('closeIdle closes the idle connections to the hosts named, those in use once done, and no other', async () => {
+    const serverSockets = new Map<string, import('node:net').Socket>();
+    const held = gate();
+    const routes = (name: string) => ({
+      '/x': (req: IncomingMessage, res: ServerResponse) => {
+        serverSockets.set(name, req.socket);
+        res.end('x');
+      },
+      '/slow': (req: IncomingMessage, res: ServerResponse) => {
+        serverSockets.set(`${name}-slow`, req.socket);
+        held.route(req, res);
+      },
+    });
+    const a = await opened.server(routes('a'));
+    const b = await opened.server(routes('b'), { host: '127.0.0.2' });
+    // Kept for a minute unless closed: only closeIdle can close them within the test.
+    const c = client({ keepAliveTimeoutMs: 60_000 });
+    const slow = c.get(`${a.origin}/slow`);
+    while (held.waiting === 0) await new Promise((r) => setTimeout(r, 5));
+    await drain(expectOk(await c.get(`${a.origin}/x`)).body);
+    await drain(expectOk(await c.get(`${b.origin}/x`)).body);
+    const idleA = serverSockets.get('a') as import('node:net').Socket;
+    const busyA = serverSockets.get('a-slow') as import('node:net').Socket;
+    const idleB = serverSockets.get('b') as import('node:net').Socket;
+    expect(idleA).not.toBe(busyA);
+
+    c.closeIdle(['127.0.0.1']);
+    const guard = new Promise<'kept'>((resolve) => setTimeout(() => resolve('kept'), 3_000).unref());
+    expect(await Promise.race([once(idleA, 'close').then(() => 'closed'), guard])).toBe('closed');
+    // The connection with a request on it serves it to its end, then closes.
+    expect(busyA.destroyed).toBe(false);
+    held.openAll();
+    expect(await text(await slow)).toBe('done');
+    expect(await Promise.race([once(busyA, 'close').then(() => 'closed'), guard])).toBe('closed');
+    // The other host's idle connection stays.
+    expect(idleB.destroyed).toBe(false);
+    expect(b.openSockets()).toBe(1);
+    // The host is not forgotten: a later request opens a new connection.
+    expect(await text(await c.get(`${a.origin}/x`))).toBe('x');
+    expect(serverSockets.get('a')).not.toBe(idleA);
+  });
+
   it('checks options early', () => {
     expect(() => createWebClient({ retries: 0 })).toThrow(InvalidOptionError);
     expect(() => createWebClient({ maxBodyBytes: -1 })).toThrow(InvalidOptionError);

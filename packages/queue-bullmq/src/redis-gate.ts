@@ -55,6 +55,8 @@ interface Waiter {
 
 /** This process's side of one host: its leases, its queue, its attempts at Redis. */
 interface LocalHost {
+  /** The host's keys in Redis (leases, next, delay, waiting), made once. */
+  readonly keys: readonly [string, string, string, string];
   /** Lease ids held (renewed on the timer while the requests run). */
   readonly held: Set<string>;
   /** Requests waiting, in order. */
@@ -67,8 +69,8 @@ interface LocalHost {
   missed: number;
   /** Leases held with no request of this process on them (see `LINGER_MS`), with the uses they served. */
   readonly idle: Map<string, number>;
-  /** Gives the idle leases back once the host has had no request in flight for `LINGER_MS`. */
-  linger: ReturnType<typeof setTimeout> | null;
+  /** When every slot held fell idle (`performance.now()`), or -1: see `LINGER_MS`. */
+  idleSince: number;
   /** The host's Crawl-delay as Redis last said (or this process set): slots are handed on only without one. */
   delayMs: number;
 }
@@ -119,6 +121,14 @@ const MAX_HANDOVERS = 16;
  */
 const LINGER_MS = 50;
 
+/**
+ * Slots idle for `LINGER_MS` go back to Redis with this process's next ask (in the same write,
+ * ioredis pipelining what is sent in one tick), or at the latest after this long. A release on its
+ * own timer woke an idle worker three times a site (the timer, the write, the reply) for a command
+ * nobody waits on; a process that wants the slots meanwhile says so and gets them at once.
+ */
+const MAX_LINGER_MS = 500;
+
 /** The gate returned by `redisPolitenessGate`; `close()` ends its connections and renewals. */
 export interface RedisPolitenessGate extends PolitenessGate {
   /** As the interface's; the promise settles once Redis has the delay (callers need not wait). */
@@ -153,13 +163,19 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
 
   // Commands may wait out a Redis restart (ioredis queues them until it is back) instead of failing.
   const redisOptions = { maxRetriesPerRequest: null, lazyConnect: false } as const;
+  // Commands sent in one tick (idle slots given back with an ask, renewals) go in one write.
+  const clientOptions = { ...redisOptions, enableAutoPipelining: true } as const;
   const client =
     typeof connection === 'string'
-      ? new ioredis.Redis(connection, redisOptions)
-      : connection.duplicate(redisOptions);
+      ? new ioredis.Redis(connection, clientOptions)
+      : connection.duplicate(clientOptions);
   // ioredis subscribes again after a reconnect without handling the reply: a close() before it
   // came (a worker stopping while Redis restarts) was an unhandled rejection, fatal to a process.
-  const subscriber = client.duplicate({ ...redisOptions, autoResubscribe: false });
+  const subscriber = client.duplicate({
+    ...redisOptions,
+    enableAutoPipelining: false,
+    autoResubscribe: false,
+  });
   let readyBefore = false;
   subscriber.on('ready', () => {
     if (readyBefore) subscriber.subscribe(channel, wantedChannel).catch(() => {});
@@ -170,7 +186,10 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
   client.defineCommand('uspGateRenew', { numberOfKeys: 1, lua: RENEW_LUA });
   const commands = client as unknown as GateCommands;
 
-  const key = (host: string, part: string) => `${prefix}{${host}}:${part}`;
+  const keysOf = (host: string): LocalHost['keys'] => {
+    const base = `${prefix}{${host}}:`;
+    return [`${base}leases`, `${base}next`, `${base}delay`, `${base}waiting`];
+  };
   const channel = `${prefix}released`;
   const wantedChannel = `${prefix}wanted`;
   const owner = `${process.pid}.${Math.random().toString(36).slice(2, 10)}`;
@@ -191,13 +210,14 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
     let h = hosts.get(host);
     if (h === undefined) {
       h = {
+        keys: keysOf(host),
         held: new Set(),
         queue: [],
         asking: 0,
         sleepers: new Set(),
         missed: 0,
         idle: new Map(),
-        linger: null,
+        idleSince: -1,
         delayMs: delays.get(host) ?? 0,
       };
       hosts.set(host, h);
@@ -213,7 +233,7 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
     () => {
       for (const [host, h] of hosts) {
         if (h.held.size === 0) continue;
-        commands.uspGateRenew(key(host, 'leases'), leaseMs, ...h.held).catch(() => {
+        commands.uspGateRenew(h.keys[0], leaseMs, ...h.held).catch(() => {
           // Redis unreachable: the lease may lapse and another process may take the slot, which
           // is the price of not blocking the walk on Redis; the next tick tries again.
         });
@@ -250,18 +270,10 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
    * wait; with `yieldSlot`, reserves a slot for the process that waits longest.
    */
   function giveBack(host: string, ids: readonly string[], yieldSlot: 0 | 1 = 0): Promise<unknown> {
+    const [leases, , , waiting] = hosts.get(host)?.keys ?? keysOf(host);
     // Also after close(): an ask in flight then is granted before close() has its replies.
     return commands
-      .uspGateRelease(
-        key(host, 'leases'),
-        key(host, 'waiting'),
-        channel,
-        host,
-        owner,
-        maxWaitMs,
-        yieldSlot,
-        ...ids,
-      )
+      .uspGateRelease(leases, waiting, channel, host, owner, maxWaitMs, yieldSlot, ...ids)
       .catch(() => {
         // Unreachable: the lease expires on its own after leaseMs.
       });
@@ -305,15 +317,49 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
     lingerIfIdle(host, h);
   }
 
-  /** Once no request of the host is in flight here, its idle slots go back after `LINGER_MS`. */
+  /** Hosts whose slots here are all idle, in the order they fell idle. */
+  const lingering = new Map<string, LocalHost>();
+  let lingerTimer: ReturnType<typeof setTimeout> | null = null;
+
+  /**
+   * Once no request of the host is in flight here, its idle slots go back when they have been
+   * idle `LINGER_MS`, with the next ask or on the shared timer (`MAX_LINGER_MS`).
+   */
   function lingerIfIdle(host: string, h: LocalHost): void {
-    if (h.idle.size === 0 || h.linger !== null) return;
+    if (h.idle.size === 0 || h.idleSince >= 0) return;
     if (h.idle.size < h.held.size && h.delayMs === 0) return;
-    h.linger = setTimeout(() => {
-      h.linger = null;
+    h.idleSince = performance.now();
+    lingering.set(host, h);
+    if (lingerTimer === null) {
+      lingerTimer = setTimeout(onLingerTimer, MAX_LINGER_MS);
+      lingerTimer.unref?.();
+    }
+  }
+
+  function endLinger(host: string, h: LocalHost): void {
+    if (h.idleSince < 0) return;
+    h.idleSince = -1;
+    lingering.delete(host);
+  }
+
+  /** Gives back the slots of every host idle for at least `minIdleMs`. */
+  function giveBackLingering(minIdleMs: number): void {
+    if (lingering.size === 0) return;
+    const before = performance.now() - minIdleMs;
+    for (const [host, h] of lingering) {
+      if (h.idleSince > before) break;
       giveBackIdle(host, h, 0);
-    }, LINGER_MS);
-    h.linger.unref?.();
+    }
+  }
+
+  function onLingerTimer(): void {
+    lingerTimer = null;
+    giveBackLingering(LINGER_MS);
+    if (lingering.size === 0 || closed) return;
+    const oldest = lingering.values().next().value as LocalHost;
+    const due = Math.max(LINGER_MS, oldest.idleSince + MAX_LINGER_MS - performance.now());
+    lingerTimer = setTimeout(onLingerTimer, due);
+    lingerTimer.unref?.();
   }
 
   /**
@@ -321,10 +367,7 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
    * end); with `yieldSlot`, one is reserved for the process that waits longest.
    */
   function giveBackIdle(host: string, h: LocalHost, yieldSlot: 0 | 1): void {
-    if (h.linger !== null) {
-      clearTimeout(h.linger);
-      h.linger = null;
-    }
+    endLinger(host, h);
     if (h.idle.size === 0) return;
     const ids = [...h.idle.keys()];
     h.idle.clear();
@@ -333,27 +376,24 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
     forget(host, h);
   }
 
-  /** Starts as many asks to Redis as there are waiters without a slot, up to the free slots. */
   /** Takes a lease kept idle for the host's next request, if any, and ends the host's linger. */
-  function takeIdle(h: LocalHost): { id: string; uses: number } | null {
+  function takeIdle(host: string, h: LocalHost): { id: string; uses: number } | null {
     for (const [id, uses] of h.idle) {
-      if (h.linger !== null) {
-        clearTimeout(h.linger);
-        h.linger = null;
-      }
+      endLinger(host, h);
       h.idle.delete(id);
       return { id, uses };
     }
     return null;
   }
 
+  /** Starts as many asks to Redis as there are waiters without a slot, up to the free slots. */
   function pump(host: string, h: LocalHost): void {
     if (h.delayMs > 0) {
       // Slots are not handed on under a Crawl-delay (each request start is spaced by Redis).
       if (h.idle.size > 0) giveBackIdle(host, h, 0);
     } else {
       while (h.queue.length > 0) {
-        const kept = takeIdle(h);
+        const kept = takeIdle(host, h);
         if (kept === null) break;
         grant(host, h, kept.id, kept.uses + 1);
       }
@@ -374,14 +414,17 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
    */
   async function ask(host: string, h: LocalHost, want: number): Promise<void> {
     const id = `${owner}.${++counter}`;
+    const [leases, next, delay, waiting] = h.keys;
     try {
       await subscribed;
       for (;;) {
+        // Slots long idle go back in the same write as this ask.
+        giveBackLingering(LINGER_MS);
         const [granted, waitMs, delayMs] = await commands.uspGateAcquire(
-          key(host, 'leases'),
-          key(host, 'next'),
-          key(host, 'delay'),
-          key(host, 'waiting'),
+          leases,
+          next,
+          delay,
+          waiting,
           id,
           perHost,
           leaseMs,
@@ -455,7 +498,7 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
       // before), and a waiter's promise, its abort listener and the hand-over through `pump`
       // were the gate's own CPU per request (bench:queue), as the local gate's fast path avoids.
       if (h.queue.length === 0 && h.delayMs === 0) {
-        const kept = takeIdle(h);
+        const kept = takeIdle(host, h);
         if (kept !== null) return Promise.resolve(releaseOf(host, h, kept.id, kept.uses + 1));
       }
       return new Promise<GateRelease>((resolve, reject) => {
@@ -487,10 +530,8 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
       if (delays.get(host) === ms) return Promise.resolve();
       delays.set(host, ms);
       if (delays.size > 10_000) delays.delete(delays.keys().next().value as string);
-      const write =
-        ms === 0
-          ? client.del(key(host, 'delay'))
-          : client.set(key(host, 'delay'), String(ms), 'PX', crawlDelayTtlMs);
+      const delayKey = (h?.keys ?? keysOf(host))[2];
+      const write = ms === 0 ? client.del(delayKey) : client.set(delayKey, String(ms), 'PX', crawlDelayTtlMs);
       return write.then(
         () => {},
         () => {
@@ -504,11 +545,12 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
       if (closed) return;
       closed = true;
       clearInterval(renewTimer);
+      if (lingerTimer !== null) clearTimeout(lingerTimer);
+      lingering.clear();
       // Give back what is still held so other processes need not wait for the leases to expire.
       const pending: Promise<unknown>[] = [];
       for (const [host, h] of hosts) {
         for (const wake of h.sleepers) wake();
-        if (h.linger !== null) clearTimeout(h.linger);
         for (const w of h.queue.splice(0)) {
           if (w.onAbort !== null) w.signal?.removeEventListener('abort', w.onAbort);
           w.reject(new UspError('USP_CLOSED', 'the politeness gate is closed'));

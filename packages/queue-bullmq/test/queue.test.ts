@@ -1,7 +1,7 @@
 import { getEventListeners } from 'node:events';
 import { startTestRedis, type TestRedis } from '@usp-ts/test-redis';
 import { Queue, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { Redis as IORedis, type Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CARRIED_KEY, CLAIM_COPY_LUA, VOIDED_KEY, voidedCopies } from '../src/copy-claims.js';
 import { siteJobId, siteOfJobId } from '../src/job-id.js';
@@ -178,6 +178,44 @@ describe('enqueueSites and startQueueWorker', () => {
     expect(result.finished).toBe(SITES.length);
     expect(most).toBe(1);
     expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('a waiting producer reads only the ends of the jobs from Redis, not the three other events BullMQ writes for each', async () => {
+    const name = nextQueue();
+    const client = new IORedis(redis.url);
+    const sites = Array.from({ length: 200 }, (_, i) => `http://s${i}.invalid/`);
+    const value = 'x'.repeat(100);
+    let before = 0;
+    try {
+      const result = await enqueueSites<string>(sites, {
+        connection: client,
+        queueName: name,
+        wait: true,
+        onEnqueued: () => {
+          // From here on, the producer's connection only reads ends.
+          before = client.stream.bytesRead;
+          workers.push(
+            startQueueWorker({
+              connection: redis.url,
+              queueName: name,
+              process: async (_job, control) => {
+                await control.confirm();
+                return value;
+              },
+            }),
+          );
+        },
+      });
+      expect(result.finished).toBe(sites.length);
+      const perJob = (client.stream.bytesRead - before) / sites.length;
+      // A job's end is its id and its result, and a few bytes of framing. The events stream's
+      // entries of a job (added, waiting, active, completed) were more than twice that.
+      const end = siteJobId(sites[0]).length + JSON.stringify(value).length;
+      expect(perJob).toBeGreaterThan(end);
+      expect(perJob).toBeLessThan(end + 40);
+    } finally {
+      client.disconnect();
+    }
   });
 
   it('retries a job that fails, with backoff, then lists it as failed with its error; the next run enqueues it again', async () => {

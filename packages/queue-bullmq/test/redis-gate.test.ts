@@ -313,6 +313,26 @@ describe('redisPolitenessGate', () => {
     expect(await calls('publish')).toBe(2);
   });
 
+  it("gives slots idle since a while back with the process's next ask, in one read of Redis", async () => {
+    const g = gate({ perHost: 2 });
+    (await g.acquire('warm.example'))();
+    // Both scripts run once (ioredis checks a script is loaded before its first use in a pipeline).
+    while ((await admin.zcard('usp:gate:{warm.example}:leases')) > 0) await turns(1);
+    const [a, b] = await Promise.all([g.acquire('a.example'), g.acquire('a.example')]);
+    const reads = async () => Number(/^total_reads_processed:(\d+)/m.exec(await admin.info('stats'))?.[1]);
+    const before = await reads();
+    a();
+    b();
+    // Kept for the walk's next request a moment (50 ms), then due back; no Redis call meanwhile.
+    const idleAt = performance.now();
+    while (performance.now() - idleAt < 60) await turns(1);
+    (await g.acquire('b.example'))();
+    // The release and the ask came in one write (one read of Redis, and INFO's own): a release on
+    // its own timer woke the process for a write and again for its reply.
+    expect((await reads()) - before).toBe(2);
+    expect(await admin.zcard('usp:gate:{a.example}:leases')).toBe(0);
+  });
+
   it("keeps a host's slots while the walk has a request of it in flight: one acquire and one release", async () => {
     const g = gate({ perHost: 2 });
     (await g.acquire('warm.example'))();

@@ -6,30 +6,19 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
-const argv = process.argv.slice(2);
-// The producer (`usp batch --queue`) walks nothing: it keeps little, and a thread would only add
-// a second start-up to its CPU.
-const queued = argv.some((a) => a === '--queue' || a.startsWith('--queue='));
-if (argv[0] === 'batch' && !queued) {
-  // In a thread of its own with a small young generation (why: command-thread.ts); this thread
-  // loads nothing else. Not `usp worker`: there the thread cost CPU per site (docs/memory.md).
-  const { runInThread } = await import('./cli/command-thread.js');
-  runInThread(argv);
-} else {
-  const { runCommandLine } = await import('./cli/dispatch.js');
-  const code = await runCommandLine(argv, (onSignal) => {
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-    return () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    };
-  });
-  // Nothing is left to stop cleanly, but a signal's default action would skip the 'exit' hooks
-  // that remove the page store's temp files: exit through them, with the shell's code.
-  process.once('SIGINT', () => process.exit(130));
-  process.once('SIGTERM', () => process.exit(143));
-  process.exitCode = code;
-  // Everything is closed by now; should a stray handle linger, do not hang the shell.
-  setTimeout(() => process.exit(), 2000).unref();
-}
+const { runCommandLine } = await import('./cli/dispatch.js');
+const code = await runCommandLine(process.argv.slice(2), (onSignal) => {
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+});
+// Nothing is left to stop cleanly, but a signal's default action would skip the 'exit' hooks
+// that remove the page store's temp files: exit through them, with the shell's code.
+process.once('SIGINT', () => process.exit(130));
+process.once('SIGTERM', () => process.exit(143));
+process.exitCode = code;
+// Everything is closed by now; should a stray handle linger, do not hang the shell.
+setTimeout(() => process.exit(), 2000).unref();

@@ -3,17 +3,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runNode, type SiteFarm, startSiteFarm } from '@usp-ts/test-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BATCH_SEMI_SPACE_MB } from '../src/cli/batch.js';
 import { V8_DEFAULT_INTERRUPT_BUDGET } from '../src/cli/batch-jit.js';
 import { CLI, cliEnv } from './cli-helpers.js';
 
 // How much V8's optimising compiler does in a batch process shows only in V8's own trace
 // (printed on stdout), so `usp batch` runs in a child with it. The same run with the interrupt
 // budget given on the command line (V8's default: a process's own JIT flags are left alone) is
-// what the batch would compile without its tuning.
+// what the batch would compile without its tuning. Where the batch runs (a worker thread is a
+// second start-up of Node, paid before the first request), how large its young generation gets
+// and whether Node compiles its built-in modules from the code cache (V8 flags set too early make
+// it compile them from source) are seen from inside the child, through a module given to --import.
 
 let farm: SiteFarm;
 const dir = mkdtempSync(join(tmpdir(), 'usp-batch-jit-'));
 const sitesFile = join(dir, 'sites.txt');
+const probe = join(dir, 'probe.mjs');
 
 beforeAll(async () => {
   farm = await startSiteFarm({ sites: 40, seed: 11, octet: 79, pages: [20, 120] });
@@ -24,6 +29,20 @@ beforeAll(async () => {
       .map((s) => s.homepage)
       .join('\n'),
   );
+  writeFileSync(
+    probe,
+    `import { getHeapSpaceStatistics } from 'node:v8';
+import { isMainThread } from 'node:worker_threads';
+if (isMainThread) {
+  let workers = 0;
+  process.on('worker', () => workers++);
+  process.on('exit', () => {
+    const young = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
+    process.stderr.write('@@probe ' + JSON.stringify({ workers, youngMb: young / 1048576 }) + '\\n');
+  });
+}
+`,
+  );
 });
 
 afterAll(async () => {
@@ -31,15 +50,21 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function optimisedFunctions(nodeFlags: string[], out: string): Promise<number> {
+/** `usp batch` over the farm's sites in a child given `nodeFlags`, into `dir/out`. */
+async function batchRun(
+  nodeFlags: string[],
+  out: string,
+  extra: string[] = [],
+  env: Record<string, string> = {},
+) {
   const run = await runNode(
     [
-      '--trace-opt',
       ...nodeFlags,
       CLI,
       'batch',
       '--out',
       join(dir, out),
+      ...extra,
       '--allow-private-networks',
       '--timeout',
       '5s',
@@ -47,9 +72,14 @@ async function optimisedFunctions(nodeFlags: string[], out: string): Promise<num
       '1',
       sitesFile,
     ],
-    { guardMs: 60_000, env: cliEnv() },
+    { guardMs: 60_000, env: cliEnv(env) },
   );
-  expect(run.code).toBe(0);
+  expect(run.code, run.stderr).toBe(0);
+  return run;
+}
+
+async function optimisedFunctions(nodeFlags: string[], out: string): Promise<number> {
+  const run = await batchRun(['--trace-opt', ...nodeFlags], out);
   return run.stdout.split('\n').filter((l) => l.startsWith('[completed optimizing')).length;
 }
 
@@ -62,5 +92,18 @@ describe('usp batch and V8', () => {
     );
     expect(byDefault).toBeGreaterThan(0);
     expect(tuned).toBeLessThan(byDefault * 0.75);
+  });
+
+  it('walks on the main thread, its young generation capped, every built-in module from the code cache', async () => {
+    const run = await batchRun(['--import', probe], 'start', ['--state', join(dir, 'state.sqlite')], {
+      NODE_DEBUG_NATIVE: 'CODE_CACHE',
+    });
+    expect(run.stderr).toMatch(/usp batch: 39 sites/);
+    const seen = JSON.parse(/@@probe (.*)/.exec(run.stderr)?.[1] ?? 'null');
+    // Two semi-spaces of BATCH_SEMI_SPACE_MB, not V8's 16 MiB each for a main thread.
+    expect(seen).toEqual({ workers: 0, youngMb: 2 * BATCH_SEMI_SPACE_MB });
+    // Node says which built-in modules it compiled, and whether from its code cache.
+    expect(run.stderr).toMatch(/Code cache of \S+ \(\w+\) is accepted/);
+    expect(run.stderr.split('\n').filter((l) => /is rejected/.test(l))).toEqual([]);
   });
 });

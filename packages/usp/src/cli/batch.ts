@@ -19,7 +19,15 @@ import { groupDigits } from './digits.js';
 import { countSitesOrSay, inputLines } from './input.js';
 import { NETWORK_HELP } from './network.js';
 import { loadOptionalPackage } from './optional-package.js';
+import { capSemiSpaces } from './semi-space-cap.js';
 import { batchWebClient, openState, SITE_WALK_OPTIONS, siteWalkSettings } from './site-walk.js';
+
+/**
+ * The batch's semi-spaces, MiB (its young generation is two of them). A batch allocates a lot
+ * that dies young (rows, parse events, HTTP chunks) and keeps little: V8 would grow a main
+ * thread's semi-spaces to 16 MiB each, and they stay committed (docs/memory.md).
+ */
+export const BATCH_SEMI_SPACE_MB = 4;
 
 export const BATCH_USAGE =
   'usage: usp batch [-h] (--out DIR [--state FILE] [--resume] | --queue URL [--no-wait]) [options] <sites-file|->';
@@ -110,7 +118,6 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
   }
   const out = str(p, 'out');
   if (out === undefined) throw new UsageError('the following arguments are required: --out', BATCH_USAGE);
-  tuneJitForBatch();
   const {
     sites,
     perHost,
@@ -150,6 +157,12 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
     }
     const done = sink.done;
     report.total = total;
+    // After the client, the state and the sink have loaded what they need (undici, node:http,
+    // SQLite): both set V8 flags, and Node compiles a built-in module from its code cache only
+    // while V8's flags are the defaults. The cap first: it loads perf_hooks before its own flags
+    // (and watches V8's flags only when a worker thread starts, which a batch never does).
+    capSemiSpaces(BATCH_SEMI_SPACE_MB);
+    tuneJitForBatch();
     const results = batchWalk(inputLines(source), {
       webClient: client,
       registry: createDefaultRegistry(),

@@ -2,10 +2,7 @@ import { createRequire } from 'node:module';
 import { UsageError } from './args.js';
 import { loadOptionalPackage } from './optional-package.js';
 
-/**
- * Where the signals that stop a command come from: the process's own, or those its parent thread
- * relays (`usp batch` runs in a worker thread: see command-thread.ts). Returns how to stop listening.
- */
+/** Where the signals that stop a command come from (the process's own). Returns how to stop listening. */
 export type SignalSource = (onSignal: (signal: 'SIGINT' | 'SIGTERM') => void) => () => void;
 
 const version: string = createRequire(import.meta.url)('../../package.json').version;

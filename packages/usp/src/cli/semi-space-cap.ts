@@ -55,8 +55,8 @@ function factorStillSet(capped: number, maxMb: number): boolean {
  * their size now, if already larger), from a running process. V8 doubles a main thread's
  * semi-spaces up to 16 MiB each as scavenges go on, and they stay committed (32 MiB of RSS);
  * `--max-semi-space-size` cannot be given to a process that is already running, and a worker
- * thread's `resourceLimits` (as `usp batch` uses, command-thread.ts) measured worse for `usp ls`:
- * the thread's own isolate and its stdout relayed through the main thread cost more than they save.
+ * thread's `resourceLimits` (what `usp batch` used until session 12) measured worse: the thread's
+ * own isolate, its start-up and its stdout relayed through the main thread cost more than they save.
  *
  * What V8 reads at each doubling is `--semi-space-growth-factor`: the young generation is grown to
  * the cap here, then the factor is set to 1. The flag is process-wide, and V8's heap setup of every
