@@ -1,10 +1,10 @@
 // BullMQ's own cost per job in instructions (callgrind), producer and worker apart: the queue
 // bench's floor (jobs that only confirm their lock) run for two list sizes, each process counted
 // whole; per job = the difference / the difference in jobs, so start-up and closing cancel out.
-// Usage: node src/queue-floor-ir.mjs [--jobs 100,500] [--job-ms 0] [--compare DIR] [--no-callgrind [--cpu-prof DIR]]
+// Usage: node src/queue-floor-ir.mjs [--jobs 100,500] [--job-ms 0] [--compare DIR] [--cli] [--no-callgrind [--cpu-prof DIR]]
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +19,10 @@ const { values } = parseArgs({
     'no-callgrind': { type: 'boolean', default: false },
     // Another built checkout (e.g. /work/wt/base12): its queue package is counted instead.
     compare: { type: 'string' },
+    // The producer as users run it: `usp batch --queue` of this checkout (or of --compare's).
+    cli: { type: 'boolean', default: false },
+    // The floor scripts with the JIT setting usp batch and usp worker give themselves (batch-jit.ts).
+    'product-jit': { type: 'boolean', default: false },
     // With --no-callgrind: each process writes a V8 CPU profile into this directory.
     'cpu-prof': { type: 'string' },
   },
@@ -28,15 +32,22 @@ const work = mkdtempSync(join(tmpdir(), 'usp-floor-ir-'));
 const proc = (name) => fileURLToPath(new URL(`proc/${name}`, import.meta.url));
 
 let runs = 0;
+const jit = values['product-jit'] ? ['--interrupt-budget=270336'] : [];
+
 function start(script, args, ipc) {
   const out = join(work, `cg-${++runs}.out`);
+  // Without callgrind: GNU time's user + sys CPU, in µs.
   const cmd = values['no-callgrind']
     ? [
-        process.execPath,
+        '/usr/bin/time',
         [
+          '-f',
+          'usp-cpu %U %S',
+          process.execPath,
           ...(values['cpu-prof']
             ? ['--cpu-prof', '--cpu-prof-interval', '250', '--cpu-prof-dir', values['cpu-prof']]
             : []),
+          ...jit,
           script,
           ...args,
         ],
@@ -49,6 +60,7 @@ function start(script, args, ipc) {
           `--callgrind-out-file=${out}`,
           '--trace-children=no',
           process.execPath,
+          ...jit,
           script,
           ...args,
         ],
@@ -63,7 +75,10 @@ function start(script, args, ipc) {
   });
   const done = once(child, 'exit').then(([code]) => {
     if (code !== 0) throw new Error(`${script} exited ${code}: ${err.slice(-2000)}`);
-    if (values['no-callgrind']) return 0;
+    if (values['no-callgrind']) {
+      const [, user, sys] = /usp-cpu ([\d.]+) ([\d.]+)/.exec(err);
+      return (Number(user) + Number(sys)) * 1e6;
+    }
     const text = readFileSync(out, 'utf8');
     const m = /^summary: (\d+)/m.exec(text) ?? /^totals: (\d+)/m.exec(text);
     return Number(m[1]);
@@ -71,6 +86,10 @@ function start(script, args, ipc) {
   return { child, done };
 }
 
+const unit = values['no-callgrind'] ? 'µs CPU' : 'instructions';
+// Per job: µs of CPU, or thousands of instructions.
+const perJob = (x) => (values['no-callgrind'] ? x : x / 1e3).toFixed(1);
+const perJobUnit = values['no-callgrind'] ? 'µs CPU' : 'k instructions';
 const children = new Set();
 const redis = await startTestRedis();
 const admin = new Redis(redis.url);
@@ -81,7 +100,14 @@ try {
     const w = start(proc('queue-floor-worker.mjs'), [redis.url, 'floor', values['job-ms']], true);
     const [ready] = await once(w.child, 'message');
     if (ready !== 'ready') throw new Error(`worker: ${ready}`);
-    const p = start(proc('queue-floor-producer.mjs'), [redis.url, 'floor', String(n)], false);
+    let p;
+    if (values.cli) {
+      const list = join(work, `sites-${n}.txt`);
+      writeFileSync(list, Array.from({ length: n }, (_, i) => `http://s${i}.invalid/\n`).join(''));
+      const root = values.compare ?? fileURLToPath(new URL('../..', import.meta.url));
+      const cli = join(root, 'packages/usp/dist/cli.js');
+      p = start(cli, ['batch', '--queue', redis.url, '--queue-name', 'floor', '--no-progress', list], false);
+    } else p = start(proc('queue-floor-producer.mjs'), [redis.url, 'floor', String(n)], false);
     const producer = await p.done;
     const cmds = Number(/total_commands_processed:(\d+)/.exec(await admin.info('stats'))[1]);
     w.child.send('stop');
@@ -97,13 +123,13 @@ try {
           .join('\n'),
       );
     console.log(
-      `${n} jobs: producer ${(producer / 1e6).toFixed(1)} M, worker ${(worker / 1e6).toFixed(1)} M instructions; ${cmds} Redis commands`,
+      `${n} jobs: producer ${(producer / 1e6).toFixed(2)} M, worker ${(worker / 1e6).toFixed(2)} M ${unit}; ${cmds} Redis commands`,
     );
   }
   const [a, b] = [counts[0], counts[counts.length - 1]];
   const d = b.n - a.n;
   console.log(
-    `per job: producer ${((b.producer - a.producer) / d / 1e3).toFixed(1)} k, worker ${((b.worker - a.worker) / d / 1e3).toFixed(1)} k instructions; Redis commands ${((b.cmds - a.cmds) / d).toFixed(2)}`,
+    `per job: producer ${perJob((b.producer - a.producer) / d)}, worker ${perJob((b.worker - a.worker) / d)} ${perJobUnit}; Redis commands ${((b.cmds - a.cmds) / d).toFixed(2)}`,
   );
 } finally {
   for (const child of children) child.kill('SIGKILL');
