@@ -22,6 +22,13 @@ export class Semaphore {
     return this.free === this.size && this.queue.length === 0;
   }
 
+  /** A slot now when one is free (nobody waits then), else `null`: no promise on the usual path. */
+  tryAcquire(): Release | null {
+    if (this.free === 0) return null;
+    this.free--;
+    return this.releaser();
+  }
+
   acquire(signal?: Stoppable): Promise<Release> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.free > 0) {
@@ -67,13 +74,28 @@ export class KeyedSemaphore {
   constructor(private readonly size: number) {}
 
   async acquire(key: string, signal?: Stoppable): Promise<Release> {
+    const s = this.semaphoreOf(key);
+    return this.dropWhenIdle(key, s, await s.acquire(signal));
+  }
+
+  /** A slot for `key` now when one is free, else `null` (see `Semaphore.tryAcquire`). */
+  tryAcquire(key: string): Release | null {
+    const s = this.semaphoreOf(key);
+    const release = s.tryAcquire();
+    if (release === null) return null;
+    return this.dropWhenIdle(key, s, release);
+  }
+
+  private semaphoreOf(key: string): Semaphore {
     let sem = this.byKey.get(key);
     if (sem === undefined) {
       sem = new Semaphore(this.size);
       this.byKey.set(key, sem);
     }
-    const s = sem;
-    const release = await s.acquire(signal);
+    return sem;
+  }
+
+  private dropWhenIdle(key: string, s: Semaphore, release: Release): Release {
     return () => {
       release();
       if (s.idle && this.byKey.get(key) === s) this.byKey.delete(key);
@@ -89,6 +111,11 @@ export class HostSpacing {
     private readonly delayMs: number,
     private readonly timers: Timers = GLOBAL_TIMERS,
   ) {}
+
+  /** Whether requests start with no spacing at all (then `wait` never waits). */
+  get none(): boolean {
+    return this.delayMs <= 0;
+  }
 
   /** Reserves the next start slot for `host` and waits for it. */
   async wait(host: string, signal?: Stoppable): Promise<void> {

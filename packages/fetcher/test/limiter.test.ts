@@ -75,6 +75,36 @@ describe('Semaphore', () => {
     expect((keyed as unknown as { byKey: Map<string, unknown> }).byKey.size).toBe(0);
   });
 
+  it('tryAcquire takes a free slot at once, gives null when none is free, and never jumps the queue', async () => {
+    const s = new Semaphore(1);
+    const a = s.tryAcquire();
+    expect(a).not.toBeNull();
+    expect(s.tryAcquire()).toBeNull();
+    const waiting = s.acquire();
+    a?.();
+    // The slot went to the waiter: still nothing free.
+    expect(s.tryAcquire()).toBeNull();
+    (await waiting)();
+    const b = s.tryAcquire();
+    expect(b).not.toBeNull();
+    b?.();
+    expect(s.idle).toBe(true);
+  });
+
+  it('KeyedSemaphore.tryAcquire is per key and forgets the key once idle', () => {
+    const k = new KeyedSemaphore(1);
+    const a = k.tryAcquire('a');
+    expect(a).not.toBeNull();
+    expect(k.tryAcquire('a')).toBeNull();
+    const b = k.tryAcquire('b');
+    expect(b).not.toBeNull();
+    a?.();
+    b?.();
+    expect((k as unknown as { byKey: Map<string, unknown> }).byKey.size).toBe(0);
+    expect(new HostSpacing(0).none).toBe(true);
+    expect(new HostSpacing(5).none).toBe(false);
+  });
+
   it('sleep rejects at once on an aborted signal', async () => {
     await expect(sleep(10_000, AbortSignal.abort(new Error('now')))).rejects.toThrow('now');
   });

@@ -101,7 +101,8 @@ function confirmingSink(sink: BatchSink, control: JobControl, runId: string): Ba
     begin(site) {
       const output = sink.begin(site);
       return {
-        page: (row) => output.page(row),
+        // The line the job made with the state's change marks: not serialised a second time.
+        page: (row, json) => output.page(row, json),
         sitemap: (row) => output.sitemap(row),
         async commit(result, saveState) {
           let voids: readonly string[];

@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  type BatchSink,
   batchWalk,
   memorySink,
   memoryStateStore,
@@ -361,6 +362,41 @@ describe('runWorker', () => {
     } finally {
       for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("hands the sink each page's line as the job serialised it (with a state), as usp batch does", async () => {
+    const meter = new HostMeter();
+    const { homes, pages } = await sites(2, meter);
+    const inner = memorySink('lines');
+    const lines: (string | undefined)[] = [];
+    const sink: BatchSink = {
+      begin(site) {
+        const output = inner.begin(site);
+        return {
+          page(row, json) {
+            lines.push(json === JSON.stringify(row) ? 'same' : json);
+            output.page(row, json);
+          },
+          sitemap: (row) => output.sitemap(row),
+          commit: (result, saveState, copy) => output.commit(result, saveState, copy),
+          discard: () => output.discard(),
+        };
+      },
+    };
+    const worker = runWorker({
+      connection: redis.url,
+      queueName: 'lines',
+      webClient: client(),
+      registry: registry(),
+      sink,
+      state: memoryStateStore(),
+    });
+    const result = await enqueueSites(homes, { connection: redis.url, queueName: 'lines', wait: true });
+    await worker.stop();
+    expect(result.finished).toBe(2);
+    // Every page came with its line: the NDJSON sink writes it instead of serialising the row again.
+    expect(lines.length).toBe(pages.size);
+    expect(new Set(lines)).toEqual(new Set(['same']));
   });
 
   it('shares the incremental state: a second run over unchanged sites transfers no body and emits no page', async () => {

@@ -113,6 +113,20 @@ export function encodePages(pages: readonly Page[], scratch = new RecordBuffer(4
   return b;
 }
 
+/**
+ * @internal The plain records of `pages` (a copy of their size, to transfer) if every page is
+ * an ordinary one, else null: a batch for a consumer that needs only the records.
+ */
+export function encodeRecords(pages: readonly Page[], scratch: RecordBuffer): Uint8Array | null {
+  for (const p of pages) {
+    if (!scratch.appendPlain(p)) {
+      scratch.take();
+      return null;
+    }
+  }
+  return new Uint8Array(scratch.take());
+}
+
 /** @internal */
 export function decodePages(b: PageBatch): Page[] {
   const pages = new Array<Page>(b.n);

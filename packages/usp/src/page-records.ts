@@ -331,6 +331,46 @@ export function markRecords(pages: Page[], records: Uint8Array): void {
   Object.defineProperty(pages, PAGE_RECORDS, { value: records });
 }
 
+/**
+ * The pages of a parse worker's batch that arrived as their plain records only (`n` of them, see
+ * page-codec.ts's `encodeRecords`), for a consumer that stores the records (the temp-file store):
+ * a page object is made only if something reads the pages themselves (a walk's `maxPages` cut
+ * slices the batch), then all of them at once. The length and the records are read without it.
+ */
+export function recordPages(n: number, records: Uint8Array): Page[] {
+  const target = new Array<Page>(n);
+  markRecords(target, records);
+  let made = false;
+  const make = () => {
+    made = true;
+    const b = Buffer.from(records.buffer, records.byteOffset, records.byteLength);
+    for (let i = 0, at = 0; i < n; i++) {
+      const length = plainRecordLength(b, at);
+      target[i] = decodePlain(b, at, length);
+      at += length;
+    }
+  };
+  const lazy = (key: string | symbol) => !made && key !== 'length' && key !== PAGE_RECORDS;
+  return new Proxy(target, {
+    get(t, key, receiver) {
+      if (lazy(key)) make();
+      return Reflect.get(t, key, receiver);
+    },
+    has(t, key) {
+      if (lazy(key)) make();
+      return Reflect.has(t, key);
+    },
+    getOwnPropertyDescriptor(t, key) {
+      if (lazy(key)) make();
+      return Reflect.getOwnPropertyDescriptor(t, key);
+    },
+    ownKeys(t) {
+      if (!made) make();
+      return Reflect.ownKeys(t);
+    },
+  });
+}
+
 /** The records `pages` was marked with, or null. */
 export function recordsOf(pages: readonly Page[]): Uint8Array | null {
   return (pages as { [PAGE_RECORDS]?: Uint8Array })[PAGE_RECORDS] ?? null;

@@ -23,7 +23,7 @@ import { nodeGunzip } from './gunzip-node.js';
 import { filePageStore } from './page-store-file.js';
 import { importPlugins, registryWithPlugins } from './plugin-modules.js';
 import { createDefaultRegistry } from './plugins.js';
-import { createWorkerParser, type WorkerParser } from './worker-pool.js';
+import { createStoringWorkerParser, createWorkerParser, type WorkerParser } from './worker-pool.js';
 
 /**
  * Core's tree options with Node defaults filled in: an undici client, every format, pages kept
@@ -98,7 +98,7 @@ const WORKER_URL = new URL('./worker.js', import.meta.url);
  * on a worker. Workers start only when two large documents overlap, so a small site never pays
  * for one.
  */
-function defaultParser(options: SitemapTreeOptions): WorkerParser | null {
+function defaultParser(options: SitemapTreeOptions, recordsOnly: boolean): WorkerParser | null {
   if (options.parse !== undefined) return null;
   // The workers cannot receive a registry object; plugin modules they can load themselves.
   const custom = options.registry !== undefined;
@@ -112,7 +112,7 @@ function defaultParser(options: SitemapTreeOptions): WorkerParser | null {
   // little collection time and saves about 15 MiB of RSS against V8's default. 12 MB (semi-spaces
   // of 4 MiB) was tried: no clear CPU gain on a quiet machine, and the 2.6M-URL site's peak RSS
   // went from 127 to 150-154 MiB (the 1M site's stayed at 120-126).
-  return createWorkerParser({
+  return (recordsOnly ? createStoringWorkerParser : createWorkerParser)({
     workers,
     callerThreadDocuments: 1,
     workerUrl: WORKER_URL,
@@ -127,7 +127,8 @@ async function prepare(target: string, options: SitemapTreeOptions, withStore: b
     registry === undefined && pluginModules !== undefined && pluginModules.length > 0
       ? registryWithPlugins(await importPlugins(pluginModules))
       : undefined;
-  const pool = defaultParser(options);
+  // A tree in this package's temp-file store takes a worker's pages as their records alone.
+  const pool = defaultParser(options, withStore && rest.pageStore === undefined);
   const owned =
     webClient === undefined
       ? createWebClient(await clientOptionsFor([target, ...(rest.sitemaps ?? [])], webClientOptions))

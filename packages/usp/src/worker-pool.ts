@@ -12,6 +12,7 @@ import {
   type Warning,
 } from '@usp-ts/core';
 import { decodePages, reviveDates } from './page-codec.js';
+import { recordPages } from './page-records.js';
 import { FORWARDED_HEADERS, type FromWorker, type ToWorker } from './worker-protocol.js';
 
 export interface WorkerParserOptions {
@@ -146,6 +147,21 @@ const WORKER_PARSER_OPTIONS = {
 } satisfies Record<keyof WorkerParserOptions, true>;
 
 export function createWorkerParser(options: WorkerParserOptions = {}): WorkerParser {
+  return workerParser(options, false);
+}
+
+/**
+ * @internal A pool for a walk whose pages go only to the temp-file store (tree.ts's trees): a
+ * worker's batch of ordinary pages crosses as their records alone, and its page objects are made
+ * on this thread only if something reads them (see `recordPages`). In `usp ls`'s default format
+ * the pages a worker parsed were cloned URL by URL and rebuilt here only for the store to
+ * take their records.
+ */
+export function createStoringWorkerParser(options: WorkerParserOptions = {}): WorkerParser {
+  return workerParser(options, true);
+}
+
+function workerParser(options: WorkerParserOptions, recordsOnly: boolean): WorkerParser {
   rejectUnknownOptions(options, WORKER_PARSER_OPTIONS);
   const size = options.workers ?? Math.min(2, availableParallelism());
   if (!Number.isInteger(size) || size < 1) throw new InvalidOptionError('workers', 'must be an integer >= 1');
@@ -323,9 +339,9 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
   };
 
   const handle = async (job: Job, m: Exclude<FromWorker, { t: 'credit' }>): Promise<void> => {
-    if (m.t === 'pages') {
+    if (m.t === 'pages' || m.t === 'records') {
       addWarnings(job, m.warnings);
-      const pages = decodePages(m.batch);
+      const pages = m.t === 'records' ? recordPages(m.n, m.records) : decodePages(m.batch);
       job.pageCount += pages.length;
       job.pagesType ??= m.type;
       if (job.opts.onPages !== undefined) await job.opts.onPages(pages, m.type);
@@ -505,7 +521,14 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
       };
       slot.jobs.set(id, job);
       applyRef(slot);
-      worker.postMessage({ t: 'start', id, url: opts.url, headers, limits: opts.limits } satisfies ToWorker);
+      worker.postMessage({
+        t: 'start',
+        id,
+        url: opts.url,
+        headers,
+        limits: opts.limits,
+        recordsOnly,
+      } satisfies ToWorker);
       const signal = opts.signal;
       if (signal !== undefined) {
         const onAbort = () => {

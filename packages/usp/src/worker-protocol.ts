@@ -10,6 +10,8 @@ export type ToWorker =
       url: string;
       headers: Record<string, string>;
       limits: ParseDocumentOptions['limits'];
+      /** The caller stores pages as records only: a batch of ordinary pages goes as `records`. */
+      recordsOnly: boolean;
     }
   | { t: 'chunk'; id: number; data: Uint8Array }
   | { t: 'end'; id: number; error?: { message: string; code?: string; name?: string } }
@@ -21,6 +23,8 @@ export type ToWorker =
 export type FromWorker =
   | { t: 'credit'; id: number; bytes: number }
   | { t: 'pages'; id: number; type: PagesSitemapType; batch: PageBatch; warnings: Warning[] }
+  /** `n` ordinary pages as page-records.ts's plain records, for a `recordsOnly` job. */
+  | { t: 'records'; id: number; type: PagesSitemapType; n: number; records: Uint8Array; warnings: Warning[] }
   /** `result` is the ParsedDocument with its dates tagged, its warnings sent beside it. */
   | { t: 'done'; id: number; result: unknown; warnings: Warning[] }
   | { t: 'fail'; id: number; message: string };

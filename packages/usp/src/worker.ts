@@ -4,7 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { type Page, type PagesSitemapType, parseDocument, type Registry, type Warning } from '@usp-ts/core';
 import { nodeGunzip } from './gunzip-node.js';
-import { encodePages, tagDates } from './page-codec.js';
+import { encodePages, encodeRecords, tagDates } from './page-codec.js';
 import { RecordBuffer } from './page-records.js';
 import { importPlugins, registryWithPlugins } from './plugin-modules.js';
 import { createDefaultRegistry } from './plugins.js';
@@ -52,6 +52,7 @@ class Cancelled extends Error {}
 
 class Job {
   readonly id: number;
+  readonly recordsOnly: boolean;
   readonly abort = new AbortController();
   #chunks: Uint8Array[] = [];
   #ended = false;
@@ -62,8 +63,9 @@ class Job {
   #cancelled = false;
   pendingWarnings: Warning[] = [];
 
-  constructor(id: number) {
+  constructor(id: number, recordsOnly: boolean) {
     this.id = id;
+    this.recordsOnly = recordsOnly;
   }
 
   push(c: Uint8Array) {
@@ -111,9 +113,27 @@ class Job {
 
   async sendPages(pages: Page[], type: PagesSitemapType) {
     if (this.#cancelled) throw new Cancelled('cancelled');
-    const batch = encodePages(pages, scratch);
     const warnings = this.pendingWarnings;
     this.pendingWarnings = [];
+    // The records alone: no URL string is cloned, no page object made again on the other side.
+    const records = this.recordsOnly ? encodeRecords(pages, scratch) : null;
+    if (records !== null) {
+      port?.postMessage(
+        { t: 'records', id: this.id, type, n: pages.length, records, warnings } satisfies FromWorker,
+        [records.buffer as ArrayBuffer],
+      );
+    } else this.#sendBatch(pages, type, warnings);
+    this.#unacked++;
+    while (this.#unacked >= WINDOW && !this.#cancelled) {
+      await new Promise<void>((r) => {
+        this.#ackWake = r;
+      });
+    }
+    if (this.#cancelled) throw new Cancelled('cancelled');
+  }
+
+  #sendBatch(pages: Page[], type: PagesSitemapType, warnings: Warning[]) {
+    const batch = encodePages(pages, scratch);
     const transfer = [
       batch.priority.buffer,
       batch.lastmod.buffer,
@@ -126,13 +146,6 @@ class Job {
       { t: 'pages', id: this.id, type, batch, warnings } satisfies FromWorker,
       transfer as ArrayBuffer[],
     );
-    this.#unacked++;
-    while (this.#unacked >= WINDOW && !this.#cancelled) {
-      await new Promise<void>((r) => {
-        this.#ackWake = r;
-      });
-    }
-    if (this.#cancelled) throw new Cancelled('cancelled');
   }
 }
 
@@ -168,7 +181,7 @@ async function run(job: Job, m: Extract<ToWorker, { t: 'start' }>) {
 
 port.on('message', (m: ToWorker) => {
   if (m.t === 'start') {
-    const job = new Job(m.id);
+    const job = new Job(m.id, m.recordsOnly);
     jobs.set(m.id, job);
     void run(job, m);
     return;

@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { types } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { documentView, hasCorpus, loadCases, readCase, withPortPlaceholder } from '@usp-ts/conformance';
 import {
@@ -15,11 +16,11 @@ import {
 } from '@usp-ts/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodeGunzip } from '../src/gunzip-node.js';
-import { decodePages, encodePages } from '../src/page-codec.js';
-import { recordsOf } from '../src/page-records.js';
+import { decodePages, encodePages, encodeRecords } from '../src/page-codec.js';
+import { RecordBuffer, recordPages, recordsOf } from '../src/page-records.js';
 import { filePageStore } from '../src/page-store-file.js';
 import { createDefaultRegistry } from '../src/plugins.js';
-import { createWorkerParser, type WorkerParser } from '../src/worker-pool.js';
+import { createStoringWorkerParser, createWorkerParser, type WorkerParser } from '../src/worker-pool.js';
 import { runSiteCase } from './site-cases.js';
 
 // The worker script runs compiled (Node 20 cannot load .ts in a worker): the build comes first.
@@ -197,6 +198,93 @@ describe('page batches across threads', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('page batches as records alone (a tree in the temp-file store)', () => {
+  const pages: Page[] = Array.from({ length: 300 }, (_, i) => ({
+    url: i % 50 === 0 ? `https://a.example/é/${i}` : `https://a.example/p/${i}`,
+    priority: [0.5, -0, Number.NaN][i % 3],
+    lastModified: i % 4 === 0 ? null : new SitemapDate(1_700_000_000_000 + i, i % 4 === 1 ? null : 60, i),
+    changeFrequency: i % 5 === 0 ? null : 'daily',
+    newsStory: null,
+    images: null,
+    alternates: null,
+  }));
+
+  it('give the pages back when read, cut or whole, and the store the same file', () => {
+    const records = encodeRecords(pages, new RecordBuffer(256));
+    expect(records).not.toBeNull();
+    const back = recordPages(pages.length, structuredClone(records as Uint8Array));
+    expect(back.length).toBe(300);
+    expect(recordsOf(back)).toEqual(records);
+    // The walk's cut at maxPages slices the batch: real pages, stored one by one.
+    const cut = back.slice(0, 10);
+    expect(recordsOf(cut)).toBeNull();
+    expect(cut).toEqual(pages.slice(0, 10));
+    expect(back).toEqual(pages);
+    expect([...back].map((p) => Object.is(p.priority, -0))).toEqual(
+      pages.map((p) => Object.is(p.priority, -0)),
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'usp-codec-'));
+    try {
+      const store = filePageStore({ dir });
+      const byRecords = store.open('https://a.example/1.xml');
+      byRecords.appendPages?.(recordPages(pages.length, records as Uint8Array));
+      const byPage = store.open('https://a.example/2.xml');
+      for (const p of pages) byPage.append(p);
+      const [a, b] = [byRecords.close(), byPage.close()];
+      expect(a.count).toBe(300);
+      const files = readdirSync(store.dir ?? '').sort();
+      expect(readFileSync(join(store.dir ?? '', files[0]))).toEqual(
+        readFileSync(join(store.dir ?? '', files[1])),
+      );
+      expect(a.load()).toEqual(b.load());
+      store.dispose();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('are not made when a page is not an ordinary one', () => {
+    const scratch = new RecordBuffer(256);
+    const odd = {
+      ...pages[1],
+      images: [
+        { loc: 'https://a.example/i.png', caption: null, geoLocation: null, title: null, license: null },
+      ],
+    };
+    expect(encodeRecords([pages[0], odd, pages[2]], scratch)).toBeNull();
+    expect(encodeRecords([pages[0], { ...pages[1], url: 'https://a.example/\ud800' }], scratch)).toBeNull();
+    // Nothing of a refused batch is left in the scratch buffer for the next one.
+    expect(encodeRecords([pages[3]], scratch)).toEqual(encodeRecords([pages[3]], new RecordBuffer(256)));
+  });
+
+  it("cross from a storing pool's worker: no URL cloned, no page made until one is read", async () => {
+    const xml = new TextEncoder().encode(
+      urlset(3000, (i) =>
+        i === 2500 ? '<image:image><image:loc>https://example.com/i/1.jpg</image:loc></image:image>' : '',
+      ),
+    );
+    const storing = createStoringWorkerParser({ workerUrl, inlineBelowBytes: 0, workers: 1 });
+    pools.push(storing);
+    const batches: Page[][] = [];
+    /** Per batch: whether it is a lazy view of records (what the file store takes as they are). */
+    const lazy: boolean[] = [];
+    await storing.parse({
+      url: 'https://example.com/sitemap.xml',
+      body: chunked(xml),
+      registry,
+      onPages: (batch) => {
+        lazy.push(types.isProxy(batch) && recordsOf(batch) !== null);
+        batches.push(batch);
+      },
+    });
+    const inThread = await collect(parseDocument, () => chunked(xml));
+    expect(batches.length).toBeGreaterThan(2);
+    // Every batch of ordinary pages came as records; the one with an image as pages.
+    expect(lazy.filter((l) => !l).length).toBe(1);
+    expect(batches.flat()).toEqual(inThread.pages);
   });
 });
 
