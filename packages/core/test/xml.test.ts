@@ -96,6 +96,27 @@ describe('xml engine: events', () => {
     });
   });
 
+  it('keeps the first of a repeated attribute, and each element only its own attributes', () => {
+    // sax's duplicate check reads the tag's attributes and its held-back list (xml.ts
+    // NoAttribList): the engine gives it a list that never holds anything.
+    const { events, codes } = run(
+      `<doc xmlns="${NS}"><e a="1" a="2" b="3"/><e a="4"/><e/><f xmlns:p="${OTHER}" p:a="5" p:a="6"/></doc>`,
+    );
+    expect(events).toEqual([
+      `root 0:{${NS}}doc {"xmlns":"${NS}"}`,
+      `open 1:{${NS}}e {"a":"1","b":"3"}`,
+      `close 1:{${NS}}e {"a":"1","b":"3"} ""`,
+      `open 1:{${NS}}e {"a":"4"}`,
+      `close 1:{${NS}}e {"a":"4"} ""`,
+      `open 1:{${NS}}e`,
+      `close 1:{${NS}}e ""`,
+      `open 1:{${NS}}f {"xmlns:p":"${OTHER}","p:a":"5"}`,
+      `close 1:{${NS}}f {"xmlns:p":"${OTHER}","p:a":"5"} ""`,
+      'end false',
+    ]);
+    expect(codes).toEqual([]);
+  });
+
   it('gives close the text since the last tag: CDATA included, comments skipped, entities decoded once', () => {
     const { events } = run(
       `<doc xmlns="${NS}"><a>x<!-- c -->y<![CDATA[<z>&amp;]]>&amp;amp;&#233;&#x41;</a><b>lead<c/>tail</b></doc>`,

@@ -98,6 +98,10 @@ function saxParser(events: SaxEvents): SaxInternals {
   } as sax.SAXOptions) as unknown as SaxInternals;
   // sax's open-tag stack: its compiled `openTag` pushes tag objects (object-array.ts).
   p.tags = objectArray();
+  p.attribList = new NoAttribList();
+  // sax looks this event up for every element; an own property answers at once, where a missing
+  // one is searched for on the parser, its prototype and Object.prototype (a generic lookup each).
+  p.onopentagstart = undefined;
   p.onopentag = events.onopentag;
   p.onclosetag = events.onclosetag;
   p.ontext = events.ontext;
@@ -147,9 +151,25 @@ function settleSax(): void {
   p.close();
 }
 
+/**
+ * What sax keeps in `attribList`: attributes held back for its `xmlns` option, which we never
+ * set. Without it sax pushes nothing, yet clears the list three times per element
+ * (`attribList.length = 0`, a runtime call for an array: about a tenth of a urlset's
+ * instructions outside sax's own loop) and asks it about every attribute (never a duplicate:
+ * sax's own `attributes` check finds those). A plain object answers both at no cost.
+ */
+class NoAttribList {
+  length = 0;
+  indexOf(_name: string): number {
+    return -1;
+  }
+}
+
 /** sax's parser fields we read to bound its buffers (not in its type declarations). */
 interface SaxInternals {
   tags: object[];
+  attribList: { length: number; indexOf(name: string): number };
+  onopentagstart: undefined;
   state: number;
   error: Error | null;
   textNode: string;
