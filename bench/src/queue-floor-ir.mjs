@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startTestRedis } from '@usp-ts/test-redis';
 import { Redis } from 'ioredis';
+import { PRODUCT_JIT_FLAGS } from './proc/queue-package.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -32,7 +33,7 @@ const work = mkdtempSync(join(tmpdir(), 'usp-floor-ir-'));
 const proc = (name) => fileURLToPath(new URL(`proc/${name}`, import.meta.url));
 
 let runs = 0;
-const jit = values['product-jit'] ? ['--interrupt-budget=270336'] : [];
+const jit = values['product-jit'] ? PRODUCT_JIT_FLAGS : [];
 
 function start(script, args, ipc) {
   const out = join(work, `cg-${++runs}.out`);

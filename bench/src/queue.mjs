@@ -31,6 +31,7 @@ import { enqueueSites } from '@usp-ts/queue-bullmq';
 import { startTestRedis } from '@usp-ts/test-redis';
 import { startSiteFarm } from '@usp-ts/test-server';
 import { Redis } from 'ioredis';
+import { PRODUCT_JIT_FLAGS } from './proc/queue-package.mjs';
 import { ndjsonRows as rows, spawnTimed as timed } from './timed.mjs';
 
 const { values } = parseArgs({
@@ -251,11 +252,12 @@ async function queued(workers, list, name, cg = values.callgrind) {
  */
 async function floor(jobMs = 0) {
   await admin.flushall();
-  const worker = fork(fileURLToPath(new URL('proc/queue-floor-worker.mjs', import.meta.url)), [
-    redis.url,
-    'floor',
-    String(Math.round(jobMs)),
-  ]);
+  const worker = fork(
+    fileURLToPath(new URL('proc/queue-floor-worker.mjs', import.meta.url)),
+    [redis.url, 'floor', String(Math.round(jobMs))],
+    // As `usp worker` runs (before session 12: V8's default JIT setting).
+    { execArgv: PRODUCT_JIT_FLAGS },
+  );
   const [ready] = await once(worker, 'message');
   if (ready !== 'ready') throw new Error(`floor worker: ${ready}`);
   // One job first: the producer's modules and scripts are loaded before the clock starts.
@@ -455,7 +457,7 @@ try {
       return `| ${w} worker${w > 1 ? 's' : ''} + producer | ${r.wallS} s | ${round(r.jobsPerS, 1)} | ${round(r.cpuS)} s (producer ${round(r.producerCpuS)} s) | ${round(r.perSiteMs)} ms (${round(r.producerPerSiteMs)} ms) | ${signed(r.overheadMs)} ms (${signed(r.overheadPct, 1)} %) | ${r.workerPeakRssMiB.map((m) => round(m, 0)).join(' / ')} MiB | ${round(r.redisCpuS)} s | ${round(r.redisUsedMiB, 1)} / ${round(r.redisPeakMiB, 1)} MiB | ${round(r.commandsPerSite, 1)} | ${r.samePages ? 'yes' : 'NO'} | ${r.maxInFlightPerHost} |`;
     }),
     '',
-    `BullMQ's own cost per job (the floor of the overhead: ${n} jobs that only confirm their lock, producer and one worker process, CPU from when each is ready): ` +
+    `BullMQ's own cost per job (the floor of the overhead: ${n} jobs that only confirm their lock, producer and one worker process (with usp worker's JIT setting since session 12), CPU from when each is ready): ` +
       `producer ${round(bull.producerMs, 3)} ms + worker ${round(bull.workerMs, 3)} ms = ${round(bull.producerMs + bull.workerMs, 3)} ms per job, ` +
       `${round(((bull.producerMs + bull.workerMs) / localPerSiteMs) * 100, 1)} % of the local batch's CPU per site. ` +
       `The same jobs at the run's pace (each holding its slot ${round(paceMs, 0)} ms, as long as a site of round ${rounds.indexOf(mid) + 1} took): ` +
