@@ -25,6 +25,12 @@ export interface RedisGateOptions {
   readonly maxCrawlDelayMs?: number;
   /** How long a host's Crawl-delay is remembered after it was last set. Default 24 h. */
   readonly crawlDelayTtlMs?: number;
+  /**
+   * How long a host's slots stay with this process once its last request to the host ended, for
+   * the walk's next request to it (no round trip); then they go back with this process's next ask,
+   * or after 500 ms at the latest. 0 gives them back with the next ask. Default 50 ms.
+   */
+  readonly keepIdleMs?: number;
   /** Prefix of every key and of the wake-up channel. Default `usp:gate:`. */
   readonly prefix?: string;
 }
@@ -36,6 +42,7 @@ const OPTION_KEYS = {
   maxWaitMs: true,
   maxCrawlDelayMs: true,
   crawlDelayTtlMs: true,
+  keepIdleMs: true,
   prefix: true,
 } satisfies Record<keyof RedisGateOptions, true>;
 
@@ -67,9 +74,9 @@ interface LocalHost {
   readonly sleepers: Set<() => void>;
   /** Wake-ups that came while an ask was between its refusal and its sleep: it asks again at once. */
   missed: number;
-  /** Leases held with no request of this process on them (see `LINGER_MS`), with the uses they served. */
+  /** Leases held with no request of this process on them (see `keepIdleMs`), with the uses they served. */
   readonly idle: Map<string, number>;
-  /** When every slot held fell idle (`performance.now()`), or -1: see `LINGER_MS`. */
+  /** When every slot held fell idle (`performance.now()`), or -1: see `keepIdleMs`. */
   idleSince: number;
   /** The host's Crawl-delay as Redis last said (or this process set): slots are handed on only without one. */
   delayMs: number;
@@ -111,18 +118,18 @@ interface GateCommands {
 const MAX_HANDOVERS = 16;
 
 /**
- * How long a host's slots stay with this process after its last request to the host ended: a
- * walk asks for the same host again a moment later (robots.txt read, then the sitemaps; a sitemap
+ * `keepIdleMs`'s default: how long a host's slots stay with this process after its last request to
+ * the host ended. A walk asks for the same host again a moment later (robots.txt read, then the sitemaps; a sitemap
  * parsed, then its children), and a kept slot costs no round trip. While a request of the host is
  * in flight, its other slots stay too (the first ask takes every free slot: a walk soon runs
  * `perHost` requests at once), so a site costs one acquire and one release. Another process
  * refused a slot of the host says so on the "wanted" channel and gets the idle ones at once; the
  * requests in flight never exceed `perHost`.
  */
-const LINGER_MS = 50;
+const KEEP_IDLE_MS = 50;
 
 /**
- * Slots idle for `LINGER_MS` go back to Redis with this process's next ask (in the same write,
+ * Slots idle for `keepIdleMs` go back to Redis with this process's next ask (in the same write,
  * ioredis pipelining what is sent in one tick), or at the latest after this long. A release on its
  * own timer woke an idle worker three times a site (the timer, the write, the reply) for a command
  * nobody waits on; a process that wants the slots meanwhile says so and gets them at once.
@@ -154,6 +161,11 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
   const leaseMs = positiveInt('leaseMs', options.leaseMs, 30_000);
   const maxWaitMs = positiveInt('maxWaitMs', options.maxWaitMs, 1_000);
   const crawlDelayTtlMs = positiveInt('crawlDelayTtlMs', options.crawlDelayTtlMs, 86_400_000);
+  const keepIdleMs = options.keepIdleMs ?? KEEP_IDLE_MS;
+  if (typeof keepIdleMs !== 'number' || !Number.isSafeInteger(keepIdleMs) || keepIdleMs < 0) {
+    throw new InvalidOptionError('keepIdleMs', `expected an integer >= 0, got ${String(keepIdleMs)}`);
+  }
+  const maxKeepMs = Math.max(MAX_LINGER_MS, keepIdleMs);
   const maxCrawlDelayMs = options.maxCrawlDelayMs ?? DEFAULT_MAX_CRAWL_DELAY_MS;
   if (typeof maxCrawlDelayMs !== 'number' || !(maxCrawlDelayMs >= 0)) {
     throw new InvalidOptionError('maxCrawlDelayMs', `expected a number >= 0, got ${String(maxCrawlDelayMs)}`);
@@ -323,7 +335,7 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
 
   /**
    * Once no request of the host is in flight here, its idle slots go back when they have been
-   * idle `LINGER_MS`, with the next ask or on the shared timer (`MAX_LINGER_MS`).
+   * idle `keepIdleMs`, with the next ask or on the shared timer (`MAX_LINGER_MS`).
    */
   function lingerIfIdle(host: string, h: LocalHost): void {
     if (h.idle.size === 0 || h.idleSince >= 0) return;
@@ -331,7 +343,7 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
     h.idleSince = performance.now();
     lingering.set(host, h);
     if (lingerTimer === null) {
-      lingerTimer = setTimeout(onLingerTimer, MAX_LINGER_MS);
+      lingerTimer = setTimeout(onLingerTimer, maxKeepMs);
       lingerTimer.unref?.();
     }
   }
@@ -354,10 +366,10 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
 
   function onLingerTimer(): void {
     lingerTimer = null;
-    giveBackLingering(LINGER_MS);
+    giveBackLingering(keepIdleMs);
     if (lingering.size === 0 || closed) return;
     const oldest = lingering.values().next().value as LocalHost;
-    const due = Math.max(LINGER_MS, oldest.idleSince + MAX_LINGER_MS - performance.now());
+    const due = Math.max(keepIdleMs, oldest.idleSince + maxKeepMs - performance.now());
     lingerTimer = setTimeout(onLingerTimer, due);
     lingerTimer.unref?.();
   }
@@ -419,7 +431,7 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
       await subscribed;
       for (;;) {
         // Slots long idle go back in the same write as this ask.
-        giveBackLingering(LINGER_MS);
+        giveBackLingering(keepIdleMs);
         const [granted, waitMs, delayMs] = await commands.uspGateAcquire(
           leases,
           next,
