@@ -479,13 +479,7 @@ class UndiciWebClient implements FetcherWebClient {
       releaseHost();
       return null;
     }
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      releaseGlobal();
-      releaseHost();
-    };
+    return releaseBoth(releaseGlobal, releaseHost);
   }
 
   private async acquireSlots(host: string, life: StopSignal): Promise<Release> {
@@ -495,14 +489,7 @@ class UndiciWebClient implements FetcherWebClient {
     });
     try {
       await this.spacing.wait(host, life);
-      const releaseGlobal = await this.global.acquire(life);
-      let done = false;
-      return () => {
-        if (done) return;
-        done = true;
-        releaseGlobal();
-        releaseHost();
-      };
+      return releaseBoth(await this.global.acquire(life), releaseHost);
     } catch (e) {
       releaseHost();
       throw life.aborted ? stop() : e;
@@ -687,4 +674,15 @@ function errorResponse(
   attempts: number,
 ): FetchErrorResponse {
   return { kind: 'error', url, status, message, code, retryable, attempts };
+}
+
+/** One release for the global and the host slot of a request; a second call does nothing. */
+function releaseBoth(releaseGlobal: Release, releaseHost: Release): Release {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    releaseGlobal();
+    releaseHost();
+  };
 }

@@ -243,7 +243,7 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
 
   const renewTimer = setInterval(
     () => {
-      for (const [host, h] of hosts) {
+      for (const h of hosts.values()) {
         if (h.held.size === 0) continue;
         commands.uspGateRenew(h.keys[0], leaseMs, ...h.held).catch(() => {
           // Redis unreachable: the lease may lapse and another process may take the slot, which

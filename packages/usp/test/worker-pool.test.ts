@@ -55,6 +55,19 @@ async function* chunked(bytes: Uint8Array, size = 4096): AsyncGenerator<Uint8Arr
 }
 
 /** A body in 4 KiB chunks that counts the bytes the parser has pulled from it. */
+/** 300 ordinary pages (no news, images or alternates): dates with and without a zone, odd priorities. */
+function ordinaryPages(): Page[] {
+  return Array.from({ length: 300 }, (_, i) => ({
+    url: i % 50 === 0 ? `https://a.example/é/${i}` : `https://a.example/p/${i}`,
+    priority: [0.5, -0, Number.NaN][i % 3],
+    lastModified: i % 4 === 0 ? null : new SitemapDate(1_700_000_000_000 + i, i % 4 === 1 ? null : 60, i),
+    changeFrequency: i % 5 === 0 ? null : 'daily',
+    newsStory: null,
+    images: null,
+    alternates: null,
+  }));
+}
+
 function countedBody(bytes: Uint8Array): { body: AsyncGenerator<Uint8Array>; pulled: () => number } {
   let pulled = 0;
   async function* body(): AsyncGenerator<Uint8Array> {
@@ -125,15 +138,7 @@ describe('page batches across threads', () => {
     expect(back[0].newsStory?.publishDate?.hasZone).toBe(false);
   });
   it('carry the records of a batch of ordinary pages, which the file store takes as they are', () => {
-    const pages: Page[] = Array.from({ length: 300 }, (_, i) => ({
-      url: i % 50 === 0 ? `https://a.example/é/${i}` : `https://a.example/p/${i}`,
-      priority: [0.5, -0, Number.NaN][i % 3],
-      lastModified: i % 4 === 0 ? null : new SitemapDate(1_700_000_000_000 + i, i % 4 === 1 ? null : 60, i),
-      changeFrequency: i % 5 === 0 ? null : 'daily',
-      newsStory: null,
-      images: null,
-      alternates: null,
-    }));
+    const pages = ordinaryPages();
     const back = decodePages(structuredClone(encodePages(pages)));
     expect(back).toEqual(pages);
     expect(recordsOf(back)).not.toBeNull();
@@ -202,15 +207,7 @@ describe('page batches across threads', () => {
 });
 
 describe('page batches as records alone (a tree in the temp-file store)', () => {
-  const pages: Page[] = Array.from({ length: 300 }, (_, i) => ({
-    url: i % 50 === 0 ? `https://a.example/é/${i}` : `https://a.example/p/${i}`,
-    priority: [0.5, -0, Number.NaN][i % 3],
-    lastModified: i % 4 === 0 ? null : new SitemapDate(1_700_000_000_000 + i, i % 4 === 1 ? null : 60, i),
-    changeFrequency: i % 5 === 0 ? null : 'daily',
-    newsStory: null,
-    images: null,
-    alternates: null,
-  }));
+  const pages = ordinaryPages();
 
   it('give the pages back when read, cut or whole, and the store the same file', () => {
     const records = encodeRecords(pages, new RecordBuffer(256));
