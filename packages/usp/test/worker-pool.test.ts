@@ -12,6 +12,7 @@ import {
   type ParseDocumentOptions,
   parseDocument,
   SitemapDate,
+  type StoredPages,
   sitemapFromDocument,
 } from '@usp-ts/core';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -66,6 +67,35 @@ function ordinaryPages(): Page[] {
     images: null,
     alternates: null,
   }));
+}
+
+/**
+ * Stores `batch` with `appendPages` and `pages` one by one in a temp-file store, checks both
+ * files hold the same bytes, then hands both stored lists to `check`.
+ */
+function storedBothWays(
+  batch: Page[],
+  pages: Page[],
+  check: (byRecords: StoredPages, byPage: StoredPages) => void,
+): void {
+  const dir = mkdtempSync(join(tmpdir(), 'usp-codec-'));
+  try {
+    const store = filePageStore({ dir });
+    const byRecords = store.open('https://a.example/1.xml');
+    byRecords.appendPages?.(batch);
+    const byPage = store.open('https://a.example/2.xml');
+    for (const p of pages) byPage.append(p);
+    const [a, b] = [byRecords.close(), byPage.close()];
+    expect(a.count).toBe(pages.length);
+    const files = readdirSync(store.dir ?? '').sort();
+    expect(readFileSync(join(store.dir ?? '', files[0]))).toEqual(
+      readFileSync(join(store.dir ?? '', files[1])),
+    );
+    check(a, b);
+    store.dispose();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 function countedBody(bytes: Uint8Array): { body: AsyncGenerator<Uint8Array>; pulled: () => number } {
@@ -144,29 +174,14 @@ describe('page batches across threads', () => {
     expect(recordsOf(back)).not.toBeNull();
     // A copy of the array (the walk's cut at --max-pages) is stored page by page.
     expect(recordsOf(back.slice(0, 10))).toBeNull();
-    const dir = mkdtempSync(join(tmpdir(), 'usp-codec-'));
-    try {
-      const store = filePageStore({ dir });
-      const byRecords = store.open('https://a.example/1.xml');
-      byRecords.appendPages?.(back);
-      const byPage = store.open('https://a.example/2.xml');
-      for (const p of pages) byPage.append(p);
-      const [a, b] = [byRecords.close(), byPage.close()];
-      expect(a.count).toBe(300);
-      const files = readdirSync(store.dir ?? '').sort();
-      expect(readFileSync(join(store.dir ?? '', files[0]))).toEqual(
-        readFileSync(join(store.dir ?? '', files[1])),
-      );
+    storedBothWays(back, pages, (a, b) => {
       const loaded = a.load();
       expect(loaded).toEqual(pages);
       expect(loaded.map((p) => Object.is(p.priority, -0))).toEqual(
         pages.map((p) => Object.is(p.priority, -0)),
       );
       expect(b.load()).toEqual(pages);
-      store.dispose();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('carry no records when a page is not an ordinary one, and the store encodes each page', () => {
@@ -223,24 +238,9 @@ describe('page batches as records alone (a tree in the temp-file store)', () => 
     expect([...back].map((p) => Object.is(p.priority, -0))).toEqual(
       pages.map((p) => Object.is(p.priority, -0)),
     );
-    const dir = mkdtempSync(join(tmpdir(), 'usp-codec-'));
-    try {
-      const store = filePageStore({ dir });
-      const byRecords = store.open('https://a.example/1.xml');
-      byRecords.appendPages?.(recordPages(pages.length, records as Uint8Array));
-      const byPage = store.open('https://a.example/2.xml');
-      for (const p of pages) byPage.append(p);
-      const [a, b] = [byRecords.close(), byPage.close()];
-      expect(a.count).toBe(300);
-      const files = readdirSync(store.dir ?? '').sort();
-      expect(readFileSync(join(store.dir ?? '', files[0]))).toEqual(
-        readFileSync(join(store.dir ?? '', files[1])),
-      );
-      expect(a.load()).toEqual(b.load());
-      store.dispose();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    storedBothWays(recordPages(pages.length, records as Uint8Array), pages, (a, b) =>
+      expect(a.load()).toEqual(b.load()),
+    );
   });
 
   it('are not made when a page is not an ordinary one', () => {
