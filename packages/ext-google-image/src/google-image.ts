@@ -43,10 +43,6 @@ class ImageHandler implements XmlExtensionHandler {
   private imageDepth = -1;
   /** The open image's `<image:loc>` was refused: the image is dropped. */
   private refused = false;
-  // The last namespace asked about and the answer: every element of an image shares the one
-  // namespace string, so `isOwn` is mostly a compare, not a set lookup.
-  private lastNs = '';
-  private lastOwn = false;
 
   constructor(ctx: ParseContext, namespaces: ReadonlySet<string>) {
     this.ctx = ctx;
@@ -59,22 +55,14 @@ class ImageHandler implements XmlExtensionHandler {
   }
 
   open(el: XmlElement): void {
-    if (el.local !== 'image' || this.image !== null || !this.isOwn(el.ns)) return;
+    if (el.local !== 'image' || this.image !== null || !this.namespaces.has(el.ns)) return;
     this.image = { loc: null, caption: null, geoLocation: null, title: null, license: null };
     this.imageDepth = el.depth;
     this.refused = false;
   }
 
-  private isOwn(ns: string): boolean {
-    if (ns !== this.lastNs) {
-      this.lastNs = ns;
-      this.lastOwn = this.namespaces.has(ns);
-    }
-    return this.lastOwn;
-  }
-
   close(el: XmlElement, text: string, draft: PageDraft): void {
-    if (!this.isOwn(el.ns)) return;
+    if (!this.namespaces.has(el.ns)) return;
     const image = this.image;
     if (image === null) {
       if (el.local !== 'image') {

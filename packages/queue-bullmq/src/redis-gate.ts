@@ -119,8 +119,8 @@ const MAX_HANDOVERS = 16;
 
 /**
  * `keepIdleMs`'s default: how long a host's slots stay with this process after its last request to
- * the host ended. A walk asks for the same host again a moment later (robots.txt read, then the sitemaps; a sitemap
- * parsed, then its children), and a kept slot costs no round trip. While a request of the host is
+ * the host ended. A walk asks for the same host again a moment later (robots.txt read, then the
+ * sitemaps; a sitemap parsed, then its children), and a kept slot costs no round trip. While a request of the host is
  * in flight, its other slots stay too (the first ask takes every free slot: a walk soon runs
  * `perHost` requests at once), so a site costs one acquire and one release. Another process
  * refused a slot of the host says so on the "wanted" channel and gets the idle ones at once; the

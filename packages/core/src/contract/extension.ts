@@ -44,21 +44,9 @@ export function createExtensionRouter(
   // The extension that owns the element subtree we are in, and the depth of its top element.
   let active: XmlExtensionHandler | null = null;
   let activeDepth = -1;
-  // The last namespace looked up and its handler: an entry's extension elements share one
-  // namespace string (the engine hands the bound URI itself), so most lookups are one compare
-  // instead of a hash lookup, and `claims` followed by `open` looks it up once.
-  let lastNs: string | null = null;
-  let lastHandler: XmlExtensionHandler | undefined;
-  const handlerFor = (ns: string): XmlExtensionHandler | undefined => {
-    if (ns !== lastNs) {
-      lastNs = ns;
-      lastHandler = byNs.get(ns);
-    }
-    return lastHandler;
-  };
 
   return {
-    claims: (ns) => handlerFor(ns) !== undefined,
+    claims: (ns) => byNs.has(ns),
     startEntry(draft) {
       active = null;
       activeDepth = -1;
@@ -66,7 +54,7 @@ export function createExtensionRouter(
     },
     open(el, draft) {
       if (active === null) {
-        const h = handlerFor(el.ns);
+        const h = byNs.get(el.ns);
         if (h === undefined) return false;
         active = h;
         activeDepth = el.depth;
