@@ -195,7 +195,9 @@ describe('xml engine: namespaces', () => {
 
   it('resolves every prefixed name of a document with more distinct names than it remembers', () => {
     const names = Array.from({ length: 600 }, (_, i) => `p:n${i % 300}`);
-    const { events } = run(`<doc xmlns="${NS}" xmlns:p="${OTHER}">${names.map((n) => `<${n}/>`).join('')}</doc>`);
+    const { events } = run(
+      `<doc xmlns="${NS}" xmlns:p="${OTHER}">${names.map((n) => `<${n}/>`).join('')}</doc>`,
+    );
     const opened = events.filter((e) => e.startsWith('open'));
     expect(opened).toHaveLength(600);
     expect(opened[599]).toBe(`open 1:{${OTHER}}n299`);
