@@ -100,6 +100,20 @@ try {
       );
     }
   }
+  console.log(
+    '\nBy thread, medians: user · system CPU seconds, minor page faults, context switches voluntary · involuntary (the workers: the process less the threads alive at exit; helpers: V8 platform threads and libuv pool):\n',
+  );
+  console.log('| mode | thread | user | sys | minor faults | vol. switches | invol. switches |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- |');
+  for (const w of [1, 0]) {
+    for (const g of ['main', 'worker', 'helpers']) {
+      const pick = (k) => median(rows[w].map((m) => m.threads[g][k]));
+      if (w === 0 && g === 'worker') continue;
+      console.log(
+        `| ${w ? 'two threads' : 'one thread'} | ${{ main: 'main', worker: 'parse worker', helpers: 'helpers' }[g]} | ${f2(pick('user'))} | ${f2(pick('sys'))} | ${pick('minflt')} | ${pick('vcsw')} | ${pick('ivcsw')} |`,
+      );
+    }
+  }
   const ratios = rows[1].map((m, i) => m.total / rows[0][i].total);
   const parse = rows[1].map((m, i) => (m.main + m.worker) / rows[0][i].main);
   console.log(
