@@ -65,7 +65,7 @@ export type {
   XmlRootMatch,
 } from './contract/plugin.js';
 export { MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP } from './contract/protocol-limits.js';
-export { createRegistry, type Registry } from './contract/registry.js';
+export { createRegistry, type Registry, type RegistryLoader } from './contract/registry.js';
 export {
   AbstractIndexSitemap,
   AbstractPagesSitemap,
