@@ -1,7 +1,9 @@
 // BullMQ's own cost per job in instructions (callgrind), producer and worker apart: the queue
 // bench's floor (jobs that only confirm their lock) run for two list sizes, each process counted
 // whole; per job = the difference / the difference in jobs, so start-up and closing cancel out.
-// Usage: node src/queue-floor-ir.mjs [--jobs 100,500] [--job-ms 0] [--compare DIR] [--cli] [--no-callgrind [--cpu-prof DIR]]
+// Usage: node src/queue-floor-ir.mjs [--jobs 100,500] [--job-ms 0] [--compare DIR] [--cli] [--stock events|poll] [--no-confirm] [--no-callgrind [--cpu-prof DIR]]
+// --stock: BullMQ as it ships, none of our code (proc/queue-floor-stock.mjs), less the same timers
+// run without BullMQ: the floor the issue's one-job-per-site choice sets by itself.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,6 +28,11 @@ const { values } = parseArgs({
     'product-jit': { type: 'boolean', default: false },
     // With --no-callgrind: each process writes a V8 CPU profile into this directory.
     'cpu-prof': { type: 'string' },
+    // BullMQ with default options (concurrency 16) and a producer waiting with QueueEvents
+    // (events) or counts read every 500 ms (poll); the timers alone are measured and taken off.
+    stock: { type: 'string' },
+    // Our floor's jobs without the confirm's round trip: its share of the floor.
+    'no-confirm': { type: 'boolean', default: false },
   },
 });
 const sizes = values.jobs.split(',').map(Number);
@@ -66,7 +73,11 @@ function start(script, args, ipc) {
           ...args,
         ],
       ];
-  const env = values.compare ? { ...process.env, USP_FLOOR_ROOT: values.compare } : process.env;
+  const env = {
+    ...process.env,
+    ...(values.compare ? { USP_FLOOR_ROOT: values.compare } : {}),
+    ...(values['no-confirm'] ? { USP_FLOOR_NO_CONFIRM: '1' } : {}),
+  };
   const child = spawn(cmd[0], cmd[1], { env, stdio: ['ignore', 'inherit', 'pipe', ...(ipc ? ['ipc'] : [])] });
   children.add(child);
   child.once('exit', () => children.delete(child));
@@ -98,11 +109,17 @@ try {
   const counts = [];
   for (const n of sizes) {
     await admin.flushall();
-    const w = start(proc('queue-floor-worker.mjs'), [redis.url, 'floor', values['job-ms']], true);
+    await admin.config('RESETSTAT');
+    const stock = values.stock;
+    const w = stock
+      ? start(proc('queue-floor-stock.mjs'), ['worker', redis.url, 'floor', values['job-ms']], true)
+      : start(proc('queue-floor-worker.mjs'), [redis.url, 'floor', values['job-ms']], true);
     const [ready] = await once(w.child, 'message');
     if (ready !== 'ready') throw new Error(`worker: ${ready}`);
     let p;
-    if (values.cli) {
+    if (stock)
+      p = start(proc('queue-floor-stock.mjs'), ['producer', redis.url, 'floor', String(n), stock], false);
+    else if (values.cli) {
       const list = join(work, `sites-${n}.txt`);
       writeFileSync(list, Array.from({ length: n }, (_, i) => `http://s${i}.invalid/\n`).join(''));
       const root = values.compare ?? fileURLToPath(new URL('../..', import.meta.url));
@@ -114,7 +131,11 @@ try {
     w.child.send('stop');
     await once(w.child, 'message');
     const worker = await w.done;
-    counts.push({ n, producer, worker, cmds });
+    // The same timers without BullMQ, in a process of their own (stock only; 0 otherwise).
+    const timers = stock
+      ? await start(proc('queue-floor-stock.mjs'), ['timers', String(n), values['job-ms']], false).done
+      : 0;
+    counts.push({ n, producer, worker, timers, cmds });
     if (process.env.FLOOR_STATS)
       console.log(
         (await admin.info('commandstats'))
@@ -124,13 +145,14 @@ try {
           .join('\n'),
       );
     console.log(
-      `${n} jobs: producer ${(producer / 1e6).toFixed(2)} M, worker ${(worker / 1e6).toFixed(2)} M ${unit}; ${cmds} Redis commands`,
+      `${n} jobs: producer ${(producer / 1e6).toFixed(2)} M, worker ${(worker / 1e6).toFixed(2)} M${stock ? `, timers alone ${(timers / 1e6).toFixed(2)} M` : ''} ${unit}; ${cmds} Redis commands`,
     );
   }
   const [a, b] = [counts[0], counts[counts.length - 1]];
   const d = b.n - a.n;
+  const timers = (b.timers - a.timers) / d;
   console.log(
-    `per job: producer ${perJob((b.producer - a.producer) / d)}, worker ${perJob((b.worker - a.worker) / d)} ${perJobUnit}; Redis commands ${((b.cmds - a.cmds) / d).toFixed(2)}`,
+    `per job: producer ${perJob((b.producer - a.producer) / d)}, worker ${perJob((b.worker - a.worker) / d - timers)}${values.stock ? ` (timers alone ${perJob(timers)} taken off)` : ''} ${perJobUnit}; Redis commands ${((b.cmds - a.cmds) / d).toFixed(2)}`,
   );
 } finally {
   for (const child of children) child.kill('SIGKILL');

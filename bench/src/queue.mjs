@@ -225,6 +225,19 @@ async function queued(workers, list, name, cg = values.callgrind) {
   const redisAfter = redisProc(redis.pid);
   const mem = await redisInfo();
   const commands = Number(/^total_commands_processed:(\d+)/m.exec(await admin.info('stats'))?.[1]);
+  // QUEUE_STATS=1: the run's Redis commands by kind, a site (the scripts' inner commands included).
+  if (process.env.QUEUE_STATS) {
+    const sites = readFileSync(list, 'utf8').split('\n').filter(Boolean).length;
+    console.log(
+      `${name}: Redis commands a site by kind\n${(await admin.info('commandstats'))
+        .split('\n')
+        .map((l) => /^cmdstat_([^:]+):calls=(\d+)/.exec(l))
+        .filter((m) => m !== null)
+        .sort((a, b) => Number(b[2]) - Number(a[2]))
+        .map((m) => `  ${m[1]} ${(Number(m[2]) / sites).toFixed(2)}`)
+        .join('\n')}`,
+    );
+  }
   const pages = readdirSync(out).flatMap((id) => rows(join(out, id, 'pages.ndjson')));
   return {
     wallS: producer.wallS,
@@ -269,6 +282,35 @@ async function floor(jobMs = 0) {
   worker.send('stop');
   const [workerUs] = await once(worker, 'message');
   return { producerMs: (used.user + used.system) / n / 1000, workerMs: workerUs / n / 1000 };
+}
+
+/**
+ * The STOCK floor at the run's pace (session 13): BullMQ as it ships (proc/queue-floor-stock.mjs:
+ * a Worker with default options but 16 at a time, whose jobs only hold their slot `jobMs`;
+ * `addBulk` and a producer waiting with `QueueEvents`), none of our code or settings, less a
+ * process running the same timers without BullMQ (run alongside). What the issue's choice, one
+ * BullMQ job per site, costs by itself at this pace.
+ */
+async function stockFloor(jobMs) {
+  await admin.flushall();
+  const script = fileURLToPath(new URL('proc/queue-floor-stock.mjs', import.meta.url));
+  const cpuOf = async (child) => {
+    const [us] = await once(child, 'message');
+    return us;
+  };
+  const worker = fork(script, ['worker', redis.url, 'stock', String(Math.round(jobMs))]);
+  const [ready] = await once(worker, 'message');
+  if (ready !== 'ready') throw new Error(`stock floor worker: ${ready}`);
+  const timers = cpuOf(fork(script, ['timers', String(n), String(Math.round(jobMs))]));
+  const producerUs = await cpuOf(fork(script, ['producer', redis.url, 'stock', String(n), 'events']));
+  worker.send('stop');
+  const workerUs = await cpuOf(worker);
+  const timersUs = await timers;
+  return {
+    producerMs: producerUs / n / 1000,
+    workerMs: (workerUs - timersUs) / n / 1000,
+    timersMs: timersUs / n / 1000,
+  };
 }
 
 const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
@@ -402,6 +444,11 @@ try {
     `BullMQ floor at the run's pace (${round(paceMs, 0)} ms a job): producer ${round(paced.producerMs, 3)} ms + worker ${round(paced.workerMs, 3)} ms per job`,
   );
 
+  const stock = await stockFloor(paceMs);
+  console.log(
+    `stock BullMQ floor at the run's pace: producer ${round(stock.producerMs, 3)} ms + worker ${round(stock.workerMs, 3)} ms per job (timers alone ${round(stock.timersMs, 3)} ms taken off)`,
+  );
+
   const shown = [1, ...workerCounts.filter((w) => w !== 1)];
   const spread = `${signed(Math.min(...overheads), 1)} to ${signed(Math.max(...overheads), 1)} %`;
   const targets = {};
@@ -462,7 +509,10 @@ try {
       `${round(((bull.producerMs + bull.workerMs) / localPerSiteMs) * 100, 1)} % of the local batch's CPU per site. ` +
       `The same jobs at the run's pace (each holding its slot ${round(paceMs, 0)} ms, as long as a site of round ${rounds.indexOf(mid) + 1} took): ` +
       `producer ${round(paced.producerMs, 3)} ms + worker ${round(paced.workerMs, 3)} ms = ${round(paced.producerMs + paced.workerMs, 3)} ms per job, ` +
-      `${round(((paced.producerMs + paced.workerMs) / localPerSiteMs) * 100, 1)} %.`,
+      `${round(((paced.producerMs + paced.workerMs) / localPerSiteMs) * 100, 1)} %. ` +
+      `Stock BullMQ at the same pace (none of our code or settings: a Worker with default options, 16 at a time, jobs that only hold their slot; addBulk and a producer waiting with QueueEvents; less the same timers without BullMQ): ` +
+      `producer ${round(stock.producerMs, 3)} ms + worker ${round(stock.workerMs, 3)} ms = ${round(stock.producerMs + stock.workerMs, 3)} ms per job, ` +
+      `${round(((stock.producerMs + stock.workerMs) / localPerSiteMs) * 100, 1)} % of the local batch's CPU per site: the target's room is what is left below 5 %.`,
     '',
     ...(ir === null
       ? []
@@ -487,7 +537,7 @@ try {
   if (values.json) {
     writeFileSync(
       values.json,
-      `${JSON.stringify({ sites: n, latencyMs, kinds, rounds, medianOverheadPct: medianPct, locals, idle, runs, ir, floor: bull, pacedFloor: { jobMs: paceMs, ...paced }, targets }, null, 2)}\n`,
+      `${JSON.stringify({ sites: n, latencyMs, kinds, rounds, medianOverheadPct: medianPct, locals, idle, runs, ir, floor: bull, pacedFloor: { jobMs: paceMs, ...paced }, stockPacedFloor: stock, targets }, null, 2)}\n`,
     );
   }
 } finally {

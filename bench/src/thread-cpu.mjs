@@ -7,7 +7,11 @@
 // seconds per parse. Instructions (fixed-cost.mjs) show both modes run about the same code per
 // URL; this shows what the machine makes of it. Writes nothing; Linux only (/proc).
 //
-//   node bench/src/thread-cpu.mjs [--site big|scale-4|bbc] [--rounds N] [--corun-rounds N] [--cli PATH]
+// Last, the same probe for the whole pipeline (`--pair-rounds N`): `usp ls --parse-workers 0` alone
+// and two of them at once (two processes, one core's work each), CPU per process: if two threads
+// of one `usp ls` cost more than this, the difference is the two-thread pipeline's own.
+//
+//   node bench/src/thread-cpu.mjs [--site big|scale-4|bbc] [--rounds N] [--corun-rounds N] [--pair-rounds N] [--cli PATH]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,11 +28,13 @@ const { values } = parseArgs({
     site: { type: 'string', default: 'big' },
     rounds: { type: 'string', default: '3' },
     'corun-rounds': { type: 'string', default: '3' },
+    'pair-rounds': { type: 'string', default: '2' },
     cli: { type: 'string', default: path.resolve(benchDir, '../packages/usp/dist/cli.js') },
   },
 });
 const rounds = Number(values.rounds);
 const corunRounds = Number(values['corun-rounds']);
+const pairRounds = Number(values['pair-rounds']);
 const preload = path.join(here, 'proc', 'thread-cpu-preload.mjs');
 
 const dataDir = path.join(benchDir, '.data');
@@ -62,8 +68,8 @@ function run(argv, env = process.env) {
   });
 }
 
-async function runLs(workers, round) {
-  const out = path.join(work, `r${round}-w${workers}.json`);
+async function runLs(workers, round, tag = '') {
+  const out = path.join(work, `r${round}-w${workers}${tag}.json`);
   const t0 = performance.now();
   const r = await run(
     [
@@ -100,6 +106,20 @@ try {
       );
     }
   }
+  console.log(
+    '\nBy thread, medians: user · system CPU seconds, minor page faults, context switches voluntary · involuntary (the workers: the process less the threads alive at exit; helpers: V8 platform threads and libuv pool):\n',
+  );
+  console.log('| mode | thread | user | sys | minor faults | vol. switches | invol. switches |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- |');
+  for (const w of [1, 0]) {
+    for (const g of ['main', 'worker', 'helpers']) {
+      const pick = (k) => median(rows[w].map((m) => m.threads[g][k]));
+      if (w === 0 && g === 'worker') continue;
+      console.log(
+        `| ${w ? 'two threads' : 'one thread'} | ${{ main: 'main', worker: 'parse worker', helpers: 'helpers' }[g]} | ${f2(pick('user'))} | ${f2(pick('sys'))} | ${pick('minflt')} | ${pick('vcsw')} | ${pick('ivcsw')} |`,
+      );
+    }
+  }
   const ratios = rows[1].map((m, i) => m.total / rows[0][i].total);
   const parse = rows[1].map((m, i) => (m.main + m.worker) / rows[0][i].main);
   console.log(
@@ -124,6 +144,20 @@ try {
     const k = alone.map((a, i) => together[i] / a);
     console.log(
       `\nCo-running probe (one 50,000-URL urlset parsed in-memory, 2 parses a thread): CPU per parse alone ${f2(median(alone))} s, two threads at once ${f2(median(together))} s each; at once ÷ alone ${f2(median(k))} (${f2(Math.min(...k))}-${f2(Math.max(...k))}, ${corunRounds} rounds).`,
+    );
+  }
+  if (pairRounds > 0) {
+    const alone = [];
+    const together = [];
+    for (let round = 1; round <= pairRounds; round++) {
+      for (const n of round % 2 ? [1, 2] : [2, 1]) {
+        const ms = await Promise.all(Array.from({ length: n }, (_, i) => runLs(0, round, `-pair${n}-${i}`)));
+        (n === 1 ? alone : together).push(ms.reduce((a, m) => a + m.total, 0) / n);
+      }
+    }
+    const k = alone.map((a, i) => together[i] / a);
+    console.log(
+      `\nTwo one-thread processes at once (\`--parse-workers 0\`, the whole pipeline): CPU per process alone ${f2(median(alone))} s, two at once ${f2(median(together))} s each; at once ÷ alone ${f2(median(k))} (${f2(Math.min(...k))}-${f2(Math.max(...k))}, ${pairRounds} rounds).`,
     );
   }
 } finally {

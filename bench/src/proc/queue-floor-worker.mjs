@@ -8,6 +8,9 @@ import { queuePackage } from './queue-package.mjs';
 const { startQueueWorker } = await queuePackage();
 
 const jobMs = Number(process.argv[4] ?? 0);
+// queue-floor-ir.mjs --no-confirm: the same jobs without the confirm's round trip, to tell its
+// share of the floor (a probe: runWorker never keeps rows without it).
+const confirm = process.env.USP_FLOOR_NO_CONFIRM !== '1';
 
 const worker = startQueueWorker({
   connection: process.argv[2],
@@ -15,7 +18,7 @@ const worker = startQueueWorker({
   concurrency: 16,
   async process(job, control) {
     if (jobMs > 0) await new Promise((resolve) => setTimeout(resolve, jobMs));
-    await control.confirm();
+    if (confirm) await control.confirm();
     return {
       site: job.site,
       status: 'ok',

@@ -180,6 +180,30 @@ describe('xml engine: namespaces', () => {
     expect(events).toContain(`open 1:{${NS}}f`);
   });
 
+  it('resolves a name seen before under the binding in force where it appears again', () => {
+    const { events } = run(
+      `<doc xmlns="${NS}" xmlns:p="${OTHER}"><p:x/><q xmlns:p="urn:inner"><p:x/></q><p:x/><r xmlns:p=""><p:x/></r><p:x/></doc>`,
+    );
+    expect(events.filter((e) => e.startsWith('open') && e.endsWith('x'))).toEqual([
+      `open 1:{${OTHER}}x`,
+      'open 2:{urn:inner}x',
+      `open 1:{${OTHER}}x`,
+      'open 2:{}p:x',
+      `open 1:{${OTHER}}x`,
+    ]);
+  });
+
+  it('resolves every prefixed name of a document with more distinct names than it remembers', () => {
+    const names = Array.from({ length: 600 }, (_, i) => `p:n${i % 300}`);
+    const { events } = run(
+      `<doc xmlns="${NS}" xmlns:p="${OTHER}">${names.map((n) => `<${n}/>`).join('')}</doc>`,
+    );
+    const opened = events.filter((e) => e.startsWith('open'));
+    expect(opened).toHaveLength(600);
+    expect(opened[599]).toBe(`open 1:{${OTHER}}n299`);
+    expect(opened.every((e) => e.startsWith(`open 1:{${OTHER}}n`))).toBe(true);
+  });
+
   it('reports an undeclared prefix as a no-namespace element named as written, with one warning', () => {
     const { events, warnings } = run(
       `<doc xmlns="${NS}"><image:loc>a</image:loc><image:loc>b</image:loc></doc>`,

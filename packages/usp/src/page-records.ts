@@ -3,7 +3,7 @@
 // line per page cost (encoding and decoding were a sixth of the main thread's time in `usp ls`).
 // Any other page is its JSON line (`encodePage`) behind a length.
 import { closeSync, openSync, readSync } from 'node:fs';
-import { CHANGE_FREQUENCIES, type ChangeFrequency, type Page, SitemapDate } from '@usp-ts/core';
+import { CHANGE_FREQUENCIES, type ChangeFrequency, type Page, SitemapDate } from '@usp-ts/core/parse';
 
 const PLAIN = 1;
 const JSON_LINE = 2;

@@ -146,6 +146,27 @@ const WORKER_PARSER_OPTIONS = {
   callerThreadDocuments: true,
 } satisfies Record<keyof WorkerParserOptions, true>;
 
+/** @internal What the CLI sets for the parse workers of its own process (see `tuneParseWorkers`). */
+interface ProcessTuning {
+  youngGenerationMb: number | null;
+  externalGcStepMb: number | null;
+}
+
+const processTuning: ProcessTuning = { youngGenerationMb: null, externalGcStepMb: null };
+
+/**
+ * @internal For the CLI's own process, never the library: the parse workers started from now on
+ * get a young generation of `youngGenerationMb` (over `resourceLimits`' own) and run a full
+ * collection whenever their external memory grows by `externalGcStepMb` MiB, as the CLI's main
+ * thread does (external-memory-gc.ts). A worker's young generation as large as the main thread's
+ * halves its scavenges; without the collections, the spent body chunks whose wrappers were
+ * promoted (a worker holds up to `maxBytesInFlight` of them) would wait for V8's own full
+ * collection, 64 MiB of external memory later.
+ */
+export function tuneParseWorkers(tuning: Partial<ProcessTuning>): void {
+  Object.assign(processTuning, tuning);
+}
+
 export function createWorkerParser(options: WorkerParserOptions = {}): WorkerParser {
   return workerParser(options, false);
 }
@@ -211,9 +232,14 @@ function workerParser(options: WorkerParserOptions, recordsOnly: boolean): Worke
   };
 
   const spawn = (slot: Slot): Worker => {
+    const { youngGenerationMb, externalGcStepMb } = processTuning;
+    const limits =
+      youngGenerationMb === null
+        ? resourceLimits
+        : { ...resourceLimits, maxYoungGenerationSizeMb: youngGenerationMb };
     const w = new Worker(workerUrl, {
-      workerData: { registryModule, pluginModules: [...(options.pluginModules ?? [])] },
-      ...(resourceLimits !== undefined ? { resourceLimits } : {}),
+      workerData: { registryModule, pluginModules: [...(options.pluginModules ?? [])], externalGcStepMb },
+      ...(limits !== undefined ? { resourceLimits: limits } : {}),
     });
     w.unref();
     w.on('message', (m: FromWorker) => onMessage(slot, m));

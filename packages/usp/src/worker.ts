@@ -2,7 +2,14 @@
 // main thread and sends pages back in batches, one batch per chunk read, with a small window of
 // unacknowledged batches so a slow consumer on the main thread still pauses the parse.
 import { parentPort, workerData } from 'node:worker_threads';
-import { type Page, type PagesSitemapType, parseDocument, type Registry, type Warning } from '@usp-ts/core';
+import {
+  type Page,
+  type PagesSitemapType,
+  parseDocument,
+  type Registry,
+  type Warning,
+} from '@usp-ts/core/parse';
+import { collectOnExternalGrowth } from './external-memory-gc.js';
 import { nodeGunzip } from './gunzip-node.js';
 import { encodePages, encodeRecords, tagDates } from './page-codec.js';
 import { RecordBuffer } from './page-records.js';
@@ -24,6 +31,10 @@ const scratch = new RecordBuffer(64 * 1024);
 
 const port = parentPort;
 if (port === null) throw new Error('worker.js runs as a worker thread of createWorkerParser');
+
+// Set only by the CLI for its own process (worker-pool.ts's `tuneParseWorkers`).
+const gcStepMb = (workerData as { externalGcStepMb?: number | null } | null)?.externalGcStepMb ?? null;
+if (gcStepMb !== null) collectOnExternalGrowth(gcStepMb);
 
 async function loadRegistry(): Promise<Registry> {
   const data = workerData as { registryModule: string | null; pluginModules?: string[] } | null;

@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { types } from 'node:util';
+import type { Worker } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
 import { documentView, hasCorpus, loadCases, readCase, withPortPlaceholder } from '@usp-ts/conformance';
 import {
@@ -21,7 +22,12 @@ import { decodePages, encodePages, encodeRecords } from '../src/page-codec.js';
 import { RecordBuffer, recordPages, recordsOf } from '../src/page-records.js';
 import { filePageStore } from '../src/page-store-file.js';
 import { createDefaultRegistry } from '../src/plugins.js';
-import { createStoringWorkerParser, createWorkerParser, type WorkerParser } from '../src/worker-pool.js';
+import {
+  createStoringWorkerParser,
+  createWorkerParser,
+  tuneParseWorkers,
+  type WorkerParser,
+} from '../src/worker-pool.js';
 import { runSiteCase } from './site-cases.js';
 
 // The worker script runs compiled (Node 20 cannot load .ts in a worker): the build comes first.
@@ -301,6 +307,34 @@ describe('createWorkerParser', () => {
     expect(inWorker.parsed).toEqual(inThread.parsed);
     expect(inWorker.parsed.truncated).toBe(false);
     expect(inWorker.parsed.bytes).toBe(inThread.parsed.bytes);
+  });
+
+  it("starts workers with the CLI's young generation and external-memory collections once tuned, same pages", async () => {
+    const xml = new TextEncoder().encode(urlset(2000));
+    const started: Worker[] = [];
+    const onWorker = (w: Worker) => started.push(w);
+    process.on('worker', onWorker);
+    try {
+      const plain = await collect(
+        pool({ workers: 1, resourceLimits: { maxYoungGenerationSizeMb: 4 } }).parse,
+        () => chunked(xml),
+      );
+      tuneParseWorkers({ youngGenerationMb: 12, externalGcStepMb: 1 });
+      const tuned = await collect(
+        pool({ workers: 1, resourceLimits: { maxYoungGenerationSizeMb: 4 } }).parse,
+        () => chunked(xml),
+      );
+      expect(started.length).toBe(2);
+      expect(started[0].resourceLimits?.maxYoungGenerationSizeMb).toBe(4);
+      // 12 MB: semi-spaces of 4 MiB, as the CLI's main thread has.
+      expect(started[1].resourceLimits?.maxYoungGenerationSizeMb).toBe(12);
+      expect(tuned.pages.length).toBe(2000);
+      expect(tuned.pages).toEqual(plain.pages);
+      expect(tuned.parsed).toEqual(plain.parsed);
+    } finally {
+      process.off('worker', onWorker);
+      tuneParseWorkers({ youngGenerationMb: null, externalGcStepMb: null });
+    }
   });
 
   it('gunzips in the worker and returns an index with its children and their dates', async () => {

@@ -1,6 +1,8 @@
 import { DEFAULT_MAX_SITEMAPS, isHttpUrl, stripUrlToHomepage, type WalkSummary } from '@usp-ts/core';
 import { createWebClient, type RetryInfo } from '@usp-ts/fetcher';
+import { collectOnExternalGrowth } from '../external-memory-gc.js';
 import { clientOptionsFor, type SitemapTreeOptions } from '../tree.js';
+import { tuneParseWorkers } from '../worker-pool.js';
 import {
   choice,
   count,
@@ -15,7 +17,6 @@ import {
   UsageError,
 } from './args.js';
 import { groupDigits } from './digits.js';
-import { collectOnExternalGrowth } from './external-memory-gc.js';
 import {
   DISCOVERY_OPTIONS,
   discoveryFrom,
@@ -169,6 +170,11 @@ export async function runLs(args: string[], signal: AbortSignal): Promise<number
   // Before the cap: it sets a V8 flag, and the cap watches V8's flags from the moment it is set.
   collectOnExternalGrowth(LS_EXTERNAL_STEP_MB);
   capSemiSpaces(LS_SEMI_SPACE_MB);
+  // The parse worker's young generation as the main thread's (semi-spaces of LS_SEMI_SPACE_MB),
+  // with the same collections for spent buffers. With semi-spaces of 2 MiB it ran twice the
+  // scavenges for the same allocation (2.6M-URL site: 2,052 against 1,011); without the
+  // collections, the larger young generation let spent chunks pile up (peak 123 -> 156 MiB).
+  tuneParseWorkers({ youngGenerationMb: 3 * LS_SEMI_SPACE_MB, externalGcStepMb: LS_EXTERNAL_STEP_MB });
   let summary: WalkSummary;
   try {
     const out = new Output(process.stdout, { eager: STREAMED.has(format) });
