@@ -8,7 +8,7 @@ import {
   type XmlElement,
   type XmlExtension,
   type XmlExtensionHandler,
-} from '@usp-ts/core';
+} from '@usp-ts/core/parse';
 
 /** Google Image sitemap namespace, with the https and trailing-slash spellings seen in the wild. */
 export const IMAGE_NAMESPACES: readonly string[] = [

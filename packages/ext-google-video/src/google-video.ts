@@ -7,7 +7,7 @@ import {
   type XmlElement,
   type XmlExtension,
   type XmlExtensionHandler,
-} from '@usp-ts/core';
+} from '@usp-ts/core/parse';
 import { decimal, relationship, tokens, wholeNumber, yesNo } from './values.js';
 import type { Video, VideoPlatformName, VideoPrice } from './video.js';
 

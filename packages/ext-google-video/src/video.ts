@@ -1,3 +1,4 @@
+// Types only (erased from the build), and the module the augmentation below names must be loaded.
 import type { SitemapDate } from '@usp-ts/core';
 
 /** `allow` lists the only places where the video may play; `deny` the places where it may not. */

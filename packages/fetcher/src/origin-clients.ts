@@ -26,6 +26,14 @@ export class OriginClients {
     return this.#origins.size;
   }
 
+  /**
+   * Whether some Client of `origin` may hold a connection (or a request): `false` for an origin
+   * not seen yet or forgotten, which then has no socket for undici to give back.
+   */
+  has(origin: string): boolean {
+    return this.#origins.has(origin);
+  }
+
   /** The Client a request to `origin` goes to. */
   for(origin: string): Dispatcher {
     let clients = this.#origins.get(origin);

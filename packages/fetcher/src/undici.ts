@@ -1,5 +1,6 @@
 import { createRequire, Module } from 'node:module';
 import type * as Undici from 'undici';
+import type { HopParts } from './hop-request.js';
 
 const require = createRequire(import.meta.url);
 
@@ -41,6 +42,24 @@ export interface UndiciParts {
   readonly buildConnector: typeof Undici.buildConnector;
   /** undici's `Dispatcher#request`, called on a Client. */
   readonly request: RequestFn;
+  /** What `hopRequest` builds a response with; `null` when undici's files moved (then `request`). */
+  readonly hop: HopParts | null;
+}
+
+/** undici's body stream and header parser, from their own modules. */
+function hopParts(): HopParts | null {
+  try {
+    const { Readable: BodyReadable } = require('undici/lib/api/readable.js') as {
+      Readable: HopParts['BodyReadable'];
+    };
+    const { parseHeaders } = require('undici/lib/core/util.js') as { parseHeaders: HopParts['parseHeaders'] };
+    if (typeof BodyReadable === 'function' && typeof parseHeaders === 'function') {
+      return { BodyReadable, parseHeaders };
+    }
+  } catch {
+    // `request` then.
+  }
+  return null;
 }
 
 let parts: UndiciParts | null = null;
@@ -64,7 +83,7 @@ export function undiciCore(): UndiciParts {
       typeof buildConnector === 'function' &&
       typeof request === 'function'
     ) {
-      parts = { Client, buildConnector, request };
+      parts = { Client, buildConnector, request, hop: hopParts() };
       return parts;
     }
   } catch {
@@ -75,6 +94,7 @@ export function undiciCore(): UndiciParts {
     Client: u.Client,
     buildConnector: u.buildConnector,
     request: u.Dispatcher.prototype.request as RequestFn,
+    hop: null,
   };
   return parts;
 }

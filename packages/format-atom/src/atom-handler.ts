@@ -15,7 +15,7 @@ import {
   type XmlElement,
   type XmlExtension,
   type XmlHandler,
-} from '@usp-ts/core';
+} from '@usp-ts/core/parse';
 
 /**
  * Which element says when an entry was published, by meaning and not by order: Atom 1.0's

@@ -1,4 +1,4 @@
-import { checkExtensions, type XmlExtension, type XmlFormat } from '@usp-ts/core';
+import { checkExtensions, type XmlExtension, type XmlFormat } from '@usp-ts/core/parse';
 import { AtomHandler } from './atom-handler.js';
 
 export const ATOM_10_NAMESPACE = 'http://www.w3.org/2005/Atom';

@@ -10,7 +10,7 @@ import {
   resolveUrl,
   type TextFormat,
   type TextParser,
-} from '@usp-ts/core';
+} from '@usp-ts/core/parse';
 import { type RobotsRule, RobotsRuleSet } from './rules.js';
 
 export interface RobotsTxtOptions {

@@ -1,4 +1,4 @@
-import type { RobotsGroup, RobotsRules } from '@usp-ts/core';
+import type { RobotsGroup, RobotsRules } from '@usp-ts/core/parse';
 
 /** One `Allow`/`Disallow` line as written (comment and surrounding whitespace removed). */
 export interface RobotsRule {

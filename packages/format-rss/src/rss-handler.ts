@@ -14,7 +14,7 @@ import {
   type XmlElement,
   type XmlExtension,
   type XmlHandler,
-} from '@usp-ts/core';
+} from '@usp-ts/core/parse';
 
 /** What one `<item>` said, before validation. */
 interface ItemFields {

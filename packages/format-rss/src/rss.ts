@@ -1,4 +1,4 @@
-import { checkExtensions, type XmlExtension, type XmlFormat } from '@usp-ts/core';
+import { checkExtensions, type XmlExtension, type XmlFormat } from '@usp-ts/core/parse';
 import { RssHandler } from './rss-handler.js';
 
 export interface RssOptions {

@@ -8,7 +8,7 @@ import {
   pythonStrip,
   type TextFormat,
   type TextParser,
-} from '@usp-ts/core';
+} from '@usp-ts/core/parse';
 
 export interface PlainTextOptions {
   /**

@@ -1,4 +1,4 @@
-import type { ChangeFrequency } from '@usp-ts/core';
+import type { ChangeFrequency } from '@usp-ts/core/parse';
 
 /**
  * Reads a `<changefreq>` value, case-insensitively and stripped. `null` for an empty value;

@@ -1,4 +1,4 @@
-import type { Alternate, PageDraft, ParseContext, XmlElement } from '@usp-ts/core';
+import type { Alternate, PageDraft, ParseContext, XmlElement } from '@usp-ts/core/parse';
 
 /**
  * Reads an `<xhtml:link rel="alternate" hreflang href>` into the draft's alternates, in document

@@ -7,7 +7,7 @@ import {
   type SitemapDate,
   type XmlElement,
   type XmlHandler,
-} from '@usp-ts/core';
+} from '@usp-ts/core/parse';
 import { isOwnNamespace } from './namespaces.js';
 
 /** A scheme at the start of a reference (`ftp:`, `javascript:`): such a reference is not relative. */

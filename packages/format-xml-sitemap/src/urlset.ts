@@ -13,7 +13,7 @@ import {
   type XmlElement,
   type XmlExtension,
   type XmlHandler,
-} from '@usp-ts/core';
+} from '@usp-ts/core/parse';
 import { parseChangeFrequency } from './change-frequency.js';
 import { readAlternate } from './hreflang.js';
 import { isOwnNamespace, XHTML_NAMESPACE } from './namespaces.js';

@@ -7,7 +7,7 @@ import {
   type XmlFormat,
   type XmlHandler,
   type XmlRootMatch,
-} from '@usp-ts/core';
+} from '@usp-ts/core/parse';
 import { isSitemapNamespace, SITEMAP_NAMESPACES } from './namespaces.js';
 import { SitemapIndexHandler } from './sitemap-index.js';
 import { UrlsetHandler } from './urlset.js';

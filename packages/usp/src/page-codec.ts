@@ -2,7 +2,7 @@
 // arrives as a plain object), so pages travel in a columnar form and are rebuilt on the other side.
 // A batch of ordinary pages also carries the temp-file store's records of them, made on the
 // worker: the main thread's store copies them instead of encoding every page again.
-import { CHANGE_FREQUENCIES, type ChangeFrequency, type Page, SitemapDate } from '@usp-ts/core';
+import { CHANGE_FREQUENCIES, type ChangeFrequency, type Page, SitemapDate } from '@usp-ts/core/parse';
 import { markRecords, RecordBuffer } from './page-records.js';
 
 const DATE_TAG = '__uspSitemapDate';

@@ -1,4 +1,4 @@
-import { createRegistry, type Plugin, type Registry, type XmlExtension } from '@usp-ts/core';
+import { createRegistry, type Plugin, type Registry, type XmlExtension } from '@usp-ts/core/parse';
 import { googleImage } from '@usp-ts/ext-google-image';
 import { googleNews } from '@usp-ts/ext-google-news';
 import { googleVideo } from '@usp-ts/ext-google-video';

@@ -111,7 +111,9 @@ function defaultParser(options: SitemapTreeOptions, recordsOnly: boolean): Worke
   // A small young generation: the worker's garbage is short-lived pages and chunks, so it costs
   // little collection time and saves about 15 MiB of RSS against V8's default. 12 MB (semi-spaces
   // of 4 MiB) was tried: no clear CPU gain on a quiet machine, and the 2.6M-URL site's peak RSS
-  // went from 127 to 150-154 MiB (the 1M site's stayed at 120-126).
+  // went from 127 to 150-154 MiB (the 1M site's stayed at 120-126): spent body chunks promoted in
+  // the worker waited for V8's own full collection. `usp ls` gives its worker 4 MiB semi-spaces
+  // with collections of spent Buffers (`tuneParseWorkers`): half the scavenges, RSS lower.
   return (recordsOnly ? createStoringWorkerParser : createWorkerParser)({
     workers,
     callerThreadDocuments: 1,

@@ -1,5 +1,5 @@
 // The messages between the main thread's worker pool and a parser worker.
-import type { PagesSitemapType, ParseDocumentOptions, Warning } from '@usp-ts/core';
+import type { PagesSitemapType, ParseDocumentOptions, Warning } from '@usp-ts/core/parse';
 import type { PageBatch } from './page-codec.js';
 
 /** @internal main → worker */

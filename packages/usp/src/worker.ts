@@ -2,7 +2,13 @@
 // main thread and sends pages back in batches, one batch per chunk read, with a small window of
 // unacknowledged batches so a slow consumer on the main thread still pauses the parse.
 import { parentPort, workerData } from 'node:worker_threads';
-import { type Page, type PagesSitemapType, parseDocument, type Registry, type Warning } from '@usp-ts/core';
+import {
+  type Page,
+  type PagesSitemapType,
+  parseDocument,
+  type Registry,
+  type Warning,
+} from '@usp-ts/core/parse';
 import { collectOnExternalGrowth } from './external-memory-gc.js';
 import { nodeGunzip } from './gunzip-node.js';
 import { encodePages, encodeRecords, tagDates } from './page-codec.js';

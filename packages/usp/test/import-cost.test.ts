@@ -79,3 +79,38 @@ process.stdout.write(JSON.stringify({ w3c, afterW3c, loose, afterLoose }) + '\\n
     });
   });
 });
+
+describe('the parse worker’s modules', () => {
+  it('load none of core’s tree walk: the worker and the plugins import `@usp-ts/core/parse`', async () => {
+    // What worker.js imports besides node: modules, loaded with a hook that fails on any module of
+    // core's walk (or core's main entry point, which re-exports it).
+    const hooks = `export async function load(url, context, next) {
+      if (/[\\\\/]core[\\\\/]dist[\\\\/](walk[\\\\/]|index\\.js$)/.test(url)) throw new Error('loaded ' + url);
+      return next(url, context);
+    }`;
+    const child = `
+import { register } from 'node:module';
+register('data:text/javascript,' + encodeURIComponent(process.argv[2]));
+const dist = process.argv[1];
+for (const m of ['plugins.js', 'plugin-modules.js', 'page-codec.js', 'page-records.js', 'gunzip-node.js']) {
+  await import(new URL(m, dist).href);
+}
+const { createDefaultRegistry } = await import(new URL('plugins.js', dist).href);
+const { parseDocument } = await import('@usp-ts/core/parse');
+const doc = await parseDocument({
+  url: 'https://a.example/s.xml',
+  body: '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://a.example/</loc></url></urlset>',
+  registry: createDefaultRegistry(),
+});
+process.stdout.write(JSON.stringify({ type: doc.type, pages: doc.pageCount }) + '\\n');
+`;
+    const distDir = pathToFileURL(`${fileURLToPath(new URL('../dist/', import.meta.url))}/`).href;
+    const run = await runNode(['--input-type=module', '--eval', child, distDir, hooks], {
+      guardMs: 30_000,
+      cwd: fileURLToPath(new URL('..', import.meta.url)),
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(lastJsonLine(run)).toEqual({ type: 'PagesXMLSitemap', pages: 1 });
+  });
+});

@@ -72,6 +72,12 @@ export class OriginBreaker {
   readonly openAfterFailedDocuments: number;
   readonly openAfterThrottledDocuments: number;
   readonly #origins = new Map<string, OriginRecord>();
+  /**
+   * The last URL looked up and its origin: a walk asks `refusal(url)` before each request and
+   * `record(url, …)` after it, and parsing the same URL twice was a URL object per request.
+   */
+  #lastUrl: string | null = null;
+  #lastKey: string | null = null;
 
   constructor(options: OriginBreakerOptions = {}) {
     if (options === null || typeof options !== 'object') {
@@ -92,13 +98,13 @@ export class OriginBreaker {
 
   /** The state of `url`'s origin (`closed` for one never seen or not a URL). */
   state(url: string): OriginState {
-    const key = originOf(url);
+    const key = this.#originOf(url);
     return key === null ? 'closed' : (this.#origins.get(key)?.state ?? 'closed');
   }
 
   /** `null` when a request to `url` may be sent; otherwise why its origin was given up. */
   refusal(url: string): string | null {
-    const key = originOf(url);
+    const key = this.#originOf(url);
     const r = key === null ? undefined : this.#origins.get(key);
     if (r === undefined || r.state !== 'open') return null;
     return `host unreachable: ${r.firstFailure ?? key}`;
@@ -107,6 +113,14 @@ export class OriginBreaker {
   /** Whether a request to `url` that just failed may be tried again. */
   mayRetry(url: string): boolean {
     return this.state(url) === 'closed';
+  }
+
+  #originOf(url: string): string | null {
+    if (url !== this.#lastUrl) {
+      this.#lastKey = originOf(url);
+      this.#lastUrl = url;
+    }
+    return this.#lastKey;
   }
 
   /** Origins given up so far, with the failure that counted first. */
@@ -123,7 +137,7 @@ export class OriginBreaker {
    * record opened the origin, so the caller can say so once.
    */
   record(url: string, outcome: OriginOutcome): boolean {
-    const key = originOf(url);
+    const key = this.#originOf(url);
     if (key === null) return false;
     let r = this.#origins.get(key);
     const status = outcome.status ?? null;
