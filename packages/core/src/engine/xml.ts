@@ -221,26 +221,12 @@ const DETACH_FROM = 12;
 
 const XML_NS = 'http://www.w3.org/XML/1998/namespace';
 
-/**
- * Slots of `#names` less one (a power of two less one), the distinct names remembered at most,
- * and the longest name remembered.
- */
-const NAME_SLOTS_MASK = 63;
-const MAX_NAMES = 256;
-const MAX_NAME_LENGTH = 100;
+/** Distinct prefixed names remembered at once (see `#qualified`). */
+const MAX_QUALIFIED = 256;
 
-interface ResolvedName {
-  readonly name: string;
+interface QualifiedName {
   readonly ns: string;
   readonly local: string;
-}
-
-/**
- * `s` as V8's one shared copy (property keys are interned): equal interned strings are the same
- * object, so comparing them, or one with a string literal, needs no look at their characters.
- */
-function interned(s: string): string {
-  return Object.keys({ [s]: 0 })[0] as string;
 }
 
 export function createXmlEngine(options: XmlEngineOptions): XmlEngine {
@@ -280,15 +266,12 @@ class Engine implements XmlEngine {
   #undoPrevious: (string | undefined)[] = [];
   #unboundWarned: Set<string> | null = null;
   /**
-   * Element names resolved under the current bindings (`image:loc` → its namespace and local
-   * name), one per slot: a document writes a handful of names thousands of times. Splitting a
-   * prefixed one cost two new strings and a hash of the new prefix each time; and the names
-   * handed out are interned, so a handler's `el.local === 'loc'` compares two pointers instead
-   * of two strings' characters. Emptied whenever a binding changes.
+   * Prefixed names resolved under the current bindings (`image:loc` → its namespace and local
+   * name): an image or news sitemap writes a handful of prefixed names thousands of times, and
+   * splitting each (two new strings and a hash of the new prefix) cost more than one lookup.
+   * Emptied whenever a prefix binding changes.
    */
-  #names: (ResolvedName | undefined)[] = new Array(NAME_SLOTS_MASK + 1).fill(undefined);
-  /** Every name remembered, for one that lost its slot to another. */
-  #namesMet = new Map<string, ResolvedName>();
+  #qualified = new Map<string, QualifiedName>();
   #pendingXmlns = false;
   #attributes = 0;
 
@@ -451,37 +434,33 @@ class Engine implements XmlEngine {
       this.#declare(attrs, d);
     }
     this.#attributes = 0;
-    const n = name.length;
-    // A slot chosen from characters read directly, not a Map: a Map hashes the name, a new
-    // string at every element, and that costs more than the split it saves. The weights keep
-    // the names of urlsets, indexes and the image, news and hreflang extensions apart.
-    const slot =
-      (n + name.charCodeAt(n - 1) + name.charCodeAt(n - 2) * 25 + name.charCodeAt(n >> 1) * 31) &
-      NAME_SLOTS_MASK;
-    let known = this.#names[slot];
-    if (known === undefined || known.name !== name) {
-      // Two names that share a slot take turns in it, each found again here.
-      known = this.#namesMet.get(name) ?? this.#resolve(name);
-      if (known !== undefined) this.#names[slot] = known;
-    }
+    const colon = name.indexOf(':');
     let ns: string;
     let local: string;
-    if (known !== undefined) {
-      ns = known.ns;
-      local = known.local;
+    if (colon === -1) {
+      ns = this.#defaultNs;
+      local = name;
     } else {
-      // Not remembered: an unbound prefix (its warning is decided at each sighting) or a long name.
-      const colon = name.indexOf(':');
-      const prefix = colon === -1 ? '' : name.slice(0, colon);
-      if (colon !== -1 && !this.#prefixes.has(prefix)) {
-        // Undeclared prefix: keep the written name, in no namespace, so it can never pass
-        // for an element of a real namespace.
-        this.#unbound(prefix, name);
-        ns = '';
-        local = name;
+      const known = this.#qualified.get(name);
+      if (known !== undefined) {
+        ns = known.ns;
+        local = known.local;
       } else {
-        ns = colon === -1 ? this.#defaultNs : (this.#prefixes.get(prefix) as string);
-        local = colon === -1 ? name : name.slice(colon + 1);
+        const prefix = name.slice(0, colon);
+        const bound = this.#prefixes.get(prefix);
+        if (bound === undefined) {
+          // Undeclared prefix: keep the written name, in no namespace, so it can never pass
+          // for an element of a real namespace.
+          this.#unbound(prefix, name);
+          ns = '';
+          local = name;
+        } else {
+          ns = bound;
+          local = name.slice(colon + 1);
+          // Bounded: a document of ever new names must not grow it.
+          if (this.#qualified.size >= MAX_QUALIFIED) this.#qualified.clear();
+          this.#qualified.set(name, { ns, local });
+        }
       }
     }
     // One object per depth, refilled for each element: a large document has hundreds of
@@ -526,31 +505,6 @@ class Engine implements XmlEngine {
     );
     const undo = this.#undoDepth;
     if (undo.length > 0 && undo[undo.length - 1] === d) this.#popScope(d);
-  }
-
-  /**
-   * `name` resolved under the current bindings, with an interned local name, and remembered;
-   * `undefined` for a name that is not remembered (an unbound prefix, or longer than
-   * MAX_NAME_LENGTH: a document of huge names must not have them kept).
-   */
-  #resolve(name: string): ResolvedName | undefined {
-    if (name.length > MAX_NAME_LENGTH) return undefined;
-    const colon = name.indexOf(':');
-    let ns: string;
-    let local: string;
-    if (colon === -1) {
-      ns = this.#defaultNs;
-      local = name;
-    } else {
-      const bound = this.#prefixes.get(name.slice(0, colon));
-      if (bound === undefined) return undefined;
-      ns = bound;
-      local = name.slice(colon + 1);
-    }
-    const resolved: ResolvedName = { name, ns, local: interned(local) };
-    if (this.#namesMet.size >= MAX_NAMES) this.#namesMet.clear();
-    this.#namesMet.set(name, resolved);
-    return resolved;
   }
 
   #root(el: XmlElement, name: string): void {
@@ -653,9 +607,7 @@ class Engine implements XmlEngine {
       if (key.length === 5) prefix = '';
       else if (key.charCodeAt(5) === 0x3a) prefix = key.slice(6);
       else continue;
-      const value = attrs[key];
-      const uri = value.length <= MAX_NAME_LENGTH ? interned(value) : value;
-      this.#forgetNames();
+      const uri = attrs[key];
       this.#undoDepth.push(depth);
       this.#undoPrefix.push(prefix);
       if (prefix === '') {
@@ -663,16 +615,12 @@ class Engine implements XmlEngine {
         this.#defaultNs = uri;
       } else {
         this.#undoPrevious.push(this.#prefixes.get(prefix));
+        this.#qualified.clear();
         // `xmlns:p=""` undeclares p (XML 1.1); treat p as unbound again.
         if (uri === '') this.#prefixes.delete(prefix);
         else this.#prefixes.set(prefix, uri);
       }
     }
-  }
-
-  #forgetNames(): void {
-    this.#names.fill(undefined);
-    this.#namesMet.clear();
   }
 
   #popScope(depth: number): void {
@@ -681,10 +629,12 @@ class Engine implements XmlEngine {
       undoDepth.pop();
       const prefix = this.#undoPrefix.pop() as string;
       const previous = this.#undoPrevious.pop();
-      this.#forgetNames();
       if (prefix === '') this.#defaultNs = previous ?? '';
-      else if (previous === undefined) this.#prefixes.delete(prefix);
-      else this.#prefixes.set(prefix, previous);
+      else {
+        this.#qualified.clear();
+        if (previous === undefined) this.#prefixes.delete(prefix);
+        else this.#prefixes.set(prefix, previous);
+      }
     }
   }
 
