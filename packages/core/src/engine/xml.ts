@@ -221,14 +221,6 @@ const DETACH_FROM = 12;
 
 const XML_NS = 'http://www.w3.org/XML/1998/namespace';
 
-/** Distinct prefixed names remembered at once (see `#qualified`). */
-const MAX_QUALIFIED = 256;
-
-interface QualifiedName {
-  readonly ns: string;
-  readonly local: string;
-}
-
 export function createXmlEngine(options: XmlEngineOptions): XmlEngine {
   return new Engine(options);
 }
@@ -265,13 +257,6 @@ class Engine implements XmlEngine {
   #undoPrefix: string[] = [];
   #undoPrevious: (string | undefined)[] = [];
   #unboundWarned: Set<string> | null = null;
-  /**
-   * Prefixed names resolved under the current bindings (`image:loc` → its namespace and local
-   * name): an image or news sitemap writes a handful of prefixed names thousands of times, and
-   * splitting each (two new strings and a hash of the new prefix) cost more than one lookup.
-   * Emptied whenever a prefix binding changes.
-   */
-  #qualified = new Map<string, QualifiedName>();
   #pendingXmlns = false;
   #attributes = 0;
 
@@ -441,26 +426,17 @@ class Engine implements XmlEngine {
       ns = this.#defaultNs;
       local = name;
     } else {
-      const known = this.#qualified.get(name);
-      if (known !== undefined) {
-        ns = known.ns;
-        local = known.local;
+      const prefix = name.slice(0, colon);
+      const bound = this.#prefixes.get(prefix);
+      if (bound === undefined) {
+        // Undeclared prefix: keep the written name, in no namespace, so it can never pass
+        // for an element of a real namespace.
+        this.#unbound(prefix, name);
+        ns = '';
+        local = name;
       } else {
-        const prefix = name.slice(0, colon);
-        const bound = this.#prefixes.get(prefix);
-        if (bound === undefined) {
-          // Undeclared prefix: keep the written name, in no namespace, so it can never pass
-          // for an element of a real namespace.
-          this.#unbound(prefix, name);
-          ns = '';
-          local = name;
-        } else {
-          ns = bound;
-          local = name.slice(colon + 1);
-          // Bounded: a document of ever new names must not grow it.
-          if (this.#qualified.size >= MAX_QUALIFIED) this.#qualified.clear();
-          this.#qualified.set(name, { ns, local });
-        }
+        ns = bound;
+        local = name.slice(colon + 1);
       }
     }
     // One object per depth, refilled for each element: a large document has hundreds of
@@ -615,7 +591,6 @@ class Engine implements XmlEngine {
         this.#defaultNs = uri;
       } else {
         this.#undoPrevious.push(this.#prefixes.get(prefix));
-        this.#qualified.clear();
         // `xmlns:p=""` undeclares p (XML 1.1); treat p as unbound again.
         if (uri === '') this.#prefixes.delete(prefix);
         else this.#prefixes.set(prefix, uri);
@@ -630,11 +605,8 @@ class Engine implements XmlEngine {
       const prefix = this.#undoPrefix.pop() as string;
       const previous = this.#undoPrevious.pop();
       if (prefix === '') this.#defaultNs = previous ?? '';
-      else {
-        this.#qualified.clear();
-        if (previous === undefined) this.#prefixes.delete(prefix);
-        else this.#prefixes.set(prefix, previous);
-      }
+      else if (previous === undefined) this.#prefixes.delete(prefix);
+      else this.#prefixes.set(prefix, previous);
     }
   }
 
