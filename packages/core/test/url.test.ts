@@ -9,6 +9,7 @@ import {
   normalisePercentEncoding,
   resolveUrl,
   stripUrlToHomepage,
+  unfetchableUrl,
   urlKey,
 } from '../src/engine/url.js';
 
@@ -131,6 +132,60 @@ describe('isHttpUrl', () => {
       }),
     );
   }, 60_000);
+});
+
+describe('unfetchableUrl', () => {
+  // What the hand-written check of the usual shape must agree with: the regex it replaced, and
+  // the WHATWG parser for everything that shape does not cover.
+  const PLAIN_HOST = /^https?:\/\/[a-z0-9.-]+(?::\d{0,5})?(?:[/?#]|$)/i;
+  function reference(url: string): string | null {
+    if (url.includes('\uFFFD')) return 'encoding';
+    if (PLAIN_HOST.test(url)) return null;
+    try {
+      const u = new URL(url);
+      return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '' ? null : 'invalid-url';
+    } catch {
+      return 'invalid-url';
+    }
+  }
+
+  it('answers as the plain-host regex and the URL parser do, on the shapes near the boundary', () => {
+    const cases = [
+      'http://a',
+      'HTTPS://EXAMPLE.COM/x',
+      'hTtP://a.b:/',
+      'http://a.b:12345/',
+      'http://a.b:123456/',
+      'http://a.b:1a/',
+      'http://a_b.com/',
+      'http://a.com?q',
+      'http://a.com#f',
+      'http://a.com\r/',
+      'http://a.com\u0010/',
+      'http://ex\u212Aample.com/',
+      'http://[::1]/',
+      'http://user@a.com/',
+      'http://',
+      'https:/a.com',
+      'ftp://a.com/',
+      'http://a.com:99999',
+      'http://-/',
+      'http://../',
+      'http://a.com/\uFFFD',
+    ];
+    for (const url of cases) expect(unfetchableUrl(url), url).toBe(reference(url));
+  });
+
+  it('answers as the plain-host regex and the URL parser do, on generated URLs', () => {
+    const part = fc.string({ unit: fc.constantFrom(...'aZ09.-_:/?#@[]%\r\u00e9\u212a\uFFFD') });
+    const url = fc
+      .tuple(fc.constantFrom('http://', 'https://', 'HTTP://', 'http:/', ''), part)
+      .map(([a, b]) => a + b);
+    fc.assert(
+      fc.property(url, (u) => unfetchableUrl(u) === reference(u)),
+      { numRuns: 5000 },
+    );
+  });
 });
 
 describe('stripUrlToHomepage', () => {

@@ -30,10 +30,17 @@ function plainDate(d: SitemapDate): boolean {
 /** Pages appended as records to a buffer that grows as needed; `take()` hands the bytes over. */
 export class RecordBuffer {
   #buf: Buffer;
+  /**
+   * The numbers of a record are written through a view of `#buf`: the optimising compiler makes
+   * them single stores, where Buffer's `writeDoubleLE` and the like are JavaScript functions it
+   * compiles on its own, in each thread (about 7 % of a small site's optimising work).
+   */
+  #view: DataView;
   #size = 0;
 
   constructor(initialBytes: number) {
     this.#buf = Buffer.allocUnsafe(Math.max(initialBytes, 256));
+    this.#view = viewOf(this.#buf);
   }
 
   get size(): number {
@@ -45,6 +52,7 @@ export class RecordBuffer {
     const bigger = Buffer.allocUnsafe(Math.max(this.#buf.length * 2, this.#size + bytes));
     this.#buf.copy(bigger, 0, 0, this.#size);
     this.#buf = bigger;
+    this.#view = viewOf(bigger);
   }
 
   append(page: Page, encodeJson: (page: Page) => string): void {
@@ -54,7 +62,7 @@ export class RecordBuffer {
     const at = this.#size;
     const n = this.#buf.write(line, at + JSON_HEAD_BYTES, 'utf8');
     this.#buf[at] = JSON_LINE;
-    this.#buf.writeUInt32LE(n, at + 1);
+    this.#view.setUint32(at + 1, n, true);
     this.#size = at + JSON_HEAD_BYTES + n;
   }
 
@@ -85,6 +93,7 @@ export class RecordBuffer {
     }
     this.#room(HEAD_BYTES + url.length * 3);
     const b = this.#buf;
+    const v = this.#view;
     const at = this.#size;
     const n = b.write(url, at + HEAD_BYTES, 'utf8');
     // UTF-8 cannot hold a lone surrogate (it would come back as U+FFFD); JSON escapes it.
@@ -94,12 +103,12 @@ export class RecordBuffer {
     b[at + 2] = d === null ? NO_DATE : d.offsetMinutes === null ? ZONELESS : ZONED;
     // One byte a character: read back as latin1, which makes the string without a UTF-8 pass.
     b[at + 3] = n === url.length ? 1 : 0;
-    b.writeUInt32LE(n, at + 4);
-    b.writeDoubleLE(page.priority, at + 8);
+    v.setUint32(at + 4, n, true);
+    v.setFloat64(at + 8, page.priority, true);
     if (d !== null) {
-      b.writeDoubleLE(d.epochMs, at + 16);
-      b.writeInt16LE(d.offsetMinutes ?? 0, at + 24);
-      b.writeUInt16LE(d.microseconds, at + 26);
+      v.setFloat64(at + 16, d.epochMs, true);
+      v.setInt16(at + 24, d.offsetMinutes ?? 0, true);
+      v.setUint16(at + 26, d.microseconds, true);
     } else {
       // Not left as whatever the reused buffer held: a record's bytes depend on its page only.
       b.fill(0, at + 16, at + HEAD_BYTES);
@@ -114,6 +123,10 @@ export class RecordBuffer {
     this.#size = 0;
     return out;
   }
+}
+
+function viewOf(b: Buffer): DataView {
+  return new DataView(b.buffer, b.byteOffset, b.length);
 }
 
 /** The record at `at` if `end` holds all of it, else how many bytes it needs (a negative number). */

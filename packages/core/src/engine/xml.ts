@@ -221,12 +221,22 @@ const DETACH_FROM = 12;
 
 const XML_NS = 'http://www.w3.org/XML/1998/namespace';
 
-/** Distinct prefixed names remembered at once (see `#qualified`). */
-const MAX_QUALIFIED = 256;
+/** Slots of `#names` less one (a power of two less one), and the longest name remembered. */
+const NAME_SLOTS_MASK = 63;
+const MAX_NAME_LENGTH = 100;
 
-interface QualifiedName {
+interface ResolvedName {
+  readonly name: string;
   readonly ns: string;
   readonly local: string;
+}
+
+/**
+ * `s` as V8's one shared copy (property keys are interned): equal interned strings are the same
+ * object, so comparing them, or one with a string literal, needs no look at their characters.
+ */
+function interned(s: string): string {
+  return Object.keys({ [s]: 0 })[0] as string;
 }
 
 export function createXmlEngine(options: XmlEngineOptions): XmlEngine {
@@ -266,12 +276,13 @@ class Engine implements XmlEngine {
   #undoPrevious: (string | undefined)[] = [];
   #unboundWarned: Set<string> | null = null;
   /**
-   * Prefixed names resolved under the current bindings (`image:loc` → its namespace and local
-   * name): an image or news sitemap writes a handful of prefixed names thousands of times, and
-   * splitting each (two new strings and a hash of the new prefix) cost more than one lookup.
-   * Emptied whenever a prefix binding changes.
+   * Element names resolved under the current bindings (`image:loc` → its namespace and local
+   * name), one per slot: a document writes a handful of names thousands of times. Splitting a
+   * prefixed one cost two new strings and a hash of the new prefix each time; and the names
+   * handed out are interned, so a handler's `el.local === 'loc'` compares two pointers instead
+   * of two strings' characters. Emptied whenever a binding changes.
    */
-  #qualified = new Map<string, QualifiedName>();
+  #names: (ResolvedName | undefined)[] = new Array(NAME_SLOTS_MASK + 1).fill(undefined);
   #pendingXmlns = false;
   #attributes = 0;
 
@@ -434,17 +445,21 @@ class Engine implements XmlEngine {
       this.#declare(attrs, d);
     }
     this.#attributes = 0;
-    const colon = name.indexOf(':');
     let ns: string;
     let local: string;
-    if (colon === -1) {
-      ns = this.#defaultNs;
-      local = name;
+    const n = name.length;
+    // A slot chosen from characters read directly, not a Map: a Map would hash the name, a new
+    // string at every element, and that cost more than the split it saves.
+    const slot = (n * 7 + name.charCodeAt(n - 1) + (name.charCodeAt(n >> 1) << 2)) & NAME_SLOTS_MASK;
+    const known = this.#names[slot];
+    if (known !== undefined && known.name === name) {
+      ns = known.ns;
+      local = known.local;
     } else {
-      const known = this.#qualified.get(name);
-      if (known !== undefined) {
-        ns = known.ns;
-        local = known.local;
+      const colon = name.indexOf(':');
+      if (colon === -1) {
+        ns = this.#defaultNs;
+        local = name;
       } else {
         const prefix = name.slice(0, colon);
         const bound = this.#prefixes.get(prefix);
@@ -457,10 +472,13 @@ class Engine implements XmlEngine {
         } else {
           ns = bound;
           local = name.slice(colon + 1);
-          // Bounded: a document of ever new names must not grow it.
-          if (this.#qualified.size >= MAX_QUALIFIED) this.#qualified.clear();
-          this.#qualified.set(name, { ns, local });
         }
+      }
+      // Not remembered: an unbound name (its warning is decided at each sighting) and a long
+      // one (a document of huge names must not have them kept).
+      if ((ns !== '' || colon === -1) && n <= MAX_NAME_LENGTH) {
+        local = interned(local);
+        this.#names[slot] = { name, ns, local };
       }
     }
     // One object per depth, refilled for each element: a large document has hundreds of
@@ -607,7 +625,9 @@ class Engine implements XmlEngine {
       if (key.length === 5) prefix = '';
       else if (key.charCodeAt(5) === 0x3a) prefix = key.slice(6);
       else continue;
-      const uri = attrs[key];
+      const value = attrs[key];
+      const uri = value.length <= MAX_NAME_LENGTH ? interned(value) : value;
+      this.#names.fill(undefined);
       this.#undoDepth.push(depth);
       this.#undoPrefix.push(prefix);
       if (prefix === '') {
@@ -615,7 +635,6 @@ class Engine implements XmlEngine {
         this.#defaultNs = uri;
       } else {
         this.#undoPrevious.push(this.#prefixes.get(prefix));
-        this.#qualified.clear();
         // `xmlns:p=""` undeclares p (XML 1.1); treat p as unbound again.
         if (uri === '') this.#prefixes.delete(prefix);
         else this.#prefixes.set(prefix, uri);
@@ -629,12 +648,10 @@ class Engine implements XmlEngine {
       undoDepth.pop();
       const prefix = this.#undoPrefix.pop() as string;
       const previous = this.#undoPrevious.pop();
+      this.#names.fill(undefined);
       if (prefix === '') this.#defaultNs = previous ?? '';
-      else {
-        this.#qualified.clear();
-        if (previous === undefined) this.#prefixes.delete(prefix);
-        else this.#prefixes.set(prefix, previous);
-      }
+      else if (previous === undefined) this.#prefixes.delete(prefix);
+      else this.#prefixes.set(prefix, previous);
     }
   }
 
