@@ -1,6 +1,12 @@
 import { setMaxListeners } from 'node:events';
 import type { StateStore } from '@usp-ts/core';
-import { InvalidOptionError, type Registry, rejectUnknownOptions, type WebClient } from '@usp-ts/core';
+import {
+  InvalidOptionError,
+  type Registry,
+  type RegistryLoader,
+  rejectUnknownOptions,
+  type WebClient,
+} from '@usp-ts/core';
 import type { BatchSink } from './batch-sink.js';
 import { hostGate, type PolitenessGate } from './politeness-gate.js';
 import { type BatchProgress, countSite, emptyProgress } from './progress.js';
@@ -12,8 +18,11 @@ import { startFirst } from './start-first.js';
 export interface BatchWalkOptions {
   /** The shared HTTP client (`createWebClient` of `@usp-ts/fetcher`). Required. */
   readonly webClient: WebClient;
-  /** The formats (`createDefaultRegistry()` of `usp`). Required. */
-  readonly registry: Registry;
+  /**
+   * The formats (`createDefaultRegistry()` of `usp`), or a `RegistryLoader` giving them when a
+   * site first has a document to parse: a run where every answer is a 304 never loads them. Required.
+   */
+  readonly registry: Registry | RegistryLoader;
   /** Where rows go. Required. */
   readonly sink: BatchSink;
   /** Incremental state (default: none). */
@@ -85,7 +94,7 @@ export async function* batchWalk(
   }
   rejectUnknownOptions(options, KNOWN);
   if (typeof options.webClient?.get !== 'function') throw new InvalidOptionError('webClient', 'is required');
-  if (typeof options.registry?.xmlFormatFor !== 'function')
+  if (typeof options.registry !== 'function' && typeof options.registry?.xmlFormatFor !== 'function')
     throw new InvalidOptionError('registry', 'is required');
   if (typeof options.sink?.begin !== 'function') throw new InvalidOptionError('sink', 'is required');
   const width = options.sites ?? DEFAULT_SITES;

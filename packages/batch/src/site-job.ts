@@ -6,6 +6,7 @@ import {
   InvalidSitemap,
   parseIsoDate,
   type Registry,
+  type RegistryLoader,
   type Revisit,
   type SitemapDate,
   type StoredDocument,
@@ -50,7 +51,8 @@ export interface SiteJob {
 export interface SiteJobContext {
   /** The shared HTTP client (one per process). */
   readonly webClient: WebClient;
-  readonly registry: Registry;
+  /** The formats, or a `RegistryLoader` (called when the site first has a document to parse). */
+  readonly registry: Registry | RegistryLoader;
   readonly gate: PolitenessGate;
   readonly sink: BatchSink;
   /** Incremental state; without it every document is fetched and no page is marked. */

@@ -2,7 +2,9 @@
 // pipeline uses inside (byte sniffing, encoding detection, path lists) stay unexported; a test
 // in tools/api-surface compares this list with its committed copy.
 
-// contract/ and engine/: one document (see parse.ts, the `@usp-ts/core/parse` entry point).
+// contract/ and engine/: one document (see parse.ts, the `@usp-ts/core/parse` entry point); a
+// RegistryLoader is the walk's only (a registry made when a walk first has a document to parse).
+export type { RegistryLoader } from './contract/registry.js';
 export * from './parse.js';
 
 // walk/: the tree walk over a WebClient you give (usp's functions of the Python names supply Node's).

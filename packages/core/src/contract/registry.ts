@@ -13,6 +13,14 @@ export interface Registry {
   xmlFormatFor(ns: string, local: string): XmlFormat | undefined;
 }
 
+/**
+ * A registry made when a walk first needs one: the walk calls it the first time it has a document
+ * to parse (once a walk), so a walk whose answers are all 304s and errors never loads the formats'
+ * code (`import()` them inside). Return the same promise every time to share one registry between
+ * walks. A rejected promise fails that document like a parser error: an `InvalidSitemap`.
+ */
+export type RegistryLoader = () => Promise<Registry>;
+
 export function createRegistry(plugins: readonly Plugin[]): Registry {
   const exact = new Map<string, XmlFormat>();
   const anyNs = new Map<string, XmlFormat>();

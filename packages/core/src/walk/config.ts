@@ -1,7 +1,7 @@
 import { InvalidOptionError } from '../contract/errors.js';
 import type { PageStore } from '../contract/page-store.js';
 import type { ParsedDocument } from '../contract/parsed-document.js';
-import type { Registry } from '../contract/registry.js';
+import type { Registry, RegistryLoader } from '../contract/registry.js';
 import type { WebClient } from '../contract/web-client.js';
 import {
   DEFAULT_DOCUMENT_LIMITS,
@@ -49,7 +49,7 @@ export type KnownPathConfig = Required<
  */
 export interface WalkConfig {
   readonly webClient: WebClient;
-  readonly registry: Registry;
+  readonly registry: Registry | RegistryLoader;
   readonly maxDepth: number;
   readonly concurrency: number;
   readonly maxSitemaps: number;
@@ -136,8 +136,11 @@ export function resolveWalkConfig(
   if (typeof options.webClient?.get !== 'function') {
     throw new InvalidOptionError('webClient', 'is required (an object with get(url, options))');
   }
-  if (typeof options.registry?.xmlFormatFor !== 'function') {
-    throw new InvalidOptionError('registry', 'is required (build one with createRegistry)');
+  if (typeof options.registry !== 'function' && typeof options.registry?.xmlFormatFor !== 'function') {
+    throw new InvalidOptionError(
+      'registry',
+      'is required (build one with createRegistry, or pass a function that returns a promise of one)',
+    );
   }
   const int = (name: string, value: number | undefined, fallback: number, min: number): number => {
     if (value === undefined) return fallback;

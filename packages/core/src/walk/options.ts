@@ -1,7 +1,7 @@
 import type { PageStore } from '../contract/page-store.js';
 import type { ParsedDocument } from '../contract/parsed-document.js';
 import type { HeaderLookup } from '../contract/plugin.js';
-import type { Registry } from '../contract/registry.js';
+import type { Registry, RegistryLoader } from '../contract/registry.js';
 import type { SitemapDate } from '../contract/sitemap-date.js';
 import type { WarningListener } from '../contract/warning.js';
 import type { WebClient } from '../contract/web-client.js';
@@ -55,8 +55,11 @@ export interface ResponseInfo {
 export interface TreeOptions {
   /** How documents are fetched (`@usp-ts/fetcher`'s `createWebClient` on Node). Required. */
   readonly webClient: WebClient;
-  /** The formats documents are parsed with. Required. */
-  readonly registry: Registry;
+  /**
+   * The formats documents are parsed with, or a function giving them on first use (a
+   * `RegistryLoader`: a walk that parses nothing never calls it). Required.
+   */
+  readonly registry: Registry | RegistryLoader;
   /** Fetch `<homepage>robots.txt` first (default true). */
   readonly useRobots?: boolean;
   /** Probe `KNOWN_SITEMAP_PATHS` (default true). */

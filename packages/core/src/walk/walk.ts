@@ -1,6 +1,7 @@
 import { errorText } from '../contract/errors.js';
 import type { ChildRef, Page } from '../contract/model.js';
 import { type ParsedDocument, sitemapFromDocument } from '../contract/parsed-document.js';
+import type { Registry } from '../contract/registry.js';
 import {
   AbstractIndexSitemap,
   InvalidSitemap,
@@ -83,6 +84,8 @@ export class Walk {
    * N query-string spellings that redirect to one URL) fetched and emitted it N times.
    */
   readonly #claimed = new Map<string, string>();
+  /** A `RegistryLoader`'s promise, taken at this walk's first parse. */
+  #loadedRegistry: Promise<Registry> | null = null;
   /** Reports the tree's nodes in order (`onTreeNode`); `null` without that hook. */
   readonly treeOrder: TreeOrder | null;
 
@@ -408,6 +411,14 @@ export class Walk {
     return this.#notRequested(task, reason, 'duplicate-sitemap');
   }
 
+  /** The formats; a `RegistryLoader` is called at the walk's first parse, and only then. */
+  #registry(): Registry | Promise<Registry> {
+    const registry = this.config.registry;
+    if (typeof registry !== 'function') return registry;
+    this.#loadedRegistry ??= registry();
+    return this.#loadedRegistry;
+  }
+
   /** Counts the answer for the walk's outcome and tells the breaker. */
   #record(url: string, response: WebResponse): void {
     this.#outcome.record(url, response);
@@ -470,10 +481,9 @@ export class Walk {
       if (this.#sink !== null) await this.#sink(pages, info);
       this.#progress();
     };
-    const parseOptions: ParseDocumentOptions = {
+    const parseOptions: Omit<ParseDocumentOptions, 'registry'> = {
       url: finalUrl,
       body: response.body,
-      registry: this.config.registry,
       headers: response.headers,
       onPages,
       // Abort and deadline end the parse at once, keeping what was read (the body is cut too).
@@ -485,7 +495,7 @@ export class Walk {
     const parse = this.config.parse;
     let parsed: ParsedDocument;
     try {
-      parsed = await parse(parseOptions);
+      parsed = await parse({ ...parseOptions, registry: await this.#registry() });
     } catch (error) {
       response.cancel();
       const stored = writer.close();

@@ -2,7 +2,7 @@ import { countSite, emptyProgress, readSiteLines, type SiteResult } from '@usp-t
 import { DEFAULT_QUEUE_NAME, enqueueSites } from '@usp-ts/queue-bullmq';
 import { count, flag, type Parsed, redisUrl, str, UsageError } from './args.js';
 import { BatchReport, siteLine } from './batch-report.js';
-import { countSitesOrSay, inputLines } from './input.js';
+import { countSitesOrSay, inputLines } from './input-lines.js';
 
 /** The flags that mean something to the producer; the walk's own belong to `usp worker`. */
 const PRODUCER_FLAGS = new Set(['queue', 'queue-name', 'no-wait', 'full', 'verbose', 'no-progress', 'help']);

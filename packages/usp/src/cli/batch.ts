@@ -11,12 +11,12 @@ import {
   type SiteResult,
 } from '@usp-ts/batch';
 import { DEFAULT_MAX_SITEMAPS, type StateStore, StateStoreError } from '@usp-ts/core';
-import { createDefaultRegistry } from '../plugins.js';
 import { count, flag, type OptionSpec, onePositional, parse, str, UsageError } from './args.js';
 import { tuneJitForBatch } from './batch-jit.js';
 import { BatchReport, siteLine } from './batch-report.js';
+import { loadDefaultRegistry } from './default-registry.js';
 import { groupDigits } from './digits.js';
-import { countSitesOrSay, inputLines } from './input.js';
+import { countSitesOrSay, inputLines } from './input-lines.js';
 import { NETWORK_HELP } from './network.js';
 import { loadOptionalPackage } from './optional-package.js';
 import { capSemiSpaces } from './semi-space-cap.js';
@@ -165,7 +165,7 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
     tuneJitForBatch();
     const results = batchWalk(inputLines(source), {
       webClient: client,
-      registry: createDefaultRegistry(),
+      registry: loadDefaultRegistry,
       sink,
       state,
       sites,

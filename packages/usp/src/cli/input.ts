@@ -1,7 +1,4 @@
-import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
-import { errorText } from '@usp-ts/core';
 import { LOCAL_DUMMY_URL } from '../document.js';
 import { InputFileError } from './cli-errors.js';
 
@@ -33,40 +30,4 @@ export type Namer = (text: string) => string;
 export function inputNamer(file: string): Namer {
   const name = file === '-' ? '<stdin>' : file;
   return (text) => (text.includes(LOCAL_DUMMY_URL) ? text.split(LOCAL_DUMMY_URL).join(name) : text);
-}
-
-/** The lines of a file, or of stdin for -. */
-export async function* inputLines(source: string): AsyncGenerator<string> {
-  const stream = source === '-' ? process.stdin : createReadStream(source);
-  const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
-  try {
-    yield* lines;
-  } finally {
-    lines.close();
-    if (source !== '-') stream.destroy();
-  }
-}
-
-/** Counts the sites of a file (for the ETA), when it is a file and not too large to scan. */
-export async function countSites(source: string): Promise<number | null> {
-  if (source === '-') return null;
-  let n = 0;
-  for await (const line of inputLines(source)) {
-    const t = line.trim();
-    if (t !== '' && !t.startsWith('#')) n++;
-  }
-  return n;
-}
-
-/**
- * `countSites`, or null once stderr says why the file cannot be read (the command then exits 1):
- * the local batch and its queue producer fail the same way.
- */
-export async function countSitesOrSay(source: string): Promise<{ readonly total: number | null } | null> {
-  try {
-    return { total: await countSites(source) };
-  } catch (err) {
-    process.stderr.write(`usp: error: cannot read ${source}: ${errorText(err)}\n`);
-    return null;
-  }
 }
