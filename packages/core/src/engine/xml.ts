@@ -221,8 +221,12 @@ const DETACH_FROM = 12;
 
 const XML_NS = 'http://www.w3.org/XML/1998/namespace';
 
-/** Slots of `#names` less one (a power of two less one), and the longest name remembered. */
+/**
+ * Slots of `#names` less one (a power of two less one), the distinct names remembered at most,
+ * and the longest name remembered.
+ */
 const NAME_SLOTS_MASK = 63;
+const MAX_NAMES = 256;
 const MAX_NAME_LENGTH = 100;
 
 interface ResolvedName {
@@ -283,6 +287,8 @@ class Engine implements XmlEngine {
    * of two strings' characters. Emptied whenever a binding changes.
    */
   #names: (ResolvedName | undefined)[] = new Array(NAME_SLOTS_MASK + 1).fill(undefined);
+  /** Every name remembered, for one that lost its slot to another. */
+  #namesMet = new Map<string, ResolvedName>();
   #pendingXmlns = false;
   #attributes = 0;
 
@@ -445,40 +451,37 @@ class Engine implements XmlEngine {
       this.#declare(attrs, d);
     }
     this.#attributes = 0;
+    const n = name.length;
+    // A slot chosen from characters read directly, not a Map: a Map hashes the name, a new
+    // string at every element, and that costs more than the split it saves. The weights keep
+    // the names of urlsets, indexes and the image, news and hreflang extensions apart.
+    const slot =
+      (n + name.charCodeAt(n - 1) + name.charCodeAt(n - 2) * 25 + name.charCodeAt(n >> 1) * 31) &
+      NAME_SLOTS_MASK;
+    let known = this.#names[slot];
+    if (known === undefined || known.name !== name) {
+      // Two names that share a slot take turns in it, each found again here.
+      known = this.#namesMet.get(name) ?? this.#resolve(name);
+      if (known !== undefined) this.#names[slot] = known;
+    }
     let ns: string;
     let local: string;
-    const n = name.length;
-    // A slot chosen from characters read directly, not a Map: a Map would hash the name, a new
-    // string at every element, and that cost more than the split it saves.
-    const slot = (n * 7 + name.charCodeAt(n - 1) + (name.charCodeAt(n >> 1) << 2)) & NAME_SLOTS_MASK;
-    const known = this.#names[slot];
-    if (known !== undefined && known.name === name) {
+    if (known !== undefined) {
       ns = known.ns;
       local = known.local;
     } else {
+      // Not remembered: an unbound prefix (its warning is decided at each sighting) or a long name.
       const colon = name.indexOf(':');
-      if (colon === -1) {
-        ns = this.#defaultNs;
+      const prefix = colon === -1 ? '' : name.slice(0, colon);
+      if (colon !== -1 && !this.#prefixes.has(prefix)) {
+        // Undeclared prefix: keep the written name, in no namespace, so it can never pass
+        // for an element of a real namespace.
+        this.#unbound(prefix, name);
+        ns = '';
         local = name;
       } else {
-        const prefix = name.slice(0, colon);
-        const bound = this.#prefixes.get(prefix);
-        if (bound === undefined) {
-          // Undeclared prefix: keep the written name, in no namespace, so it can never pass
-          // for an element of a real namespace.
-          this.#unbound(prefix, name);
-          ns = '';
-          local = name;
-        } else {
-          ns = bound;
-          local = name.slice(colon + 1);
-        }
-      }
-      // Not remembered: an unbound name (its warning is decided at each sighting) and a long
-      // one (a document of huge names must not have them kept).
-      if ((ns !== '' || colon === -1) && n <= MAX_NAME_LENGTH) {
-        local = interned(local);
-        this.#names[slot] = { name, ns, local };
+        ns = colon === -1 ? this.#defaultNs : (this.#prefixes.get(prefix) as string);
+        local = colon === -1 ? name : name.slice(colon + 1);
       }
     }
     // One object per depth, refilled for each element: a large document has hundreds of
@@ -523,6 +526,31 @@ class Engine implements XmlEngine {
     );
     const undo = this.#undoDepth;
     if (undo.length > 0 && undo[undo.length - 1] === d) this.#popScope(d);
+  }
+
+  /**
+   * `name` resolved under the current bindings, with an interned local name, and remembered;
+   * `undefined` for a name that is not remembered (an unbound prefix, or longer than
+   * MAX_NAME_LENGTH: a document of huge names must not have them kept).
+   */
+  #resolve(name: string): ResolvedName | undefined {
+    if (name.length > MAX_NAME_LENGTH) return undefined;
+    const colon = name.indexOf(':');
+    let ns: string;
+    let local: string;
+    if (colon === -1) {
+      ns = this.#defaultNs;
+      local = name;
+    } else {
+      const bound = this.#prefixes.get(name.slice(0, colon));
+      if (bound === undefined) return undefined;
+      ns = bound;
+      local = name.slice(colon + 1);
+    }
+    const resolved: ResolvedName = { name, ns, local: interned(local) };
+    if (this.#namesMet.size >= MAX_NAMES) this.#namesMet.clear();
+    this.#namesMet.set(name, resolved);
+    return resolved;
   }
 
   #root(el: XmlElement, name: string): void {
@@ -627,7 +655,7 @@ class Engine implements XmlEngine {
       else continue;
       const value = attrs[key];
       const uri = value.length <= MAX_NAME_LENGTH ? interned(value) : value;
-      this.#names.fill(undefined);
+      this.#forgetNames();
       this.#undoDepth.push(depth);
       this.#undoPrefix.push(prefix);
       if (prefix === '') {
@@ -642,13 +670,18 @@ class Engine implements XmlEngine {
     }
   }
 
+  #forgetNames(): void {
+    this.#names.fill(undefined);
+    this.#namesMet.clear();
+  }
+
   #popScope(depth: number): void {
     const undoDepth = this.#undoDepth;
     while (undoDepth.length > 0 && undoDepth[undoDepth.length - 1] === depth) {
       undoDepth.pop();
       const prefix = this.#undoPrefix.pop() as string;
       const previous = this.#undoPrevious.pop();
-      this.#names.fill(undefined);
+      this.#forgetNames();
       if (prefix === '') this.#defaultNs = previous ?? '';
       else if (previous === undefined) this.#prefixes.delete(prefix);
       else this.#prefixes.set(prefix, previous);
