@@ -129,7 +129,9 @@ export class Walk {
       if (signal.aborted) this.stop('aborted');
       else {
         const onAbort = () => this.stop('aborted');
-        signal.addEventListener('abort', onAbort, { once: true });
+        // A signal aborts once, and `finish` removes the listener: no `{ once: true }`, which
+        // costs Node's EventTarget about three times as much (one per site of a batch).
+        signal.addEventListener('abort', onAbort);
         this.#unlinkSignal = () => signal.removeEventListener('abort', onAbort);
       }
     }
