@@ -47,6 +47,7 @@ const CASES: Record<string, Buffer | string> = {
   'a CR ending the first read, the file ending there': across('x\r', 1),
   'a multi-byte character cut by the read boundary': across('é€😀\nhttp://b.example/\n', 1),
   'invalid UTF-8': Buffer.from([0x68, 0xff, 0xfe, 0x0a, 0xc3, 0x0a, 0xe2, 0x82, 0x0a]),
+  'lines longer than several reads, a CR between them': `${'x'.repeat(3 * CHUNK + 5)}\r${'y'.repeat(2 * CHUNK)}\r\nz`,
   'many lines over several reads': Array.from({ length: 20_000 }, (_, i) => `http://s${i}.example/`).join(
     '\r\n',
   ),

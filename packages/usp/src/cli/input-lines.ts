@@ -7,6 +7,7 @@ const CHUNK_BYTES = 64 * 1024;
 
 /** Where `readline` (which this replaces) breaks lines. */
 const LINE_BREAK = /\r\n|\n|\r/;
+const HAS_BREAK = /[\r\n]/;
 
 /** A file's bytes, or stdin's for -; the file is closed when the reader stops. */
 async function* chunksOf(source: string): AsyncGenerator<Uint8Array> {
@@ -35,16 +36,23 @@ async function* chunksOf(source: string): AsyncGenerator<Uint8Array> {
  */
 export async function* inputLines(source: string): AsyncGenerator<string> {
   const decoder = new StringDecoder('utf8');
-  let partial = '';
+  // The unfinished last line, in pieces: a line longer than a read grows by appending, not by
+  // joining and splitting it again at every read (quadratic in the line's length).
+  let partial: string[] = [];
   for await (const chunk of chunksOf(source)) {
-    const text = partial + decoder.write(chunk as Buffer);
+    const piece = decoder.write(chunk as Buffer);
+    if (!HAS_BREAK.test(piece)) {
+      partial.push(piece);
+      continue;
+    }
+    const text = partial.join('') + piece;
     // A \r at the end may be the first half of a \r\n: it waits for the next chunk.
     const end = text.endsWith('\r') ? text.length - 1 : text.length;
     const lines = text.slice(0, end).split(LINE_BREAK);
-    partial = (lines.pop() as string) + text.slice(end);
+    partial = [(lines.pop() as string) + text.slice(end)];
     yield* lines;
   }
-  const lines = (partial + decoder.end()).split(LINE_BREAK);
+  const lines = (partial.join('') + decoder.end()).split(LINE_BREAK);
   if (lines[lines.length - 1] === '') lines.pop();
   yield* lines;
 }
