@@ -5,7 +5,7 @@ import { runNode, type SiteFarm, startSiteFarm } from '@usp-ts/test-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BATCH_SEMI_SPACE_MB } from '../src/cli/batch.js';
 import { V8_DEFAULT_INTERRUPT_BUDGET } from '../src/cli/batch-jit.js';
-import { CLI, cliEnv } from './cli-helpers.js';
+import { CLI, cliEnv, writeAnsweringSites } from './cli-helpers.js';
 
 // How much V8's optimising compiler does in a batch process shows only in V8's own trace
 // (printed on stdout), so `usp batch` runs in a child with it. The same run with the interrupt
@@ -22,13 +22,7 @@ const probe = join(dir, 'probe.mjs');
 
 beforeAll(async () => {
   farm = await startSiteFarm({ sites: 40, seed: 11, octet: 79, pages: [20, 120] });
-  writeFileSync(
-    sitesFile,
-    farm.sites
-      .filter((s) => s.kind !== 'hang')
-      .map((s) => s.homepage)
-      .join('\n'),
-  );
+  writeAnsweringSites(sitesFile, farm);
   writeFileSync(
     probe,
     `import { getHeapSpaceStatistics } from 'node:v8';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runNode, type SiteFarm, startSiteFarm } from '@usp-ts/test-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, cliEnv } from './cli-helpers.js';
+import { CLI, cliEnv, writeAnsweringSites } from './cli-helpers.js';
 
 // `usp batch` imports the format packages only when a site first has a document to parse (core's
 // RegistryLoader): a run where nothing changed answers 304 everywhere and parses nothing. What a
@@ -18,13 +18,7 @@ const probe = join(dir, 'probe.mjs');
 
 beforeAll(async () => {
   farm = await startSiteFarm({ sites: 12, seed: 5, octet: 82, pages: [5, 30] });
-  writeFileSync(
-    sitesFile,
-    farm.sites
-      .filter((s) => s.kind !== 'hang')
-      .map((s) => s.homepage)
-      .join('\n'),
-  );
+  writeAnsweringSites(sitesFile, farm);
   writeFileSync(
     probe,
     `import { register } from 'node:module';

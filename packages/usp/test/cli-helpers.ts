@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { runNode } from '@usp-ts/test-server';
+import { runNode, type SiteFarm } from '@usp-ts/test-server';
 
 /** The built bin: tests run what users run. `pnpm test` builds first. */
 export const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
@@ -40,4 +40,15 @@ export function spawnCli(
     env: cliEnv(env),
   });
   return child as ChildProcess & { stdout: NodeJS.ReadableStream };
+}
+
+/** Writes a sites file of `farm`'s homepages, one a line, less its host that never answers. */
+export function writeAnsweringSites(file: string, farm: SiteFarm): void {
+  writeFileSync(
+    file,
+    farm.sites
+      .filter((s) => s.kind !== 'hang')
+      .map((s) => s.homepage)
+      .join('\n'),
+  );
 }
