@@ -1,5 +1,6 @@
 import type { DateTime } from 'luxon';
 import { SitemapDate } from '../contract/sitemap-date.js';
+import { isAsciiDigit } from './ascii.js';
 import { isPythonSpace } from './lines.js';
 import { luxonDateTime } from './luxon-module.cjs';
 
@@ -118,7 +119,7 @@ function generalW3cDate(s: string): SitemapDate | null | typeof NOT_W3C {
   let micros = 0;
   if (i < end) {
     c = s.charCodeAt(i);
-    if ((c === 0x54 /* T */ || c === 0x74 /* t */ || c === 0x20) && isDigit(s.charCodeAt(i + 1))) {
+    if ((c === 0x54 /* T */ || c === 0x74 /* t */ || c === 0x20) && isAsciiDigit(s.charCodeAt(i + 1))) {
       i++;
       const run = digitRun(s, i, end);
       let hour: number;
@@ -152,12 +153,12 @@ function generalW3cDate(s: string): SitemapDate | null | typeof NOT_W3C {
       }
       if (withSeconds && i < end) {
         c = s.charCodeAt(i);
-        if ((c === 0x2e /* . */ || c === 0x2c) /* , */ && isDigit(s.charCodeAt(i + 1))) {
+        if ((c === 0x2e /* . */ || c === 0x2c) /* , */ && isAsciiDigit(s.charCodeAt(i + 1))) {
           i++;
           // Python truncates to microseconds; so do we (no rounding into the next second).
           let frac = 0;
           let n = 0;
-          while (i < end && isDigit(s.charCodeAt(i))) {
+          while (i < end && isAsciiDigit(s.charCodeAt(i))) {
             if (n < 6) {
               frac = frac * 10 + (s.charCodeAt(i) - 48);
               n++;
@@ -245,11 +246,11 @@ function parseWeek(
       weekday = s.charCodeAt(i + 1) - 48;
       i += 2;
     }
-  } else if (i < end && isDigit(s.charCodeAt(i))) {
+  } else if (i < end && isAsciiDigit(s.charCodeAt(i))) {
     weekday = s.charCodeAt(i) - 48;
     i++;
   }
-  if (i < end && isDigit(s.charCodeAt(i))) return NOT_W3C;
+  if (i < end && isAsciiDigit(s.charCodeAt(i))) return NOT_W3C;
   if (year === 0 || week < 1 || weekday < 1 || weekday > 7) return null;
   const jan4 = daysFromCivil(year, 1, 4);
   const week1Monday = jan4 - mondayBasedWeekday(jan4);
@@ -258,10 +259,6 @@ function parseWeek(
   const weeks = jan1Weekday === 3 || (jan1Weekday === 2 && isLeap(year)) ? 53 : 52;
   if (week > weeks) return null;
   return { days: week1Monday + (week - 1) * 7 + weekday - 1, next: i };
-}
-
-function isDigit(c: number): boolean {
-  return c >= 48 && c <= 57;
 }
 
 /**
@@ -338,7 +335,7 @@ function digits(s: string, i: number, n: number): number {
 /** How many ASCII digits follow from `i` (before `end`). */
 function digitRun(s: string, i: number, end: number): number {
   let j = i;
-  while (j < end && isDigit(s.charCodeAt(j))) j++;
+  while (j < end && isAsciiDigit(s.charCodeAt(j))) j++;
   return j - i;
 }
 
@@ -532,7 +529,7 @@ function parseLooseDate(input: string): SitemapDate | null {
     if (prefixed !== null) before = before.slice(0, prefixed.index);
     const separated = before.endsWith(' ') || prefixed !== null;
     // `2024-05-06` ends in `-06` too: a bare offset must follow a time or a space.
-    if (separated || (HAS_TIME_RE.test(before) && isDigit(before.charCodeAt(before.length - 1)))) {
+    if (separated || (HAS_TIME_RE.test(before) && isAsciiDigit(before.charCodeAt(before.length - 1)))) {
       const h = Number(num[2]);
       const m = num[3] === undefined ? 0 : Number(num[3]);
       if (m > 59 || h * 60 + m > MAX_OFFSET_MINUTES) return null;
@@ -548,7 +545,7 @@ function parseLooseDate(input: string): SitemapDate | null {
       const before = s.slice(0, s.length - name.length);
       if (
         known !== undefined &&
-        (before === '' || before.endsWith(' ') || isDigit(before.charCodeAt(before.length - 1)))
+        (before === '' || before.endsWith(' ') || isAsciiDigit(before.charCodeAt(before.length - 1)))
       ) {
         offset = known;
         s = before.trimEnd();

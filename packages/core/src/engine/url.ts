@@ -1,4 +1,5 @@
 import { InvalidUrlError } from '../contract/errors.js';
+import { isAsciiDigit } from './ascii.js';
 import { isPythonSpace } from './lines.js';
 
 /**
@@ -217,10 +218,6 @@ function hasPlainHost(url: string): boolean {
   if (i === n) return true;
   const c = url.charCodeAt(i);
   return c === 0x2f || c === 0x3f || c === 0x23;
-}
-
-function isAsciiDigit(c: number): boolean {
-  return c >= 0x30 && c <= 0x39;
 }
 
 /**
