@@ -41,6 +41,23 @@ function hostOf(url: string): string {
 }
 
 /**
+ * The end of `url`'s `scheme://authority/` when it has that plain shape (no `\\`, `?` or `#` in
+ * the authority, which would end it early, and no slash right after `//`, which the parser would
+ * skip): two URLs with the same such prefix have the same host name. -1 otherwise.
+ */
+function plainAuthorityEnd(url: string): number {
+  const start = url.startsWith('http://') ? 7 : url.startsWith('https://') ? 8 : -1;
+  if (start < 0) return -1;
+  const slash = url.indexOf('/', start);
+  if (slash <= start) return -1;
+  for (let i = start; i < slash; i++) {
+    const c = url.charCodeAt(i);
+    if (c === 0x5c || c === 0x3f || c === 0x23) return -1;
+  }
+  return slash + 1;
+}
+
+/**
  * One site's view of the shared client: each request first waits at the politeness gate (and
  * holds its slot until the body is read or dropped), and is recorded (status, validators, bytes,
  * body hash, time) under the URL requested.
@@ -58,13 +75,33 @@ export class RecordingClient implements WebClient {
     lastFailure: '',
   };
 
+  /** The last `scheme://authority/` looked up and its host: a site's requests share one. */
+  #lastPrefix = '';
+  #lastHost = '';
+
   constructor(
     readonly inner: WebClient,
     readonly gate: PolitenessGate,
   ) {}
 
+  /** `url`'s host name, the URL parsed only when its authority differs from the last one's. */
+  #hostOf(url: string): string {
+    const end = plainAuthorityEnd(url);
+    if (end < 0) return hostOf(url);
+    if (end === this.#lastPrefix.length && url.startsWith(this.#lastPrefix)) return this.#lastHost;
+    let host: string;
+    try {
+      host = new URL(url).hostname;
+    } catch {
+      return url;
+    }
+    this.#lastPrefix = url.slice(0, end);
+    this.#lastHost = host;
+    return host;
+  }
+
   async get(url: string, options: WebRequestOptions = {}): Promise<WebResponse> {
-    const host = hostOf(url);
+    const host = this.#hostOf(url);
     this.hosts.add(host);
     const release = await this.gate.acquire(host, options.signal);
     const started = performance.now();
@@ -78,7 +115,7 @@ export class RecordingClient implements WebClient {
       throw error;
     }
     this.counts.requests++;
-    if (response.url !== url) this.hosts.add(hostOf(response.url));
+    if (response.url !== url) this.hosts.add(this.#hostOf(response.url));
     if (response.kind === 'error') {
       release();
       if (response.status === null) {

@@ -22,6 +22,8 @@ interface NodeInit {
   warnings?: Warning[];
 }
 
+type PagesInit = NodeInit & { pages?: readonly Page[]; stored?: StoredPages };
+
 /** What every sitemap node has. Node `type`s are usp's class names. */
 abstract class BaseSitemap {
   /** True for this node class (or a subclass) from any copy of core (see brand.ts). */
@@ -29,12 +31,16 @@ abstract class BaseSitemap {
     return isBranded(this, value);
   }
 
+  // Fields are `declare`d and set in the constructors, in the order the emitted class fields
+  // gave them (base first, then `type`): a class field is defined on each new object through an
+  // IC that goes megamorphic across the node classes, about twice the cost of an assignment,
+  // for every node of every walk (a batch builds several a site).
   abstract readonly type: SitemapType;
-  readonly url: string;
+  declare readonly url: string;
   /** The `<lastmod>` of the index entry that named this sitemap; `null` when none. */
-  readonly lastModified: SitemapDate | null;
+  declare readonly lastModified: SitemapDate | null;
   /** Warnings raised while fetching and parsing this document (not its children). */
-  readonly warnings: Warning[];
+  declare readonly warnings: Warning[];
 
   constructor(init: NodeInit) {
     this.url = init.url;
@@ -64,7 +70,7 @@ abstract class BaseSitemap {
 
 export abstract class AbstractIndexSitemap extends BaseSitemap {
   abstract override readonly type: IndexSitemapType;
-  readonly subSitemaps: Sitemap[];
+  declare readonly subSitemaps: Sitemap[];
   constructor(init: NodeInit & { subSitemaps?: Sitemap[] }) {
     super(init);
     this.subSitemaps = init.subSitemaps ?? [];
@@ -74,7 +80,7 @@ export abstract class AbstractIndexSitemap extends BaseSitemap {
 export abstract class AbstractPagesSitemap extends BaseSitemap {
   abstract override readonly type: PagesSitemapType;
   #stored: StoredPages;
-  constructor(init: NodeInit & { pages?: readonly Page[]; stored?: StoredPages }) {
+  constructor(init: PagesInit) {
     super(init);
     this.#stored = init.stored ?? storedPages(init.pages ?? []);
   }
@@ -101,26 +107,28 @@ export abstract class AbstractPagesSitemap extends BaseSitemap {
 
 /** The root of a walk: the homepage, with robots.txt and known-path sitemaps as children. */
 export class IndexWebsiteSitemap extends AbstractIndexSitemap {
-  readonly type = 'IndexWebsiteSitemap' as const;
+  declare readonly type: 'IndexWebsiteSitemap';
   /** How the walk that built this tree ended (`ok`, `unreachable`, `partial`) and why. */
-  readonly summary: WalkSummary;
+  declare readonly summary: WalkSummary;
   constructor(init: NodeInit & { subSitemaps?: Sitemap[]; summary?: WalkSummary }) {
     super(init);
+    this.type = 'IndexWebsiteSitemap';
     this.summary = init.summary ?? OK_SUMMARY;
   }
 }
 
 /** A robots.txt; children are its `Sitemap:` lines. */
 export class IndexRobotsTxtSitemap extends AbstractIndexSitemap {
-  readonly type = 'IndexRobotsTxtSitemap' as const;
+  declare readonly type: 'IndexRobotsTxtSitemap';
   /** The rest of robots.txt (groups, allow/disallow), when the robots format provides it. */
-  readonly robots: RobotsRules | null;
+  declare readonly robots: RobotsRules | null;
   /** The `Sitemap:` entries as written, whether or not they were fetched. */
-  readonly entries: readonly ChildRef[];
+  declare readonly entries: readonly ChildRef[];
   constructor(
     init: NodeInit & { subSitemaps?: Sitemap[]; robots?: RobotsRules | null; entries?: readonly ChildRef[] },
   ) {
     super(init);
+    this.type = 'IndexRobotsTxtSitemap';
     this.robots = init.robots ?? null;
     this.entries = init.entries ?? [];
   }
@@ -128,34 +136,52 @@ export class IndexRobotsTxtSitemap extends AbstractIndexSitemap {
 
 /** A `<sitemapindex>`. */
 export class IndexXMLSitemap extends AbstractIndexSitemap {
-  readonly type = 'IndexXMLSitemap' as const;
+  declare readonly type: 'IndexXMLSitemap';
   /** The `<sitemap>` entries as written (with their `<lastmod>`), whether or not they were fetched. */
-  readonly entries: readonly ChildRef[];
+  declare readonly entries: readonly ChildRef[];
   constructor(init: NodeInit & { subSitemaps?: Sitemap[]; entries?: readonly ChildRef[] }) {
     super(init);
+    this.type = 'IndexXMLSitemap';
     this.entries = init.entries ?? [];
   }
 }
 
 export class PagesXMLSitemap extends AbstractPagesSitemap {
-  readonly type = 'PagesXMLSitemap' as const;
+  declare readonly type: 'PagesXMLSitemap';
+  constructor(init: PagesInit) {
+    super(init);
+    this.type = 'PagesXMLSitemap';
+  }
 }
 export class PagesTextSitemap extends AbstractPagesSitemap {
-  readonly type = 'PagesTextSitemap' as const;
+  declare readonly type: 'PagesTextSitemap';
+  constructor(init: PagesInit) {
+    super(init);
+    this.type = 'PagesTextSitemap';
+  }
 }
 export class PagesRSSSitemap extends AbstractPagesSitemap {
-  readonly type = 'PagesRSSSitemap' as const;
+  declare readonly type: 'PagesRSSSitemap';
+  constructor(init: PagesInit) {
+    super(init);
+    this.type = 'PagesRSSSitemap';
+  }
 }
 export class PagesAtomSitemap extends AbstractPagesSitemap {
-  readonly type = 'PagesAtomSitemap' as const;
+  declare readonly type: 'PagesAtomSitemap';
+  constructor(init: PagesInit) {
+    super(init);
+    this.type = 'PagesAtomSitemap';
+  }
 }
 
 /** A sitemap that could not be fetched or parsed; `reason` says why. */
 export class InvalidSitemap extends BaseSitemap {
-  readonly type = 'InvalidSitemap' as const;
-  readonly reason: string;
+  declare readonly type: 'InvalidSitemap';
+  declare readonly reason: string;
   constructor(init: NodeInit & { reason: string }) {
     super(init);
+    this.type = 'InvalidSitemap';
     this.reason = init.reason;
   }
 }
@@ -195,9 +221,6 @@ const PAGES_CLASSES = {
 } as const;
 
 /** Builds a pages node of the given type (used by the document parser and the tree). */
-export function createPagesSitemap(
-  type: PagesSitemapType,
-  init: NodeInit & { pages?: readonly Page[]; stored?: StoredPages },
-): PagesSitemap {
+export function createPagesSitemap(type: PagesSitemapType, init: PagesInit): PagesSitemap {
   return new PAGES_CLASSES[type](init);
 }

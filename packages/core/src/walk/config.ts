@@ -119,6 +119,29 @@ export const WALK_OPTIONS = { ...TREE_OPTIONS, bufferPages: true } satisfies Rec
   true
 >;
 
+/** A whole-number option: `fallback` when absent, `Infinity` allowed. */
+function int(name: string, value: number | undefined, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (value === Number.POSITIVE_INFINITY) return value;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
+    throw new InvalidOptionError(name, `must be an integer >= ${min}`);
+  }
+  return value;
+}
+
+const HOOKS = [
+  'recurseCallback',
+  'recurseListCallback',
+  'onWarning',
+  'onProgress',
+  'parse',
+  'conditionalRequest',
+  'onDocument',
+  'onTreeNode',
+  'onResponse',
+  'gunzip',
+] as const;
+
 /**
  * Checks a walk's options (unknown keys with "did you mean", types, ranges) and resolves them
  * into the one config the walk reads. Throws `InvalidOptionError`.
@@ -142,14 +165,6 @@ export function resolveWalkConfig(
       'is required (build one with createRegistry, or pass a function that returns a promise of one)',
     );
   }
-  const int = (name: string, value: number | undefined, fallback: number, min: number): number => {
-    if (value === undefined) return fallback;
-    if (value === Number.POSITIVE_INFINITY) return value;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
-      throw new InvalidOptionError(name, `must be an integer >= ${min}`);
-    }
-    return value;
-  };
   int('maxChildrenPerIndex', options.maxChildrenPerIndex, 1, 1);
   const deadline = options.deadlineMs;
   if (deadline !== undefined && (typeof deadline !== 'number' || !(deadline > 0))) {
@@ -162,12 +177,8 @@ export function resolveWalkConfig(
   ) {
     throw new InvalidOptionError('hostPolicy', "must be 'any' or 'same-site'");
   }
-  for (const name of ['knownPaths', 'extraKnownPaths'] as const) {
-    const paths = options[name];
-    if (paths !== undefined && (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string'))) {
-      throw new InvalidOptionError(name, 'must be an array of strings');
-    }
-  }
+  checkPaths('knownPaths', options.knownPaths);
+  checkPaths('extraKnownPaths', options.extraKnownPaths);
   if (options.sitemaps !== undefined) {
     if (!Array.isArray(options.sitemaps))
       throw new InvalidOptionError('sitemaps', 'must be an array of URLs');
@@ -177,26 +188,8 @@ export function resolveWalkConfig(
       }
     }
   }
-  for (const [key, value] of Object.entries(options.documentLimits ?? {})) {
-    if (!(key in DEFAULT_DOCUMENT_LIMITS))
-      throw new InvalidOptionError(`documentLimits.${key}`, 'unknown limit');
-    if (value !== undefined && (typeof value !== 'number' || Number.isNaN(value) || value < 1)) {
-      throw new InvalidOptionError(`documentLimits.${key}`, 'must be a number >= 1');
-    }
-  }
-  const hooks = [
-    'recurseCallback',
-    'recurseListCallback',
-    'onWarning',
-    'onProgress',
-    'parse',
-    'conditionalRequest',
-    'onDocument',
-    'onTreeNode',
-    'onResponse',
-    'gunzip',
-  ] as const;
-  for (const name of hooks) {
+  if (options.documentLimits !== undefined) checkDocumentLimits(options.documentLimits);
+  for (const name of HOOKS) {
     if (options[name] !== undefined && typeof options[name] !== 'function') {
       throw new InvalidOptionError(name, 'must be a function');
     }
@@ -258,6 +251,22 @@ export function resolveWalkConfig(
         : null,
     dropSoft404: options.dropSoft404 ?? true,
   };
+}
+
+function checkPaths(name: string, paths: readonly string[] | undefined): void {
+  if (paths !== undefined && (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string'))) {
+    throw new InvalidOptionError(name, 'must be an array of strings');
+  }
+}
+
+function checkDocumentLimits(limits: Partial<DocumentLimits>): void {
+  for (const [key, value] of Object.entries(limits ?? {})) {
+    if (!(key in DEFAULT_DOCUMENT_LIMITS))
+      throw new InvalidOptionError(`documentLimits.${key}`, 'unknown limit');
+    if (value !== undefined && (typeof value !== 'number' || Number.isNaN(value) || value < 1)) {
+      throw new InvalidOptionError(`documentLimits.${key}`, 'must be a number >= 1');
+    }
+  }
 }
 
 function breakerOf(option: TreeOptions['originBreaker']): OriginBreaker | null {

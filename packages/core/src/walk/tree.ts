@@ -1,6 +1,7 @@
 import { InvalidUrlError } from '../contract/errors.js';
 import { countingPageStore, memoryPageStore } from '../contract/page-store.js';
 import {
+  AbstractIndexSitemap,
   IndexRobotsTxtSitemap,
   IndexWebsiteSitemap,
   type PagesTextSitemap,
@@ -227,11 +228,17 @@ function keepTopLevel(walk: Walk, result: FetchResult): boolean {
  * fetched.
  */
 function descendantsOf(robots: FetchResult): Ancestry {
-  const urls = new Set<string>();
-  const keys = new Set<string>();
-  for (const s of robots.node.allSitemaps()) {
-    urls.add(s.url);
-    keys.add(safeKey(s.url));
+  const ancestry = { keys: new Set<string>(), urls: new Set<string>() };
+  addDescendants(robots.node, ancestry);
+  return ancestry;
+}
+
+/** `allSitemaps()`'s order without its nested generators (one per node, per site of a batch). */
+function addDescendants(node: Sitemap, into: { keys: Set<string>; urls: Set<string> }): void {
+  if (!(node instanceof AbstractIndexSitemap)) return;
+  for (const s of node.subSitemaps) {
+    into.urls.add(s.url);
+    into.keys.add(safeKey(s.url));
+    addDescendants(s, into);
   }
-  return { keys, urls };
 }
