@@ -1,15 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runNode, type SiteFarm, startSiteFarm } from '@usp-ts/test-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BATCH_SEMI_SPACE_MB } from '../src/cli/batch.js';
-import {
-  BATCH_INTERRUPT_BUDGET_FACTOR,
-  hasSpareCore,
-  V8_DEFAULT_INTERRUPT_BUDGET,
-} from '../src/cli/batch-jit.js';
+import { V8_DEFAULT_INTERRUPT_BUDGET } from '../src/cli/batch-jit.js';
 import { CLI, cliEnv, writeAnsweringSites } from './cli-helpers.js';
 
 // How much V8's optimising compiler does in a batch process shows only in V8's own trace
@@ -19,10 +14,6 @@ import { CLI, cliEnv, writeAnsweringSites } from './cli-helpers.js';
 // second start-up of Node, paid before the first request), how large its young generation gets
 // and whether Node compiles its built-in modules from the code cache (V8 flags set too early make
 // it compile them from source) are seen from inside the child, through a module given to --import.
-
-const HAS_TASKSET = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
-/** Runs `taskset -c 0 node ARGS…` (the arguments after `--`) and passes its output and status on. */
-const ONE_CORE_LAUNCHER = `const r = require('node:child_process').spawnSync('taskset', ['-c', '0', process.execPath, ...process.argv.slice(1)], { stdio: 'inherit' }); process.exit(r.status ?? 1);`;
 
 let farm: SiteFarm;
 const dir = mkdtempSync(join(tmpdir(), 'usp-batch-jit-'));
@@ -59,13 +50,9 @@ async function batchRun(
   out: string,
   extra: string[] = [],
   env: Record<string, string> = {},
-  oneCore = false,
 ) {
   const run = await runNode(
     [
-      // Node started again by `taskset`, on the first core only (`availableParallelism()`
-      // follows the affinity mask).
-      ...(oneCore ? ['-e', ONE_CORE_LAUNCHER, '--'] : []),
       ...nodeFlags,
       CLI,
       'batch',
@@ -85,30 +72,20 @@ async function batchRun(
   return run;
 }
 
-async function optimisedFunctions(nodeFlags: string[], out: string, oneCore = false): Promise<number> {
-  const run = await batchRun(['--trace-opt', ...nodeFlags], out, [], {}, oneCore);
+async function optimisedFunctions(nodeFlags: string[], out: string): Promise<number> {
+  const run = await batchRun(['--trace-opt', ...nodeFlags], out);
   return run.stdout.split('\n').filter((l) => l.startsWith('[completed optimizing')).length;
 }
 
 describe('usp batch and V8', () => {
-  it.runIf(HAS_TASKSET)('on one core optimises far fewer functions than V8 would by default', async () => {
-    const tuned = await optimisedFunctions([], 'tuned', true);
+  it('optimises far fewer functions than V8 would by default', async () => {
+    const tuned = await optimisedFunctions([], 'tuned');
     const byDefault = await optimisedFunctions(
       [`--interrupt-budget=${V8_DEFAULT_INTERRUPT_BUDGET}`],
       'default',
-      true,
     );
     expect(byDefault).toBeGreaterThan(0);
     expect(tuned).toBeLessThan(byDefault * 0.75);
-  });
-
-  it.runIf(hasSpareCore())('with a core to spare leaves V8 its own budget', async () => {
-    const spare = await optimisedFunctions([], 'spare');
-    const tunedBudget = await optimisedFunctions(
-      [`--interrupt-budget=${V8_DEFAULT_INTERRUPT_BUDGET * BATCH_INTERRUPT_BUDGET_FACTOR}`],
-      'tuned-budget',
-    );
-    expect(spare).toBeGreaterThan(tunedBudget / 0.75);
   });
 
   it('walks on the main thread, its young generation capped, every built-in module from the code cache', async () => {

@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { mayTuneV8 } from './v8-flags.js';
 
@@ -19,8 +18,7 @@ const JIT_FLAGS = /interrupt-budget|jitless|(?:^|\s)--(?:no-)?(?:opt|turbofan|ma
  * is large (async functions with much inlined), and in a run of 1,000 sites with nothing to fetch
  * the compiles took more instructions than the batch thread itself (callgrind: 4.3 G against
  * 4.0 G), on the same two cores. With a larger interrupt budget only functions that run much
- * longer are optimised. Counted in instructions, that is; the local `usp batch` tunes only on
- * one core (`hasSpareCore`). `usp worker` runs the same job and tunes, and so does the
+ * longer are optimised. `usp worker` runs the same job, so it does the same, and so does the
  * producer (`usp batch --queue`: per site, a job added and its end read; callgrind, 1,000 jobs:
  * 1.50 M instructions per site before, 1.23 M with it). Process-wide, so
  * for the CLI's own process only, never the library;
@@ -30,17 +28,4 @@ export function tuneJitForBatch(): void {
   if (tuned || !mayTuneV8(JIT_FLAGS)) return;
   tuned = true;
   setFlagsFromString(`--interrupt-budget=${V8_DEFAULT_INTERRUPT_BUDGET * BATCH_INTERRUPT_BUDGET_FACTOR}`);
-}
-
-/**
- * Whether this process may use more than one core. V8 optimises on background threads: with a
- * core to spare, its compiles run beside the walk instead of in its way, and `usp batch` (walking
- * here, not through a queue) leaves V8's budget as it is. Measured on the bench's no-change run of
- * 1,000 sites (two cores, six alternated pairs): the batch thread's own CPU 0.83× of the tuned
- * budget's (1.27 s against 1.52 s, medians), the process's 1.1-1.2× (the compiles, on the other
- * core); on a fresh run its wall is the same. The budget is raised only on one core, where every
- * compile is taken from the walk (`taskset -c 0` shows it).
- */
-export function hasSpareCore(cores = availableParallelism()): boolean {
-  return cores >= 2;
 }

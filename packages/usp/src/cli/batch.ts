@@ -12,7 +12,7 @@ import {
 } from '@usp-ts/batch';
 import { DEFAULT_MAX_SITEMAPS, type StateStore, StateStoreError } from '@usp-ts/core';
 import { count, flag, type OptionSpec, onePositional, parse, str, UsageError } from './args.js';
-import { hasSpareCore, tuneJitForBatch } from './batch-jit.js';
+import { tuneJitForBatch } from './batch-jit.js';
 import { BatchReport, siteLine } from './batch-report.js';
 import { loadDefaultRegistry } from './default-registry.js';
 import { groupDigits } from './digits.js';
@@ -162,7 +162,7 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
     // while V8's flags are the defaults. The cap first: it loads perf_hooks before its own flags
     // (and watches V8's flags only when a worker thread starts, which a batch never does).
     capSemiSpaces(BATCH_SEMI_SPACE_MB);
-    if (!hasSpareCore()) tuneJitForBatch();
+    tuneJitForBatch();
     const results = batchWalk(inputLines(source), {
       webClient: client,
       registry: loadDefaultRegistry,
