@@ -98,6 +98,39 @@ describe('walkSite with a state', () => {
     ]);
   });
 
+  it('writes each sitemap row with its fields in one order, optional ones in place', async () => {
+    const site = new FixtureSite();
+    const server = await opened.server(
+      {
+        '/b.xml': (_req, res) => {
+          res.writeHead(301, { location: '/b2.xml' });
+          res.end();
+        },
+        '*': site.route,
+      },
+      { host: '127.0.3.9' },
+    );
+    const home = `${server.origin}/`;
+    const state = memoryStateStore();
+    publish(site, home, { aLastmod: '2026-11-01', bLastmod: '2026-11-01', bPages: ['b1@2026-11-01'] });
+    site.set('/b2.xml', urlset([{ loc: `${home}b1` }]));
+    const first = context(state);
+    await walkSite({ site: home }, first.ctx);
+    const keys = (url: string) =>
+      Object.keys(first.sink.rows.sitemaps.find((s) => s.url === `${home}${url}`) ?? {});
+    const common = ['parent', 'type', 'status', 'notModified', 'skipped', 'etag', 'lastModified'];
+    const tail = ['bytes', 'pages', 'ms', 'change'];
+    expect(keys('robots.txt')).toEqual(['site', 'url', ...common, ...tail]);
+    expect(keys('b.xml')).toEqual(['site', 'url', 'finalUrl', ...common, ...tail]);
+    // An index child that is not a sitemap: invalid, with its reason last.
+    site.set('/idx.xml', sitemapIndex([{ loc: `${home}c.xml` }]));
+    site.set('/c.xml', '<html>not a sitemap</html>');
+    const second = context(memoryStateStore());
+    await walkSite({ site: home }, second.ctx);
+    const invalid = second.sink.rows.sitemaps.find((s) => s.url === `${home}c.xml`);
+    expect(Object.keys(invalid ?? {})).toEqual(['site', 'url', ...common, 'bytes', 'pages', 'ms', 'reason']);
+  });
+
   it('skips a child whose index lastmod did not move only once the site proved its lastmod honest', async () => {
     const { site, home } = await startSite('127.0.3.2');
     const state = memoryStateStore();

@@ -100,7 +100,8 @@ export function hopRequest(
         body = new parts.BodyReadable({
           resume,
           abort: () => abort?.(),
-          ...(typeof contentType === 'string' ? { contentType } : {}),
+          // undici's own `request` passes `undefined` for an absent Content-Type too.
+          contentType: typeof contentType === 'string' ? contentType : undefined,
           contentLength: typeof length === 'string' ? Number(length) : null,
         });
         body.on('close', done);

@@ -611,17 +611,15 @@ class UndiciWebClient implements FetcherWebClient {
       return { kind: 'final', response: notModified };
     }
     const retryAfterMs = parseRetryAfter(firstHeader(headers['retry-after'])) ?? undefined;
-    const response: FetchErrorResponse = {
-      ...errorResponse(
-        requestedUrl,
-        status,
-        'http-status',
-        `${status} ${statusText}`.trim(),
-        RETRYABLE_STATUSES.has(status),
-        attempt,
-      ),
-      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-    };
+    const response = errorResponse(
+      requestedUrl,
+      status,
+      'http-status',
+      `${status} ${statusText}`.trim(),
+      RETRYABLE_STATUSES.has(status),
+      attempt,
+    );
+    if (retryAfterMs !== undefined) (response as { retryAfterMs?: number }).retryAfterMs = retryAfterMs;
     return { kind: 'final', response };
   }
 
