@@ -16,6 +16,23 @@ describe('the undici parts the fetcher loads', () => {
     expect(parts.request).toBe(entry.Dispatcher.prototype.request);
   });
 
+  it("build answers from undici's own body stream and header parser (no silent fallback)", async () => {
+    // Without them every answer goes through `request` again, with a body stream per 304: still
+    // correct, so only this says that an undici update moved them.
+    const { hop } = undiciCore();
+    expect(hop).not.toBeNull();
+    const entry = createRequire(import.meta.url)('undici') as typeof Undici;
+    expect(hop?.parseHeaders).toBe(entry.util.parseHeaders);
+    const server = await startTestServer({ '/small': { body: 'small' } });
+    try {
+      const res = await entry.request(`${server.origin}/small`);
+      expect(res.body).toBeInstanceOf(hop?.BodyReadable as NonNullable<typeof hop>['BodyReadable']);
+      expect(await res.body.text()).toBe('small');
+    } finally {
+      await server.close();
+    }
+  });
+
   // Which built-in modules a process loaded is per process: looked at in a child, with the built
   // package (`pnpm test` builds it first).
   it('leave node:http2, node:tls and node:crypto unloaded for a plain-http request', async () => {
