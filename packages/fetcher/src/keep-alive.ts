@@ -6,8 +6,22 @@ function hostKey(host: string): string {
   return h.startsWith('[') && h.endsWith(']') ? h.slice(1, -1) : h;
 }
 
+/**
+ * What an idle socket closed by `closeIdle` ends with. undici takes the error a socket ends with
+ * as the reason its connection ended; without one it builds a `SocketError('closed')` (its stack
+ * captured, its socket's addresses read) for each. `UND_ERR_INFO` is undici's code for an end
+ * that fails no request (there is none on an idle socket). One object for all: nobody reads it.
+ */
+const CLOSED_IDLE: Error & { code: string } = Object.assign(new Error('idle connection closed'), {
+  code: 'UND_ERR_INFO',
+});
+
+function closeIdleSocket(socket: Socket): void {
+  socket.destroy(CLOSED_IDLE);
+}
+
 function closeIfIdle(socket: Socket, a: Adopted): void {
-  if (!a.wanted && !socket.destroyed) socket.destroy();
+  if (!a.wanted && !socket.destroyed) closeIdleSocket(socket);
 }
 
 /** Timer functions, so a client can hand its own (ref-aware) ones to the helpers it uses. */
@@ -105,7 +119,7 @@ export class KeepAlive implements Timers {
     for (const [socket, a] of this.#sockets) {
       if (socket.destroyed || !keys.has(a.host)) continue;
       if (a.wanted) a.closeWhenIdle = true;
-      else socket.destroy();
+      else closeIdleSocket(socket);
     }
   }
 
