@@ -66,21 +66,36 @@ export function noParserReason(url: string, detail?: string): string {
  * `warnings` lists; nothing is copied.
  */
 export function sitemapFromDocument(doc: ParsedDocument, parts: DocumentNodeParts = {}): Sitemap {
-  const init = { url: doc.url, lastModified: parts.lastModified ?? null, warnings: doc.warnings };
+  // Each init written out, not `{ ...init, more }`: V8 gives every object made by an object
+  // spread a map of its own, so the node constructors' reads of it would all miss their caches.
+  const url = doc.url;
+  const lastModified = parts.lastModified ?? null;
+  const warnings = doc.warnings;
   switch (doc.type) {
     case 'PagesXMLSitemap':
     case 'PagesTextSitemap':
     case 'PagesRSSSitemap':
     case 'PagesAtomSitemap':
-      return createPagesSitemap(doc.type, { ...init, stored: parts.stored ?? storedPages([]) });
+      return createPagesSitemap(doc.type, {
+        url,
+        lastModified,
+        warnings,
+        stored: parts.stored ?? storedPages([]),
+      });
     case 'IndexXMLSitemap':
       parts.stored?.release?.();
-      return new IndexXMLSitemap({ ...init, entries: doc.children });
+      return new IndexXMLSitemap({ url, lastModified, warnings, entries: doc.children });
     case 'IndexRobotsTxtSitemap':
       parts.stored?.release?.();
-      return new IndexRobotsTxtSitemap({ ...init, robots: doc.robots ?? null, entries: doc.children });
+      return new IndexRobotsTxtSitemap({
+        url,
+        lastModified,
+        warnings,
+        robots: doc.robots ?? null,
+        entries: doc.children,
+      });
     default:
       parts.stored?.release?.();
-      return new InvalidSitemap({ ...init, reason: doc.reason ?? noParserReason(doc.url) });
+      return new InvalidSitemap({ url, lastModified, warnings, reason: doc.reason ?? noParserReason(url) });
   }
 }
