@@ -1,2 +1,4 @@
 import sax = require('sax');
-export = sax;
+
+export declare function saxModule(): typeof sax;
+export type SAXOptions = sax.SAXOptions;

@@ -12,7 +12,7 @@ import type { Registry } from '../contract/registry.js';
 import type { DocumentSitemapType } from '../contract/sitemap.js';
 import type { WarningCode } from '../contract/warning.js';
 import { objectArray } from './object-array.js';
-import sax from './sax-module.cjs';
+import { type SAXOptions, saxModule } from './sax-module.cjs';
 
 export interface XmlEngineLimits {
   /** Deepest element nesting read (the root is depth 0); deeper stops the parse. Default 256. */
@@ -92,10 +92,12 @@ type SaxEvents = Pick<
 
 /** A strict sax parser with the engine's options; its handlers always set in this order (one map). */
 function saxParser(events: SaxEvents): SaxInternals {
+  const sax = saxModule();
+  if (S_SGML_DECL === -1) readSaxStates(sax);
   const p = sax.parser(true, {
     position: false,
     strictEntities: true,
-  } as sax.SAXOptions) as unknown as SaxInternals;
+  } as SAXOptions) as unknown as SaxInternals;
   // sax's open-tag stack: its compiled `openTag` pushes tag objects (object-array.ts).
   p.tags = objectArray();
   p.attribList = new NoAttribList();
@@ -195,11 +197,19 @@ interface SaxInternals {
   onsgmldeclaration: (decl: string) => void;
 }
 
-const STATE = (sax as unknown as { STATE: Record<string, number> }).STATE;
-const S_SGML_DECL = STATE.SGML_DECL;
-const S_SGML_DECL_QUOTED = STATE.SGML_DECL_QUOTED;
-const S_DOCTYPE_FIRST = STATE.DOCTYPE;
-const S_DOCTYPE_LAST = STATE.DOCTYPE_DTD_QUOTED;
+// sax's parser states, read when the first parser is made (sax is loaded then, not with core).
+let S_SGML_DECL = -1;
+let S_SGML_DECL_QUOTED = -1;
+let S_DOCTYPE_FIRST = -1;
+let S_DOCTYPE_LAST = -1;
+
+function readSaxStates(sax: unknown): void {
+  const STATE = (sax as { STATE: Record<string, number> }).STATE;
+  S_SGML_DECL = STATE.SGML_DECL as number;
+  S_SGML_DECL_QUOTED = STATE.SGML_DECL_QUOTED as number;
+  S_DOCTYPE_FIRST = STATE.DOCTYPE as number;
+  S_DOCTYPE_LAST = STATE.DOCTYPE_DTD_QUOTED as number;
+}
 
 /** Thrown from inside sax callbacks to leave `write` at once; never escapes the engine. */
 const STOP = Symbol('stop-parsing');
