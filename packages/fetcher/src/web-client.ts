@@ -76,7 +76,8 @@ export interface FetcherWebClient extends WebClient {
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-const NO_REDIRECTS: string[] = [];
+/** Shared by every request without a redirect: read only, a redirect makes a new list. */
+const NO_REDIRECTS: readonly string[] = [];
 /** A drained error or redirect body up to this size keeps its connection for reuse. */
 const DRAIN_LIMIT_BYTES = 64 * 1024;
 const DRAIN_TIMEOUT_MS = 5_000;
@@ -414,7 +415,7 @@ class UndiciWebClient implements FetcherWebClient {
   ): Promise<WebResponse> {
     const budget = new TimeBudget(this.options.requestTimeoutMs, this.keepAlive);
     // Made at the first redirect: most requests have none.
-    let redirects: string[] = NO_REDIRECTS;
+    let redirects: readonly string[] = NO_REDIRECTS;
     let seen: Set<string> | null = null;
     let current = start;
     while (true) {

@@ -260,7 +260,7 @@ function checkPaths(name: string, paths: readonly string[] | undefined): void {
 }
 
 function checkDocumentLimits(limits: Partial<DocumentLimits>): void {
-  for (const [key, value] of Object.entries(limits ?? {})) {
+  for (const [key, value] of Object.entries(limits)) {
     if (!(key in DEFAULT_DOCUMENT_LIMITS))
       throw new InvalidOptionError(`documentLimits.${key}`, 'unknown limit');
     if (value !== undefined && (typeof value !== 'number' || Number.isNaN(value) || value < 1)) {

@@ -321,9 +321,17 @@ export class Walk {
 
   /** A document not requested: the stored copy stands for it, and its stored children are walked. */
   #replay(task: FetchTask, doc: StoredDocument, reused: ReuseKind): Promise<FetchResult> {
+    const [result, children] = this.#replayed(task, doc, reused);
+    return this.#descend(task, result, children);
+  }
+
+  /** The stored copy's node, as the result of `task`, and its stored children. */
+  #replayed(task: FetchTask, doc: StoredDocument, reused: ReuseKind): [FetchResult, ChildRef[]] {
     const node = replayedNode(task.url, doc, task.lastModified);
+    // Written out, not `{ ...this.#result(…), reused }`: V8 gives every object made by such a
+    // spread a map of its own, and each later read of it goes to the runtime (one a 304 of a batch).
     const result: FetchResult = { node, requestedUrl: task.url, contentType: null, unfetched: false, reused };
-    return this.#descend(task, result, node instanceof AbstractIndexSitemap ? [...doc.children] : []);
+    return [result, node instanceof AbstractIndexSitemap ? [...doc.children] : []];
   }
 
   async #fetchOne(task: FetchTask, plan: RevisitPlanLike | undefined): Promise<[FetchResult, ChildRef[]]> {
@@ -355,20 +363,7 @@ export class Walk {
     }
     if (response.kind === 'not-modified') {
       const stored = hook(() => hooks.revisit?.notModified(url));
-      if (stored !== undefined) {
-        const node = replayedNode(url, stored, lastModified);
-        const children = node instanceof AbstractIndexSitemap ? [...stored.children] : [];
-        // Not `{ ...result, reused }`: V8 gives every object made by such a spread a map of its
-        // own, and each later read of it goes to the runtime (one a 304 of a batch).
-        const result: FetchResult = {
-          node,
-          requestedUrl: task.url,
-          contentType: null,
-          unfetched: false,
-          reused: 'not-modified',
-        };
-        return [result, children];
-      }
+      if (stored !== undefined) return this.#replayed(task, stored, 'not-modified');
       const node = this.#invalidNode(
         url,
         `Not modified since the last crawl: ${url}`,
