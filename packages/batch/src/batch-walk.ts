@@ -1,5 +1,4 @@
 import { setMaxListeners } from 'node:events';
-import type { StateStore } from '@usp-ts/core';
 import {
   InvalidOptionError,
   type Registry,
@@ -7,13 +6,14 @@ import {
   rejectUnknownOptions,
   type WebClient,
 } from '@usp-ts/core';
-import type { BatchSink } from './batch-sink.js';
 import { hostGate, type PolitenessGate } from './politeness-gate.js';
 import { type BatchProgress, countSite, emptyProgress } from './progress.js';
 import type { SiteResult } from './rows.js';
 import { type SiteJobContext, type SiteWalkOptions, walkSite } from './site-job.js';
 import { readSiteLines } from './site-list.js';
+import type { SiteSink } from './site-sink.js';
 import { startFirst } from './start-first.js';
+import type { StateStore } from './state-store.js';
 
 export interface BatchWalkOptions {
   /** The shared HTTP client (`createWebClient` of `@usp-ts/fetcher`). Required. */
@@ -24,7 +24,7 @@ export interface BatchWalkOptions {
    */
   readonly registry: Registry | RegistryLoader;
   /** Where rows go. Required. */
-  readonly sink: BatchSink;
+  readonly sink: SiteSink;
   /** Incremental state (default: none). */
   readonly state?: StateStore | null;
   /** Site walks at once (default 16). */

@@ -1,13 +1,6 @@
-export type {
-  RunMark,
-  SitemapState,
-  SiteState,
-  StateStore,
-  StoredChild,
-  UnreachableMark,
-} from '@usp-ts/core';
-export { type BatchSink, type CopyTag, type MemoryRows, memorySink, type SiteOutput } from './batch-sink.js';
+export { type BackendDriver, type BackendSpec, openBackend, parseBackendSpec } from './backend-spec.js';
 export { type BatchWalkOptions, batchWalk, DEFAULT_SITES } from './batch-walk.js';
+export { type MemoryRows, memorySink } from './memory-sink.js';
 export { memoryStateStore } from './memory-state-store.js';
 export { type NdjsonSink, type NdjsonSinkOptions, openNdjsonSink } from './ndjson-sink.js';
 export { OutputError } from './output-error.js';
@@ -30,5 +23,16 @@ export {
   walkSite,
 } from './site-job.js';
 export { normalizeSite, readSiteLines, type SiteLine } from './site-list.js';
+export type { CommitOptions, SiteCopy, SiteOutput, SiteSink } from './site-sink.js';
 export { START_FIRST_LOOK_AHEAD, startFirst } from './start-first.js';
+export {
+  type RunMark,
+  type SitemapState,
+  type SiteState,
+  type StateStore,
+  StateStoreError,
+  type StateStoreProblem,
+  type StoredChild,
+  type UnreachableMark,
+} from './state-store.js';
 export { DEFAULT_PROBE_TIMEOUT_MS } from './unreachable-probe.js';

@@ -1,4 +1,5 @@
-import { type RunMark, type SiteState, type StateStore, UspError } from '@usp-ts/core';
+import { UspError } from '@usp-ts/core';
+import type { RunMark, SiteState, StateStore } from './state-store.js';
 
 /**
  * The state in memory, for tests and one-off runs. Values are copied in and out (structured

@@ -12,12 +12,13 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { errorText, type RunMark, type StateStore } from '@usp-ts/core';
-import type { BatchSink, CopyTag, SiteOutput } from './batch-sink.js';
+import { errorText } from '@usp-ts/core';
 import { makeDirectory } from './make-directory.js';
 import { OutputError } from './output-error.js';
 import type { PageRow, SitemapRow, SiteResult } from './rows.js';
 import { type JournalContents, type JournalEntry, RunJournal, readJournal } from './run-journal.js';
+import type { CommitOptions, SiteCopy, SiteOutput, SiteSink } from './site-sink.js';
+import type { StateStore } from './state-store.js';
 import { copyTokens, dropCopies, finishDrop, type RunFiles } from './void-copies.js';
 
 export interface NdjsonSinkOptions {
@@ -35,7 +36,7 @@ export interface NdjsonSinkOptions {
   /** Page rows a site holds in memory before they go to a temp file (default 1,024). */
   readonly holdRows?: number;
   /**
-   * For a run whose sites are queue jobs (each commit tagged with a `CopyTag`): given the tokens of
+   * For a run whose sites are queue jobs (each commit fenced: `CommitOptions.fence`): given the tokens of
    * the copies in the journal, says which are void (the site was walked again elsewhere after this
    * copy was written). On resume and on close those copies are cut out of the files; `onDropped`
    * hears of them. A lookup that fails is left to the next close or resume.
@@ -46,7 +47,7 @@ export interface NdjsonSinkOptions {
 }
 
 /** The NDJSON sink of a run (`openNdjsonSink`). */
-export interface NdjsonSink extends BatchSink {
+export interface NdjsonSink extends SiteSink {
   readonly runId: string;
   /** Sites (and invalid lines) committed by an earlier part of this run. */
   readonly done: ReadonlySet<string>;
@@ -258,6 +259,12 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
         rmSync(spill.path, { force: true });
         spill = null;
       };
+      const dropHeld = (): void => {
+        text = '';
+        chunks = [];
+        sitemaps.length = 0;
+        dropSpill();
+      };
       return {
         page(row: PageRow, json?: string) {
           text += `${json ?? JSON.stringify(row)}\n`;
@@ -270,9 +277,17 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
         sitemap(row: SitemapRow) {
           sitemaps.push(`${JSON.stringify(row)}\n`);
         },
-        commit(result: SiteResult, saveState?: (mark: RunMark) => Promise<void>, copy?: CopyTag) {
+        commit(result: SiteResult, commitOptions?: CommitOptions) {
           const run = async (): Promise<void> => {
             if (closed) throw new OutputError('the output was closed before the site was committed', dir);
+            let copy: SiteCopy | undefined;
+            try {
+              copy = await commitOptions?.fence?.();
+            } catch (error) {
+              // A stale copy (another try owns the site): nothing of it is kept.
+              dropHeld();
+              throw error;
+            }
             if (text !== '') chunks.push(Buffer.from(text));
             text = '';
             try {
@@ -291,7 +306,7 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
             } catch (cause) {
               throw new OutputError(`cannot write to ${dir}: ${errorText(cause)}`, dir, { cause });
             }
-            await saveState?.({ runId, site: result.site, offsets: { ...offsets } });
+            await commitOptions?.saveState?.({ runId, site: result.site, offsets: { ...offsets } });
             journal.append({
               type: 'site',
               site: result.site,
@@ -306,12 +321,7 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
           chain = next.catch(() => {});
           return next;
         },
-        discard() {
-          text = '';
-          chunks = [];
-          sitemaps.length = 0;
-          dropSpill();
-        },
+        discard: dropHeld,
       };
     },
     async close() {

@@ -1,4 +1,3 @@
-import type { RunMark, SitemapState, SiteState, StateStore, StoredChild } from '@usp-ts/core';
 import {
   type ChildRef,
   errorText,
@@ -15,11 +14,12 @@ import {
   type WalkedDocument,
   type WebClient,
 } from '@usp-ts/core';
-import type { BatchSink } from './batch-sink.js';
 import { PageTracker } from './page-changes.js';
 import type { PolitenessGate } from './politeness-gate.js';
 import { RecordingClient } from './recording-client.js';
 import type { PageRow, SitemapRow, SiteResult, SiteStatus } from './rows.js';
+import type { SiteSink } from './site-sink.js';
+import type { RunMark, SitemapState, SiteState, StateStore, StoredChild } from './state-store.js';
 import { DEFAULT_PROBE_TIMEOUT_MS, probeFailureText, probeSite } from './unreachable-probe.js';
 
 /** The walk options a batch applies to every site (the job supplies the rest). */
@@ -54,7 +54,7 @@ export interface SiteJobContext {
   /** The formats, or a `RegistryLoader` (called when the site first has a document to parse). */
   readonly registry: Registry | RegistryLoader;
   readonly gate: PolitenessGate;
-  readonly sink: BatchSink;
+  readonly sink: SiteSink;
   /** Incremental state; without it every document is fetched and no page is marked. */
   readonly state?: StateStore | null;
   /** The site's wall-clock budget (default 10 minutes). */
@@ -177,7 +177,7 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
         const final = result('unreachable', probeFailureText(failure, wasUnreachable));
         const newState: SiteState = { ...prev, unreachable: { ...wasUnreachable, at: now, reason: failure } };
         committing = true;
-        await output.commit(final, (mark) => state.saveSite(newState, mark));
+        await output.commit(final, { saveState: (mark) => state.saveSite(newState, mark) });
         return final;
       }
     }
@@ -411,7 +411,7 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
       save = (mark) => state.saveSite(newState, mark);
     }
     committing = true;
-    await output.commit(final, save);
+    await output.commit(final, save === undefined ? undefined : { saveState: save });
     return final;
   } catch (error) {
     // An output or state that cannot be written is the run's failure, not the site's.

@@ -1,4 +1,5 @@
-import type { UnreachableMark, WebClient } from '@usp-ts/core';
+import type { WebClient } from '@usp-ts/core';
+import type { UnreachableMark } from './state-store.js';
 
 /**
  * How long the one probe of a site that gave no answer on its previous run waits, in ms. Long

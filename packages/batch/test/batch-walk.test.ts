@@ -1,10 +1,10 @@
-import type { StateStore } from '@usp-ts/core';
 import { createWebClient } from '@usp-ts/fetcher';
 import { OpenedResources } from '@usp-ts/test-server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { memorySink } from '../src/batch-sink.js';
 import { batchWalk } from '../src/batch-walk.js';
+import { memorySink } from '../src/memory-sink.js';
 import { memoryStateStore } from '../src/memory-state-store.js';
+import type { StateStore } from '../src/state-store.js';
 import { FixtureSite, testRegistry, urlset } from './fixture-sites.js';
 
 const opened = new OpenedResources();

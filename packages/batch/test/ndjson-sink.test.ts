@@ -15,6 +15,7 @@ import { memoryStateStore } from '../src/memory-state-store.js';
 import { openNdjsonSink } from '../src/ndjson-sink.js';
 import type { PageRow, SitemapRow, SiteResult } from '../src/rows.js';
 import { readJournal } from '../src/run-journal.js';
+import type { RunMark } from '../src/state-store.js';
 import { planDrop } from '../src/void-copies.js';
 
 const root = mkdtempSync(join(tmpdir(), 'usp-sink-'));
@@ -95,21 +96,23 @@ describe('openNdjsonSink', () => {
     // The state transaction of site b ran (its mark holds the offsets after its lines), the journal line did not.
     const out = sink.begin('https://b.example/');
     out.page(page('https://b.example/', 0));
-    let mark: Parameters<NonNullable<Parameters<typeof out.commit>[1]>>[0] | null = null;
-    await out.commit(result('https://b.example/', 1), async (m) => {
-      mark = m;
-      await state.saveSite(
-        {
-          site: 'https://b.example/',
-          walkedAt: 0,
-          fullWalkAt: 0,
-          probedAt: 0,
-          lastmodTrust: 0,
-          unreachable: null,
-          sitemaps: [],
-        },
-        m,
-      );
+    let mark: RunMark | null = null;
+    await out.commit(result('https://b.example/', 1), {
+      saveState: async (m) => {
+        mark = m;
+        await state.saveSite(
+          {
+            site: 'https://b.example/',
+            walkedAt: 0,
+            fullWalkAt: 0,
+            probedAt: 0,
+            lastmodTrust: 0,
+            unreachable: null,
+            sitemaps: [],
+          },
+          m,
+        );
+      },
     });
     await sink.close();
     const journal = join(dir, 'journal.ndjson');
@@ -139,7 +142,10 @@ describe('openNdjsonSink', () => {
         const out = sink.begin(site);
         for (let i = 0; i < n; i++) out.page(page(site, i));
         out.sitemap({ site, url: `${site}s.xml` } as unknown as SitemapRow);
-        await out.commit(result(site, n), undefined, token === undefined ? undefined : { token, voids: [] });
+        await out.commit(
+          result(site, n),
+          token === undefined ? undefined : { fence: async () => ({ token, voids: [] }) },
+        );
       };
       const voided = new Set<string>();
       const asked: string[][] = [];
@@ -227,7 +233,7 @@ describe('openNdjsonSink', () => {
     ]) {
       const out = sink.begin(site);
       for (let i = 0; i < 3; i++) out.page(page(site, i));
-      await out.commit(result(site, 3), undefined, { token, voids: [] });
+      await out.commit(result(site, 3), { fence: async () => ({ token, voids: [] }) });
     }
     await sink.close();
     const files = {

@@ -1,8 +1,8 @@
 import { createWebClient } from '@usp-ts/fetcher';
 import { OpenedResources } from '@usp-ts/test-server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { memorySink } from '../src/batch-sink.js';
 import { batchWalk } from '../src/batch-walk.js';
+import { memorySink } from '../src/memory-sink.js';
 import { memoryStateStore } from '../src/memory-state-store.js';
 import { readSiteLines } from '../src/site-list.js';
 import { startFirst } from '../src/start-first.js';

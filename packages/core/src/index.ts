@@ -30,7 +30,14 @@ export {
   type OriginState,
 } from './walk/origin-breaker.js';
 export type { PageWalk, WalkedPage, WalkedSitemapInfo } from './walk/page-walk.js';
-export type { ReuseKind, Revisit, RevisitPlan, StoredDocument, WalkedDocument } from './walk/revisit.js';
+export type {
+  ReuseKind,
+  Revisit,
+  RevisitPlan,
+  StoredDocument,
+  StoredDocumentType,
+  WalkedDocument,
+} from './walk/revisit.js';
 export {
   sitemapTreeForHomepageWithClient,
   sitemapTreeForUrlWithClient,

@@ -91,17 +91,6 @@ export {
   type SitemapType,
 } from './contract/sitemap.js';
 export { SitemapDate } from './contract/sitemap-date.js';
-export {
-  type RunMark,
-  type SitemapState,
-  type SiteState,
-  type StateStore,
-  StateStoreError,
-  type StateStoreProblem,
-  type StoredChild,
-  type StoredDocumentType,
-  type UnreachableMark,
-} from './contract/state-store.js';
 export { OK_SUMMARY, type StopReason, type WalkOutcome, type WalkSummary } from './contract/walk-summary.js';
 export type { KnownWarningCode, Warning, WarningCode, WarningListener } from './contract/warning.js';
 export {

@@ -1,12 +1,5 @@
-import {
-  InvalidOptionError,
-  type RunMark,
-  rejectUnknownOptions,
-  type SitemapState,
-  type SiteState,
-  type StateStore,
-  UspError,
-} from '@usp-ts/core';
+import type { RunMark, SitemapState, SiteState, StateStore } from '@usp-ts/batch';
+import { InvalidOptionError, rejectUnknownOptions, UspError } from '@usp-ts/core';
 import { ioredis } from './cjs-deps.js';
 import { checkConnection, type RedisConnection } from './connection.js';
 

@@ -1,20 +1,15 @@
 import { hostname } from 'node:os';
 import {
-  type BatchSink,
   DEFAULT_MAX_CRAWL_DELAY_MS,
   DEFAULT_PER_HOST,
   type PolitenessGate,
   type SiteResult,
+  type SiteSink,
   type SiteWalkOptions,
+  type StateStore,
   walkSite,
 } from '@usp-ts/batch';
-import {
-  InvalidOptionError,
-  type Registry,
-  rejectUnknownOptions,
-  type StateStore,
-  type WebClient,
-} from '@usp-ts/core';
+import { InvalidOptionError, type Registry, rejectUnknownOptions, type WebClient } from '@usp-ts/core';
 import { checkConnection, type RedisConnection } from './connection.js';
 import { type JobControl, JobReleasedError, type QueueWorker, startQueueWorker } from './queue-worker.js';
 import { redisPolitenessGate } from './redis-gate.js';
@@ -29,7 +24,7 @@ export interface RunWorkerOptions {
   /** The formats (`createDefaultRegistry()` of `usp`). Required. */
   readonly registry: Registry;
   /** This worker's output (e.g. `ndjsonSink(DIR/<worker-id>)`): one set of files per worker. Required. */
-  readonly sink: BatchSink;
+  readonly sink: SiteSink;
   /** Incremental state shared by the workers (`redisStateStore`). Default: none. */
   readonly state?: StateStore | null;
   /** Site walks at once in this worker. Default 16. */
@@ -96,7 +91,8 @@ const OPTION_KEYS = {
  * Killed after its rows and before BullMQ recorded the job, it leaves a copy that the next try
  * makes void (see `voidedCopies`).
  */
-function confirmingSink(sink: BatchSink, control: JobControl, runId: string): BatchSink {
+function confirmingSink(sink: SiteSink, control: JobControl, runId: string): SiteSink {
+  const fence = async () => ({ token: control.token, voids: await control.confirm() });
   return {
     begin(site) {
       const output = sink.begin(site);
@@ -104,16 +100,9 @@ function confirmingSink(sink: BatchSink, control: JobControl, runId: string): Ba
         // The line the job made with the state's change marks: not serialised a second time.
         page: (row, json) => output.page(row, json),
         sitemap: (row) => output.sitemap(row),
-        async commit(result, saveState) {
-          let voids: readonly string[];
-          try {
-            voids = await control.confirm();
-          } catch (error) {
-            output.discard();
-            throw error;
-          }
-          await output.commit(result, undefined, { token: control.token, voids });
-          await saveState?.({ runId, site, offsets: {} });
+        async commit(result, options) {
+          await output.commit(result, { fence });
+          await options?.saveState?.({ runId, site, offsets: {} });
         },
         discard: () => output.discard(),
       };

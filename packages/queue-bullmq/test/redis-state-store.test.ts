@@ -1,5 +1,5 @@
-import type { SiteState } from '@usp-ts/core';
-import { stateStoreSuite } from '@usp-ts/state-store-testkit';
+import type { SiteState } from '@usp-ts/batch';
+import { stateStoreSuite } from '@usp-ts/driver-testkit';
 import { startTestRedis, type TestRedis } from '@usp-ts/test-redis';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { StateStore } from '@usp-ts/batch';
 import {
-  type BatchSink,
   batchWalk,
   memorySink,
   memoryStateStore,
@@ -12,8 +12,9 @@ import {
   openNdjsonSink,
   readJournal,
   type SiteResult,
+  type SiteSink,
 } from '@usp-ts/batch';
-import { createRegistry, type StateStore } from '@usp-ts/core';
+import { createRegistry } from '@usp-ts/core';
 import { createWebClient } from '@usp-ts/fetcher';
 import { robotsTxt } from '@usp-ts/format-robots';
 import { xmlSitemap } from '@usp-ts/format-xml-sitemap';
@@ -369,7 +370,7 @@ describe('runWorker', () => {
     const { homes, pages } = await sites(2, meter);
     const inner = memorySink('lines');
     const lines: (string | undefined)[] = [];
-    const sink: BatchSink = {
+    const sink: SiteSink = {
       begin(site) {
         const output = inner.begin(site);
         return {
@@ -378,7 +379,7 @@ describe('runWorker', () => {
             output.page(row, json);
           },
           sitemap: (row) => output.sitemap(row),
-          commit: (result, saveState, copy) => output.commit(result, saveState, copy),
+          commit: (result, options) => output.commit(result, options),
           discard: () => output.discard(),
         };
       },

@@ -1,12 +1,12 @@
 import {
-  errorText,
   type RunMark,
   type SitemapState,
   type SiteState,
   type StateStore,
   StateStoreError,
   type UnreachableMark,
-} from '@usp-ts/core';
+} from '@usp-ts/batch';
+import { errorText } from '@usp-ts/core';
 import Database from 'better-sqlite3';
 
 export interface SqliteStateStoreOptions {

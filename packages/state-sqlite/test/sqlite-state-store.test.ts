@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StateStoreError } from '@usp-ts/core';
-import { stateStoreSuite } from '@usp-ts/state-store-testkit';
+import { StateStoreError } from '@usp-ts/batch';
+import { stateStoreSuite } from '@usp-ts/driver-testkit';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sqliteStateStore } from '../src/sqlite-state-store.js';

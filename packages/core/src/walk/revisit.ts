@@ -1,8 +1,10 @@
 import type { ChildRef } from '../contract/model.js';
 import { type ParsedDocument, sitemapFromDocument } from '../contract/parsed-document.js';
-import type { Sitemap } from '../contract/sitemap.js';
+import type { Sitemap, SitemapType } from '../contract/sitemap.js';
 import type { SitemapDate } from '../contract/sitemap-date.js';
-import type { StoredDocumentType } from '../contract/state-store.js';
+
+/** The node types a stored document can stand for (a fetched document, never the root or an error). */
+export type StoredDocumentType = Exclude<SitemapType, 'IndexWebsiteSitemap' | 'InvalidSitemap'>;
 
 /**
  * What an earlier crawl read from a document and a walk may replay instead of reading it again:

@@ -7,11 +7,13 @@ import {
   DEFAULT_SITES,
   type NdjsonSink,
   OutputError,
-  openNdjsonSink,
   type SiteResult,
+  type StateStore,
+  StateStoreError,
 } from '@usp-ts/batch';
-import { DEFAULT_MAX_SITEMAPS, type StateStore, StateStoreError } from '@usp-ts/core';
+import { DEFAULT_MAX_SITEMAPS } from '@usp-ts/core';
 import { count, flag, type OptionSpec, onePositional, parse, str, UsageError } from './args.js';
+import { openOutputFlag, openStateFlag } from './backends.js';
 import { tuneJitForBatch } from './batch-jit.js';
 import { BatchReport, siteLine } from './batch-report.js';
 import { loadDefaultRegistry } from './default-registry.js';
@@ -20,7 +22,7 @@ import { countSitesOrSay, inputLines } from './input-lines.js';
 import { NETWORK_HELP } from './network.js';
 import { loadOptionalPackage } from './optional-package.js';
 import { capSemiSpaces } from './semi-space-cap.js';
-import { batchWebClient, openState, SITE_WALK_OPTIONS, siteWalkSettings } from './site-walk.js';
+import { batchWebClient, SITE_WALK_OPTIONS, siteWalkSettings } from './site-walk.js';
 
 /**
  * The batch's semi-spaces, MiB (its young generation is two of them). A batch allocates a lot
@@ -55,8 +57,10 @@ options:
   -o, --out DIR             output directory (required): pages.ndjson, sitemaps.ndjson,
                             sites.ndjson and journal.ndjson
   --gzip                    write .ndjson.gz files
-  --state FILE              SQLite state file for incremental runs (created when missing): pages
-                            get "change": new | changed | unchanged, unchanged sitemaps emit nothing
+  --state FILE|sqlite:FILE|redis://HOST[:PORT][/DB]
+                            state for incremental runs: a SQLite file (created when missing) or a
+                            Redis; pages get "change": new | changed | unchanged, unchanged
+                            sitemaps emit nothing
   --resume                  go on with the run in --out after a crash or kill: sites already
                             written are skipped, a site cut off is walked again
   --full                    ignore the state's validators and lastmod skips this time
@@ -141,13 +145,12 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
   const client = batchWebClient(clientOptions, sites, perHost);
   try {
     try {
-      if (statePath !== undefined) state = await openState(statePath);
-      sink = await openNdjsonSink({
-        dir: out,
-        ...(flag(p, 'gzip') ? { gzip: true } : {}),
-        resume: flag(p, 'resume'),
-        state,
-      });
+      if (statePath !== undefined) state = await openStateFlag(statePath, { signal }, BATCH_USAGE);
+      sink = await openOutputFlag(
+        out,
+        { ...(flag(p, 'gzip') ? { gzip: true } : {}), resume: flag(p, 'resume'), state },
+        BATCH_USAGE,
+      );
     } catch (err) {
       if (err instanceof StateStoreError || err instanceof OutputError) {
         process.stderr.write(`usp: error: ${err.message}\n`);

@@ -1,5 +1,4 @@
 import { DEFAULT_PER_HOST, DEFAULT_SITES } from '@usp-ts/batch';
-import { type StateStore, StateStoreError } from '@usp-ts/core';
 import { createWebClient, type WebClientOptions } from '@usp-ts/fetcher';
 import { nodeGunzip } from '../gunzip-node.js';
 import { duration, integer, type OptionSpec, type Parsed, str } from './args.js';
@@ -77,19 +76,4 @@ export function batchWebClient(
     maxConnectionsPerHost: Math.max(perHost, 2),
     keepAliveTimeoutMs: BATCH_KEEP_ALIVE_MS,
   });
-}
-
-/** Opens `--state`; the SQLite store is loaded only here (a native module nobody else needs). */
-export async function openState(path: string): Promise<StateStore> {
-  let mod: typeof import('@usp-ts/state-sqlite');
-  try {
-    mod = await import('@usp-ts/state-sqlite');
-  } catch (cause) {
-    throw new StateStoreError(
-      'io',
-      `--state needs the optional package @usp-ts/state-sqlite (npm install @usp-ts/state-sqlite), which did not load: ${(cause as Error).message}`,
-      { cause, path },
-    );
-  }
-  return mod.sqliteStateStore(path);
 }

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -6,23 +5,18 @@ import {
   emptyProgress,
   type NdjsonSink,
   OutputError,
-  openNdjsonSink,
   type SiteResult,
+  type StateStore,
+  StateStoreError,
 } from '@usp-ts/batch';
-import { type StateStore, StateStoreError } from '@usp-ts/core';
-import {
-  assertRedisReachable,
-  DEFAULT_QUEUE_NAME,
-  redisStateStore,
-  runWorker,
-  voidedCopies,
-} from '@usp-ts/queue-bullmq';
+import { assertRedisReachable, DEFAULT_QUEUE_NAME, runWorker, voidedCopies } from '@usp-ts/queue-bullmq';
 import { createDefaultRegistry } from '../plugins.js';
 import { count, duration, flag, type OptionSpec, parse, redisUrl, str, UsageError } from './args.js';
+import { openOutputFlag, openStateFlag } from './backends.js';
 import { tuneJitForBatch } from './batch-jit.js';
 import { BatchReport, siteLine } from './batch-report.js';
 import { NETWORK_HELP } from './network.js';
-import { batchWebClient, openState, SITE_WALK_OPTIONS, siteWalkSettings } from './site-walk.js';
+import { batchWebClient, SITE_WALK_OPTIONS, siteWalkSettings } from './site-walk.js';
 
 export const WORKER_USAGE =
   'usage: usp worker [-h] --queue URL --out DIR [--worker-id ID] [--state URL|FILE] [options]';
@@ -55,8 +49,9 @@ options:
                             restarted with the same id, a worker cuts what a kill left half-written
                             there, and the copies of sites walked again elsewhere after the kill,
                             and appends after it
-  --state URL|FILE          incremental state: redis://HOST:PORT[/DB] shares it between all workers
-                            (usually the queue's server); a FILE (SQLite) suits one machine only
+  --state redis://HOST[:PORT][/DB]|FILE|sqlite:FILE
+                            incremental state: a Redis shares it between all workers (usually
+                            the queue's server); a SQLite FILE suits one machine only
   --lock-duration DURATION  a worker that dies (kill -9, machine lost) has its sites walked by
                             another after about twice this (default 30s)
   --exit-when-idle          exit once nothing is waiting in the queue and this worker runs nothing
@@ -128,15 +123,10 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
   const statePath = str(p, 'state');
   const verbose = count(p, 'verbose');
   const dir = join(out, workerId);
-  const stateUrl =
-    statePath !== undefined && /^rediss?:\/\//.test(statePath)
-      ? redisUrl(statePath, 'state', WORKER_USAGE)
-      : undefined;
   // A Redis that is not there at start is a mistake to say at once (one line, exit 1); once
-  // started, the worker waits for a Redis that goes away (a restart) and goes on.
-  for (const url of new Set([queue, ...(stateUrl !== undefined ? [stateUrl] : [])])) {
-    await assertRedisReachable(url, { signal });
-  }
+  // started, the worker waits for a Redis that goes away (a restart) and goes on. The state's
+  // Redis, when it has one, is checked as it opens.
+  await assertRedisReachable(queue, { signal });
   // The same site job as usp batch, so the same JIT setting (see batch-jit.ts).
   tuneJitForBatch();
 
@@ -149,25 +139,29 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
   let failure: Error | null = null;
   try {
     try {
-      if (statePath !== undefined) {
-        state =
-          stateUrl !== undefined ? redisStateStore({ connection: stateUrl }) : await openState(statePath);
-      }
+      if (statePath !== undefined) state = await openStateFlag(statePath, { signal }, WORKER_USAGE);
       // A worker restarted under its id goes on with its own run: a kill's half-written tail is cut,
       // and so is any copy of a site that another worker walked again and completed (here and at exit).
-      sink = await openNdjsonSink({
-        dir,
-        ...(flag(p, 'gzip') ? { gzip: true } : {}),
-        resume: existsSync(join(dir, 'journal.ndjson')),
-        voidedCopies: (tokens) => voidedCopies(tokens, { connection: queue, queueName }),
-        onDropped: (dropped) => {
-          if (verbose === 0) return;
-          report.clear();
-          for (const site of dropped) {
-            process.stderr.write(`usp: ${site}: copy dropped, walked again by another worker after a kill\n`);
-          }
+      sink = await openOutputFlag(
+        out,
+        {
+          writer: workerId,
+          ...(flag(p, 'gzip') ? { gzip: true } : {}),
+          resume: 'if-any',
+          state: null,
+          voidedCopies: (tokens) => voidedCopies(tokens, { connection: queue, queueName }),
+          onDropped: (dropped) => {
+            if (verbose === 0) return;
+            report.clear();
+            for (const site of dropped) {
+              process.stderr.write(
+                `usp: ${site}: copy dropped, walked again by another worker after a kill\n`,
+              );
+            }
+          },
         },
-      });
+        WORKER_USAGE,
+      );
     } catch (err) {
       if (err instanceof StateStoreError || err instanceof OutputError) {
         process.stderr.write(`usp: error: ${err.message}\n`);

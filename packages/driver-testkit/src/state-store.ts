@@ -1,4 +1,4 @@
-import type { SitemapState, SiteState, StateStore } from '@usp-ts/core';
+import type { SitemapState, SiteState, StateStore } from '@usp-ts/batch';
 import { afterEach, describe, expect, it } from 'vitest';
 
 /** How the suite gets a store: a fresh one, and (for stores that persist) the same one reopened. */

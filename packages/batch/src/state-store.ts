@@ -1,8 +1,9 @@
-import { UspError } from './errors.js';
-import type { SitemapType } from './sitemap.js';
+import { type StoredDocumentType, UspError } from '@usp-ts/core';
 
-/** The node types a stored document can stand for (a fetched document, never the root or an error). */
-export type StoredDocumentType = Exclude<SitemapType, 'IndexWebsiteSitemap' | 'InvalidSitemap'>;
+// The state port: what a batch keeps about each site between runs. It lives here, with the
+// policy that reads and writes it (the site job); core's walk knows only `Revisit`, the hooks
+// the job builds from it. A new backend implements `StateStore` and runs the suite of
+// `@usp-ts/testkit/state-store`.
 
 /** Why a state store cannot be used: another run holds it, it is not a state, or I/O failed. */
 export type StateStoreProblem = 'locked' | 'corrupt' | 'io';
@@ -117,8 +118,8 @@ export interface RunMark {
  * sites; `saveSite` is atomic (a crash leaves the old state or the new, never a mix) and stores
  * the mark in the same transaction, so that a resumed run can match the state to its output.
  * Implementations: `memoryStateStore()` in `@usp-ts/batch`, `sqliteStateStore(path)` in
- * `@usp-ts/state-sqlite`.
- * Every one passes `@usp-ts/state-store-testkit`.
+ * `@usp-ts/state-sqlite`, `redisStateStore` in `@usp-ts/queue-bullmq`; `openStateStore(spec)`
+ * picks one from a spec. Every one passes `stateStoreSuite` of `@usp-ts/testkit/state-store`.
  */
 export interface StateStore {
   /** The site's state, `null` for a site never saved; without the page digests (`loadPages`). */

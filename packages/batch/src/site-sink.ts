@@ -1,0 +1,77 @@
+import type { PageRow, SitemapRow, SiteResult } from './rows.js';
+import type { RunMark } from './state-store.js';
+
+// The site-sink port: where a batch's rows go. A new result store (files, a database) implements
+// `SiteSink` and runs `siteSinkSuite` of `@usp-ts/testkit/site-sink`; `openSiteSink(spec)` picks
+// one from a spec (`--out`).
+
+/**
+ * Where a run's rows go, one site at a time. Each site's rows are held by its `SiteOutput` until
+ * its walk ends and are then kept all together, or not at all: that is what lets a resumed run
+ * (or a queue's second try of a site) write each site once. `openNdjsonSink` writes files,
+ * `memorySink` keeps arrays.
+ */
+export interface SiteSink {
+  /** Starts one site's output. Nothing of it is kept before `commit`. */
+  begin(site: string): SiteOutput;
+  /**
+   * Sites (and invalid input lines) committed by an earlier part of this run, when the sink was
+   * opened to resume one: a runner neither walks nor reports them again. Empty or absent otherwise.
+   */
+  readonly done?: ReadonlySet<string>;
+  /** Makes what was committed durable and releases the store. Safe to call twice. */
+  close?(): Promise<void>;
+}
+
+/**
+ * Which copy of a site a commit keeps, when the site is a queue job that may be walked more than
+ * once (a worker killed after keeping its rows and before the queue recorded the job as done, and
+ * the job walked again elsewhere). Given by the queue (see `CommitOptions.fence`).
+ */
+export interface SiteCopy {
+  /** This copy's name: an id of the try that wrote it, used by no other copy. */
+  readonly token: string;
+  /**
+   * Names of earlier copies of the same site that this one replaces. A sink makes them void: it
+   * removes them with this commit (a database), or records the names so that readers and a
+   * resumed run drop them (the NDJSON journal's `voids`).
+   */
+  readonly voids: readonly string[];
+}
+
+/** What a commit does besides keeping the rows. */
+export interface CommitOptions {
+  /**
+   * Saves the site's next state. Called once, after the rows are written and before the commit is
+   * final, with the mark that ties the state to this output: a crash in between leaves a state
+   * that a resumed run recognises (see `StateStore.lastMark`). A sink that keeps the state in the
+   * same transaction as the rows may call it inside that transaction. When it rejects, the commit
+   * rejects with its error and the site does not count as done.
+   */
+  readonly saveState?: (mark: RunMark) => Promise<void>;
+  /**
+   * A queue's check that this try still owns the site (fencing a stale copy). Called once, before
+   * anything becomes visible: it resolves with this copy's name and the copies it replaces, or
+   * rejects when another try owns the site now; then the sink keeps nothing and the commit rejects
+   * with that error. Without it, the commit is the site's only copy.
+   */
+  readonly fence?: () => Promise<SiteCopy>;
+}
+
+/** One site's output, from `SiteSink.begin`. */
+export interface SiteOutput {
+  /**
+   * One page row. `json`, when given, is `JSON.stringify(row)`, made by the caller as it read the
+   * page; a sink that writes JSON may use it instead of serialising the row again.
+   */
+  page(row: PageRow, json?: string): void;
+  sitemap(row: SitemapRow): void;
+  /**
+   * Keeps the site's rows and its result row, all or nothing, then the state (`saveState`).
+   * Rejects when the output or the state cannot be written (the run's failure, not the site's)
+   * or when the fence refuses the copy. Called at most once; `discard` is not called after it.
+   */
+  commit(result: SiteResult, options?: CommitOptions): Promise<void>;
+  /** Drops the rows held (an interrupted walk is walked again). */
+  discard(): void;
+}

@@ -1,0 +1,1 @@
+export { type StateStoreFactory, stateStoreSuite } from './state-store.js';
