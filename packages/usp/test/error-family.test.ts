@@ -1,6 +1,7 @@
 import * as batch from '@usp-ts/batch';
 import * as core from '@usp-ts/core';
 import { UspError, type UspErrorCode } from '@usp-ts/core';
+import * as drivers from '@usp-ts/driver-testkit';
 import * as image from '@usp-ts/ext-google-image';
 import * as news from '@usp-ts/ext-google-news';
 import * as video from '@usp-ts/ext-google-video';
@@ -34,6 +35,7 @@ const ENTRIES: Record<string, Record<string, unknown>> = {
   '@usp-ts/ext-google-image': image,
   '@usp-ts/ext-google-video': video,
   '@usp-ts/testkit': testkit,
+  '@usp-ts/driver-testkit': drivers,
 };
 
 function isErrorClass(value: unknown): value is abstract new (...args: never[]) => Error {
@@ -59,7 +61,7 @@ describe('one error family', () => {
       expect.arrayContaining([
         '@usp-ts/core.InvalidOptionError',
         '@usp-ts/core.GunzipError',
-        '@usp-ts/core.StateStoreError',
+        '@usp-ts/batch.StateStoreError',
         '@usp-ts/fetcher.WebBodyError',
         '@usp-ts/batch.OutputError',
         '@usp-ts/queue-bullmq.JobReleasedError',
