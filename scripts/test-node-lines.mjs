@@ -5,7 +5,7 @@
 // the checkout's build for the machine's Node is never touched, so an interrupted run breaks
 // nothing. Builds are cached by Node version under node_modules/.cache/usp-node-lines.
 //
-// What runs on each line (`USP_NODE_LINES=22,24` to choose the lines): every package's vitest
+// What runs on each line (`--lines 22,24` chooses the lines, `--suites packages/core,...` the suites): every package's vitest
 // suite but the conformance corpus (a parser check on which Node versions do not differ), the
 // property kit's long runs stay at their fixed seeds. Expects `pnpm build` to have run.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -22,10 +22,17 @@ import {
 import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const cache = join(root, 'node_modules', '.cache', 'usp-node-lines');
-const lines = (process.env.USP_NODE_LINES ?? '22,24').split(',').map((s) => s.trim()).filter(Boolean);
+const { values: args } = parseArgs({
+  options: { lines: { type: 'string', default: '22,24' }, suites: { type: 'string' } },
+});
+const lines = args.lines
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 /** Test directories run on every line, in this order (the slowest last). */
 const SUITES = [
   'packages/core',
@@ -56,7 +63,9 @@ function log(message) {
 function run(command, args, options = {}) {
   const r = spawnSync(command, args, { stdio: 'inherit', ...options });
   if (r.status !== 0) {
-    throw new Error(`${command} ${args.join(' ')} failed (${r.status ?? r.signal}) in ${options.cwd ?? root}`);
+    throw new Error(
+      `${command} ${args.join(' ')} failed (${r.status ?? r.signal}) in ${options.cwd ?? root}`,
+    );
   }
 }
 
@@ -87,7 +96,8 @@ function nodeOf(major) {
 function installed(name) {
   const store = join(root, 'node_modules', '.pnpm');
   const found = readdirSync(store).filter((d) => d.startsWith(`${name}@`));
-  if (found.length !== 1) throw new Error(`expected one ${name} in ${store}, found ${found.join(', ') || 'none'}`);
+  if (found.length !== 1)
+    throw new Error(`expected one ${name} in ${store}, found ${found.join(', ') || 'none'}`);
   return join(store, found[0], 'node_modules', name);
 }
 
@@ -156,7 +166,7 @@ function testLine(major) {
   const env = {
     ...process.env,
     PATH: `${dirname(node.bin)}:${process.env.PATH}`,
-    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${hook}`.trim(),
+    NODE_OPTIONS: `--import ${hook}`,
   };
   const seen = execFileSync(node.bin, ['-p', 'process.version'], { env, encoding: 'utf8' }).trim();
   log(`Node ${seen}: ${SUITES.length} test suites (all but ${EXCLUDED.join(', ')})`);
@@ -176,7 +186,7 @@ function testLine(major) {
   return failed;
 }
 
-const only = process.env.USP_NODE_SUITES?.split(',');
+const only = args.suites?.split(',');
 if (only !== undefined) SUITES.splice(0, SUITES.length, ...only);
 const failed = lines.flatMap((major) => testLine(major));
 if (failed.length > 0) {
