@@ -41,7 +41,8 @@ const CODE = /'([a-z][a-z0-9]*(?:-[a-z0-9]+)*)'/g;
  */
 function emittedWarningCodes(): Map<string, string> {
   const found = new Map<string, string>();
-  const calls = /(?:\bwarn\w*|#warn|#?\binvalidNode|#?\bnotRequested)\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)/g;
+  const calls =
+    /(?:\bwarn\w*|#warn|#?\binvalidNode|#?\bnotRequested)\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)/g;
   const typed = /: WarningCode = ([^;]*);/g;
   const warningObject = /: Warning = \{[^}]*?code: '([^']+)'/g;
   for (const pkg of readdirSync(PACKAGES)) {
