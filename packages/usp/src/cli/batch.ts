@@ -64,7 +64,9 @@ options:
   --full                    ignore the state's validators and lastmod skips this time
   --full-every DURATION     a full walk of a site when its last one is older (e.g. 7d; default never)
   --sites N                 sites walked at once (default ${DEFAULT_SITES})
-  --per-host N              requests in flight to one host at most (default ${DEFAULT_PER_HOST})
+  --per-host N              requests in flight to one host name at most (default ${DEFAULT_PER_HOST});
+                            counted by name, not address: every port of a host shares it, and
+                            localhost and 127.0.0.1 are two hosts
   --max-crawl-delay DURATION
                             longest robots.txt Crawl-delay honoured (default ${DEFAULT_MAX_CRAWL_DELAY_MS / 1000}s)
   --site-deadline DURATION  each site's time budget (default ${DEFAULT_SITE_DEADLINE_MS / 60_000}m); a site cut by it is "partial"

@@ -65,7 +65,8 @@ options:
   --gzip                    write .ndjson.gz files
   --full-every DURATION     a full walk of a site when its last one is older (e.g. 7d; default never)
   --sites N                 sites walked at once by this worker (default 16)
-  --per-host N              requests in flight to one host at most, across all workers (default 2)
+  --per-host N              requests in flight to one host name at most, across all workers
+                            (default 2); by name, not address: localhost and 127.0.0.1 are two
   --max-crawl-delay DURATION
                             longest robots.txt Crawl-delay honoured, across all workers (default 10s)
   --site-deadline DURATION  each site's time budget (default 10m)
