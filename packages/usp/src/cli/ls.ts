@@ -109,9 +109,10 @@ exit status:
   0  the walk ran, whatever it found: a site with no sitemap, 404s, broken sitemaps included;
      also when --deadline or --max-* cut it after something was read (a warning names the limit)
   1  the site could not be reached at all: no request got an HTTP response (connection refused,
-     timeout, DNS, TLS, address blocked, or --deadline / Ctrl-C before any answer); one line on
+     timeout, DNS, TLS, address blocked, or --deadline before any answer); one line on
      stderr says why
-  2  usage error`;
+  2  usage error
+  130, 143  interrupted (Ctrl-C, SIGTERM)`;
 
 /**
  * The main thread's semi-spaces, MiB (V8's own limit is 16). On the bench's 1M-URL site, peak RSS
