@@ -708,6 +708,8 @@ describe('budgets and cancellation', () => {
     const tree = await sitemapTreeForHomepageWithClient(H, opts(client, { signal: AbortSignal.abort() }));
     expect(tree.subSitemaps).toEqual([]);
     expect(client.requests).toEqual([]);
+    // The caller stopped it before it began: partial, never unreachable.
+    expect(tree.summary).toMatchObject({ outcome: 'partial', stoppedBy: 'aborted' });
   });
 });
 

@@ -8,8 +8,8 @@ import type { buildConnector } from 'undici';
  */
 const BASELINE_ONLY = '--no-wasm-lazy-compilation --wasm-tier-up-filter=2147483647';
 const V8_DEFAULTS = '--wasm-lazy-compilation --wasm-tier-up-filter=-1';
-/** Node 20 (V8 11.3) and 22 (V8 12.4), whose V8 reads these flags when it compiles a module. */
-const KNOWN_V8 = /^1[12]\./;
+/** Node 20 (V8 11.3), 22 (V8 12.4) and 24 (V8 13.6), whose V8 reads these flags when it compiles a module. */
+const KNOWN_V8 = /^1[123]\./;
 
 let parserSeen = false;
 

@@ -64,6 +64,12 @@ export interface ValidationReport {
   readonly sitemaps: ValidatedSitemap[];
   /** Sitemaps found but not checked because `maxSitemaps` was reached. */
   readonly unchecked: number;
+  /**
+   * `false` when no request got an HTTP response (refused, timeout, DNS, TLS, blocked address):
+   * nothing could be checked, which is not the same as a sitemap with findings. Always `true`
+   * for `validateDocument`.
+   */
+  readonly reached: boolean;
 }
 
 export interface ValidateOptions {
@@ -408,6 +414,7 @@ async function checkDocument(
 function report(
   results: { summary: ValidatedSitemap; findings: Finding[] }[],
   unchecked: number,
+  reached = true,
 ): ValidationReport {
   const findings = results.flatMap((r) =>
     r.findings
@@ -423,6 +430,7 @@ function report(
     findings,
     sitemaps: results.map((r) => r.summary),
     unchecked,
+    reached,
   };
 }
 
@@ -494,10 +502,12 @@ export async function validateSitemap(url: string, options: ValidateOptions = {}
   const queue: (Job & { order: number })[] = [{ url: first, depth: 0, extraOrigins: [], order: 0 }];
   let order = 1;
   let started = 0;
+  let reached = false;
 
   const runJob = async (job: Job & { order: number }): Promise<void> => {
     const check = new DocumentCheck(job.url, null);
     const response = await client.get(job.url, { signal: options.signal });
+    if (response.kind !== 'error' || response.status !== null) reached = true;
     if (response.kind !== 'ok') {
       if (response.kind === 'error') {
         if (homepage && job.order === 0) {
@@ -600,5 +610,5 @@ export async function validateSitemap(url: string, options: ValidateOptions = {}
     if (owned !== null) await owned.close();
   }
   results.sort((a, b) => a.order - b.order);
-  return report(results, queue.length);
+  return report(results, queue.length, reached);
 }

@@ -67,7 +67,7 @@ describe('walk outcome', () => {
     });
   });
 
-  it('unreachable: an abort before any response', async () => {
+  it('partial, not unreachable: an abort before any response (the caller stopped it, not the site)', async () => {
     const s = await opened.server({ '/robots.txt': never });
     const ctl = new AbortController();
     const walk = walkPagesWithClient(`${s.origin}/`, treeOptions(client(), { signal: ctl.signal }));
@@ -77,7 +77,21 @@ describe('walk outcome', () => {
     while (s.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
     ctl.abort();
     await pages;
-    expect(walk.summary).toMatchObject({ outcome: 'unreachable', stoppedBy: 'aborted' });
+    expect(walk.summary).toMatchObject({
+      outcome: 'partial',
+      stoppedBy: 'aborted',
+      reason: 'the walk was aborted',
+    });
+  });
+
+  it('partial: an already aborted signal, which sends no request', async () => {
+    const s = await opened.server({ '/robots.txt': never });
+    const tree = await sitemapTreeForHomepageWithClient(
+      `${s.origin}/`,
+      treeOptions(client(), { signal: AbortSignal.abort() }),
+    );
+    expect(tree.summary).toMatchObject({ outcome: 'partial', stoppedBy: 'aborted' });
+    expect(s.requests).toEqual([]);
   });
 
   it('a page walk has no summary until it ends, then the same as the tree', async () => {

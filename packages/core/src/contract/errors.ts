@@ -45,6 +45,7 @@ export type UspErrorCode =
 export class UspError extends Error {
   /** True for this error class (or a subclass) from any copy of core (see brand.ts). */
   static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class `instanceof` asked about, a subclass included
     return isBranded(this, value);
   }
 

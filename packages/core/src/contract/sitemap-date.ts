@@ -9,6 +9,7 @@ import { brandClass, isBranded } from './brand.js';
 export class SitemapDate {
   /** True for a `SitemapDate` from any copy of core (see brand.ts). */
   static [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class `instanceof` asked about, a subclass included
     return isBranded(this, value);
   }
 

@@ -28,6 +28,7 @@ type PagesInit = NodeInit & { pages?: readonly Page[]; stored?: StoredPages };
 abstract class BaseSitemap {
   /** True for this node class (or a subclass) from any copy of core (see brand.ts). */
   static [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class `instanceof` asked about, a subclass included
     return isBranded(this, value);
   }
 

@@ -5,9 +5,13 @@ export type StopReason = 'aborted' | 'deadline' | 'maxSitemaps' | 'maxPages';
  * How a walk ended:
  * - `ok`: it fetched everything it found (404s and broken documents included: the site answered);
  * - `unreachable`: no request got an HTTP response (network failures, blocked addresses aside),
- *   or the deadline or an abort came before any did;
- * - `partial`: a budget (`maxSitemaps`, `maxPages`), the deadline or an abort cut it after
- *   something was read.
+ *   or the deadline came before any did;
+ * - `partial`: the caller's signal aborted it (at any time, before the first request included),
+ *   or a budget (`maxSitemaps`, `maxPages`) or the deadline cut it after something was read.
+ *
+ * An abort resolves, where `fetch` rejects: a walk is many requests, and what it read before the
+ * abort (a tree whose pages wait in a store, pages a consumer already has) is kept, as it is for
+ * the deadline; `stoppedBy: 'aborted'` tells it from the walk's own limits.
  */
 export type WalkOutcome = 'ok' | 'unreachable' | 'partial';
 

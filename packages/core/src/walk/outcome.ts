@@ -32,14 +32,15 @@ export class OutcomeTally {
   }
 
   /**
-   * How the walk ended: `unreachable` when no request got an HTTP response and something was
-   * tried or cut (network failures, the deadline, an abort); `partial` when a budget, the deadline
-   * or an abort stopped it after something was read; `ok` otherwise.
+   * How the walk ended: `partial` when the caller's signal aborted it (whenever it came: the
+   * caller stopped the walk, the site did not show itself unreachable), or when a budget or the
+   * deadline stopped it after something was read; `unreachable` when no request got an HTTP
+   * response and something was tried or the deadline came first; `ok` otherwise.
    */
   summary(stoppedBy: StopReason | null, config: WalkConfig): WalkSummary {
     const unreachableOrigins = config.breaker?.openOrigins().map((o) => o.origin) ?? [];
-    const cut = stoppedBy === 'aborted' || stoppedBy === 'deadline';
-    if (this.#answered === 0 && (this.#firstFailure !== null || cut)) {
+    const silent = this.#answered === 0 && stoppedBy !== 'aborted';
+    if (silent && (this.#firstFailure !== null || stoppedBy === 'deadline')) {
       const reason = this.#firstFailure ?? (stoppedBy === null ? 'no response' : stopText(stoppedBy, config));
       return { outcome: 'unreachable', reason, stoppedBy, unreachableOrigins };
     }

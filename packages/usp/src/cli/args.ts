@@ -19,6 +19,27 @@ export interface Parsed {
   positionals: string[];
 }
 
+/**
+ * curl's and wget's spellings of usp's flags. They are refused with a pointer rather than taken as
+ * aliases: `-k` already means usp's `--no-known`, not curl's `--insecure`, so accepting some of
+ * curl's letters would promise a compatibility that stops at the one flag where it matters most.
+ */
+const OTHER_TOOLS_SPELLINGS: Readonly<Record<string, string>> = {
+  '-A': 'user-agent',
+  '-x': 'proxy',
+  '--cacert': 'ca-file',
+  '--capath': 'ca-file',
+  '-m': 'timeout',
+  '--max-time': 'timeout',
+  '--connect-timeout': 'timeout',
+  '--retry': 'retries',
+  '--tries': 'retries',
+  '-t': 'retries',
+  '--no-check-certificate': 'insecure',
+  '--ca-certificate': 'ca-file',
+  '-e': 'proxy',
+};
+
 /** `parseArgs` in strict mode, its errors turned into usage errors. */
 export function parse(args: string[], options: OptionSpec, usage: string): Parsed {
   try {
@@ -27,8 +48,20 @@ export function parse(args: string[], options: OptionSpec, usage: string): Parse
   } catch (err) {
     const message =
       err instanceof Error ? err.message.replace(/\. To specify a positional.*$/s, '') : String(err);
-    throw new UsageError(message, usage);
+    throw new UsageError(`${message}${didYouMean(err, options)}`, usage);
   }
+}
+
+/** "; did you mean --user-agent?" for an unknown option another tool spells so, when this command has it. */
+function didYouMean(err: unknown, options: OptionSpec): string {
+  if ((err as { code?: string }).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return '';
+  const given = /^Unknown option '([^']+)'/.exec((err as Error).message)?.[1];
+  if (given === undefined) return '';
+  const name = given.split('=')[0];
+  const ours = Object.hasOwn(OTHER_TOOLS_SPELLINGS, name) ? OTHER_TOOLS_SPELLINGS[name] : undefined;
+  if (ours === undefined || !Object.hasOwn(options, ours)) return '';
+  const note = ours === 'timeout' ? ' (per request; --deadline for the whole walk)' : '';
+  return `; did you mean --${ours}?${note}`;
 }
 
 export function str(p: Parsed, name: string): string | undefined {
@@ -63,14 +96,21 @@ export function integer(p: Parsed, name: string, usage: string, min = 0): number
   return Number(v);
 }
 
-/** A duration in milliseconds: `1500`, `1500ms`, `30s`, `2m`. */
+/**
+ * A duration in milliseconds: `1500ms`, `30s`, `2m`. A bare number is refused: usp read it as
+ * milliseconds, curl and wget read it as seconds, so `--timeout 5` meant 5 ms to one user and 5 s
+ * to the next. Asking for the unit costs two characters; guessing either way fails someone silently.
+ */
 export function duration(p: Parsed, name: string, usage: string): number | undefined {
   const v = str(p, name);
   if (v === undefined) return undefined;
   const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(v.trim());
+  if (m !== null && m[2] === undefined) {
+    throw new UsageError(`option --${name}: ${m[1]} what? write ${m[1]}s or ${m[1]}ms`, usage);
+  }
   if (m === null || Number(m[1]) <= 0) {
     throw new UsageError(
-      `option --${name} expects a duration such as 1500, 1500ms, 30s or 2m; got ${JSON.stringify(v)}`,
+      `option --${name} expects a duration such as 1500ms, 30s or 2m; got ${JSON.stringify(v)}`,
       usage,
     );
   }

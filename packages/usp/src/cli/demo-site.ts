@@ -189,7 +189,8 @@ export interface DemoServer {
 }
 
 /** Serves the demo site on 127.0.0.1 on a random port; anything else is a 404 page. */
-export async function startDemoServer(): Promise<DemoServer> {
+/** `port` 0 (the default): any free port. */
+export async function startDemoServer(port = 0): Promise<DemoServer> {
   const sockets = new Set<Socket>();
   const requests: string[] = [];
   let files: Record<string, { contentType: string; body: Buffer }> = {};
@@ -212,7 +213,7 @@ export async function startDemoServer(): Promise<DemoServer> {
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
+    server.listen(port, '127.0.0.1', resolve);
   });
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   files = Object.fromEntries(

@@ -1,18 +1,19 @@
 import { isPagesSitemap } from '@usp-ts/core';
-import { choice, count, flag, type OptionSpec, parse } from './args.js';
+import { choice, count, flag, integer, type OptionSpec, parse, UsageError } from './args.js';
 import { startDemoServer } from './demo-site.js';
 import { HELP_OPTIONS, LISTING_OUTPUT_OPTIONS, LOG_OPTIONS } from './flags.js';
 import { runListing, STREAMED } from './listing.js';
 import { Log, Progress } from './log.js';
 import { FORMATS, Output } from './output.js';
 
-export const DEMO_USAGE = 'usage: usp demo [-h] [-f FORMAT] [-u] [-v] [--serve]';
+export const DEMO_USAGE = 'usage: usp demo [-h] [-f FORMAT] [-u] [-v] [--serve [--port N]]';
 
 const DEMO_OPTIONS = {
   ...HELP_OPTIONS,
   ...LISTING_OUTPUT_OPTIONS,
   verbose: LOG_OPTIONS.verbose,
   serve: { type: 'boolean' },
+  port: { type: 'string' },
 } satisfies OptionSpec;
 
 export const DEMO_HELP = `${DEMO_USAGE}
@@ -29,7 +30,8 @@ options:
   -f, --format FORMAT       tabtree (default), pages, json, ndjson or csv
   -u, --strip-url           strip the homepage URL from each URL
   -v, --verbose             more output on stderr (-v info, -vv debug)
-  --serve                   keep serving the site (until Ctrl-C) to try other commands on it`;
+  --serve                   keep serving the site (until Ctrl-C) to try other commands on it
+  --port N                  the port on 127.0.0.1 to serve it on (default: any free port)`;
 
 export async function runDemo(args: string[], signal: AbortSignal): Promise<number> {
   const p = parse(args, DEMO_OPTIONS, DEMO_USAGE);
@@ -38,10 +40,14 @@ export async function runDemo(args: string[], signal: AbortSignal): Promise<numb
     return 0;
   }
   const format = choice(p, 'format', FORMATS, 'tabtree', DEMO_USAGE);
+  const port = integer(p, 'port', DEMO_USAGE, 1);
+  if (port !== undefined && port > 65_535) {
+    throw new UsageError(`option --port expects a port from 1 to 65535, got ${port}`, DEMO_USAGE);
+  }
   const log = new Log(count(p, 'verbose'));
   const progress = new Progress(true);
   log.attach(progress);
-  const server = await startDemoServer();
+  const server = await startDemoServer(port);
   try {
     const home = `${server.origin}/`;
     process.stderr.write(`usp demo: serving an example site at ${home}; running: usp ls ${home}\n\n`);

@@ -58,6 +58,11 @@ export class Log {
     this.#write(`usp: warning: ${w.message} [${w.code}] (${w.url})`);
   }
 
+  /** A line shown at every verbosity that is neither a warning of the walk nor an error. */
+  note(message: string): void {
+    this.#write(`usp: note: ${message}`);
+  }
+
   info(message: string): void {
     if (this.verbosity >= 1) this.#write(`usp: info: ${message}`);
   }

@@ -56,7 +56,9 @@ export const LS_HELP = `${LS_USAGE}
 download, parse and list the sitemap structure
 
 positional arguments:
-  url                       URL of the site, usually its homepage (optional with --sitemap)
+  url                       URL of the site, usually its homepage (optional with --sitemap); a
+                            sitemap's URL walks its whole site (a note says so): --sitemap URL
+                            reads just that one
 
 options:
   -h, --help                show this help message and exit
@@ -107,9 +109,10 @@ exit status:
   0  the walk ran, whatever it found: a site with no sitemap, 404s, broken sitemaps included;
      also when --deadline or --max-* cut it after something was read (a warning names the limit)
   1  the site could not be reached at all: no request got an HTTP response (connection refused,
-     timeout, DNS, TLS, address blocked, or --deadline / Ctrl-C before any answer); one line on
+     timeout, DNS, TLS, address blocked, or --deadline before any answer); one line on
      stderr says why
-  2  usage error`;
+  2  usage error
+  130, 143  interrupted (Ctrl-C, SIGTERM)`;
 
 /**
  * The main thread's semi-spaces, MiB (V8's own limit is 16). On the bench's 1M-URL site, peak RSS
@@ -145,6 +148,7 @@ export async function runLs(args: string[], signal: AbortSignal): Promise<number
     );
   }
   const format = choice(p, 'format', FORMATS, 'tabtree', LS_USAGE);
+  const walksOneSitemap = normalizeHomepage && sitemaps.length === 0 && looksLikeSitemap(url);
   const options: SitemapTreeOptions = {
     ...discoveryFrom(p),
     normalizeHomepage,
@@ -161,6 +165,11 @@ export async function runLs(args: string[], signal: AbortSignal): Promise<number
   const log = new Log(count(p, 'verbose'), str(p, 'log-file'));
   const progress = new Progress(!flag(p, 'no-progress'));
   log.attach(progress);
+  if (walksOneSitemap) {
+    log.note(
+      `${url} looks like a sitemap; walking the whole site from ${stripUrlToHomepage(url)} (to read just that sitemap and what it names: usp ls --sitemap ${url})`,
+    );
+  }
   const client = createWebClient(
     await clientOptionsFor([url, ...sitemaps], {
       ...options.webClientOptions,
@@ -198,6 +207,17 @@ export async function runLs(args: string[], signal: AbortSignal): Promise<number
     return 1;
   }
   return 0;
+}
+
+/**
+ * A URL a user more likely meant as one sitemap than as a site: a path naming a sitemap or a
+ * document of a sitemap format (`/sitemap_index.xml`, `/feed.rss`, `/sitemap.txt.gz`). robots.txt
+ * is left out: the walk reads it first anyway.
+ */
+export function looksLikeSitemap(url: string): boolean {
+  const path = new URL(url).pathname.toLowerCase();
+  if (path.endsWith('/robots.txt')) return false;
+  return /sitemap/.test(path) || /\.(xml|txt|rss|atom)(\.gz)?$/.test(path);
 }
 
 /** One `-v` line per retry: a user watching a slow run sees why it waits. */

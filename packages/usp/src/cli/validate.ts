@@ -11,6 +11,7 @@ import {
   str,
   UsageError,
 } from './args.js';
+import { InputFileError } from './cli-errors.js';
 import { groupDigits } from './digits.js';
 import { HELP_OPTIONS, LOG_OPTIONS } from './flags.js';
 import { inputNamer, type Namer, openInput } from './input.js';
@@ -37,7 +38,7 @@ const VALIDATE_OPTIONS = {
 
 export const VALIDATE_HELP = `${VALIDATE_USAGE}
 
-check sitemaps against the sitemaps.org protocol and Google's rules; exit 0 when clean, 1 on findings
+check sitemaps against the sitemaps.org protocol and Google's rules
 
 positional arguments:
   url_or_file               a sitemap URL (its children are checked too), a homepage URL (its
@@ -63,7 +64,16 @@ options:
 ${PLUGIN_HELP}
   --no-progress             no progress line (it shows only when stderr is a terminal)
 
-${NETWORK_HELP}`;
+${NETWORK_HELP}
+
+exit status:
+  0  checked, no findings
+  1  checked, with findings (errors or warnings)
+  2  nothing could be checked: usage error, a file that cannot be read, or a site that gave no
+     HTTP response at all (refused, timeout, DNS, TLS, address blocked); one line on stderr says why`;
+
+/** Exit status when nothing could be checked, as grep's 2: a script can tell it from findings. */
+const COULD_NOT_RUN = 2;
 
 function location(f: Finding): string {
   if (f.entry !== undefined) return `entry ${f.entry}`;
@@ -181,7 +191,9 @@ export async function writeJsonReport(
     if (pending) await pending;
   }
   const sitemaps = report.sitemaps.map((s) => ({ ...s, url: name(s.url) }));
-  await out.line(`],"sitemaps":${JSON.stringify(sitemaps)},"unchecked":${report.unchecked}}`);
+  await out.line(
+    `],"sitemaps":${JSON.stringify(sitemaps)},"unchecked":${report.unchecked},"reached":${report.reached}}`,
+  );
   await out.flush();
 }
 
@@ -229,7 +241,15 @@ export async function runValidate(args: string[], signal: AbortSignal): Promise<
         },
       });
     } else {
-      report = await validateDocument(await openInput(target), { url, ...withRegistry });
+      let input: Awaited<ReturnType<typeof openInput>>;
+      try {
+        input = await openInput(target);
+      } catch (err) {
+        if (!(err instanceof InputFileError)) throw err;
+        process.stderr.write(`usp: error: ${err.message}\n`);
+        return COULD_NOT_RUN;
+      }
+      report = await validateDocument(input, { url, ...withRegistry });
       if (url === undefined) name = inputNamer(target);
     }
   } finally {
@@ -239,5 +259,10 @@ export async function runValidate(args: string[], signal: AbortSignal): Promise<
   const out = new Output(process.stdout);
   if (format === 'json') await writeJsonReport(out, report, name);
   else await writeHumanReport(out, report, { maxPerCode, name });
+  if (!report.reached) {
+    const why = report.findings[report.findings.length - 1]?.message ?? 'no response';
+    process.stderr.write(`usp: ${target}: site unreachable: ${why}\n`);
+    return COULD_NOT_RUN;
+  }
   return report.ok ? 0 : 1;
 }
