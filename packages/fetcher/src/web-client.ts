@@ -28,6 +28,7 @@ import {
 } from './options.js';
 import { OriginClients } from './origin-clients.js';
 import { withParserTiering } from './parser-tiering.js';
+import { guardPausedParser } from './paused-parser.js';
 import { proxyFor } from './proxy-routes.js';
 import { backoffDelay, parseRetryAfter, RETRYABLE_STATUSES } from './retry.js';
 import { onStop, StopSignal } from './stop-signal.js';
@@ -314,7 +315,10 @@ class UndiciWebClient implements FetcherWebClient {
   private adopting(connect: buildConnector.connector): buildConnector.connector {
     return (opts, callback) => {
       const socket: unknown = connect(opts, callback);
-      if (socket instanceof Socket) this.keepAlive.adopt(socket, opts.hostname);
+      if (socket instanceof Socket) {
+        this.keepAlive.adopt(socket, opts.hostname);
+        guardPausedParser(socket);
+      }
     };
   }
 
@@ -322,7 +326,10 @@ class UndiciWebClient implements FetcherWebClient {
   private adoptingOnConnect(connect: buildConnector.connector): buildConnector.connector {
     return (opts, callback) =>
       connect(opts, (...args) => {
-        if (args[1] instanceof Socket) this.keepAlive.adopt(args[1], opts.hostname);
+        if (args[1] instanceof Socket) {
+          this.keepAlive.adopt(args[1], opts.hostname);
+          guardPausedParser(args[1]);
+        }
         callback(...args);
       });
   }

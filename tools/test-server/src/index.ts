@@ -136,6 +136,13 @@ export class OpenedResources {
   }
 }
 export { lastJsonLine, type NodeRun, type NodeRunOptions, runNode } from './child.js';
+export {
+  type ClosingFile,
+  type ClosingMode,
+  type ClosingServer,
+  compressibleSitemapGz,
+  startClosingServer,
+} from './closing-server.js';
 export { startTestProxy, type TestProxy } from './proxy.js';
 export {
   type FarmChange,
