@@ -24,7 +24,9 @@ export { type BatchProgress, countSite, emptyProgress } from './progress.js';
 export {
   type ColumnValue,
   PAGE_COLUMNS,
+  type PageRowFilter,
   pageRowOf,
+  pageRowsQuery,
   pageValues,
   SITE_COLUMNS,
   SITEMAP_COLUMNS,
