@@ -2,12 +2,12 @@ import type * as fs from 'node:fs';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunMark } from '@usp-ts/core';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { memoryStateStore } from '../src/memory-state-store.js';
 import { openNdjsonSink } from '../src/ndjson-sink.js';
 import { OutputError } from '../src/output-error.js';
 import type { PageRow, SiteResult } from '../src/rows.js';
+import type { RunMark } from '../src/state-store.js';
 
 // `write` may take fewer bytes than it is given (a file system filling up takes what fits, then
 // answers ENOSPC). Injected here: writes under `disk.dir` get at most `disk.perWrite` bytes each,
@@ -98,16 +98,16 @@ describe('openNdjsonSink with short writes', () => {
     const sink = await openNdjsonSink({ dir, state });
     const a = sink.begin('https://a.example/');
     for (let i = 0; i < 10; i++) a.page(page('https://a.example/', i));
-    await a.commit(result('https://a.example/', 10), saveState);
+    await a.commit(result('https://a.example/', 10), { saveState });
     disk.left = 500; // site b's pages get a short write, then ENOSPC
     const b = sink.begin('https://b.example/');
     for (let i = 0; i < 10; i++) b.page(page('https://b.example/', i));
-    const failure = await b.commit(result('https://b.example/', 10), saveState).catch((e: unknown) => e);
+    const failure = await b.commit(result('https://b.example/', 10), { saveState }).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(OutputError);
     expect((failure as OutputError).message).toMatch(/^no space left on the device of /);
     const c = sink.begin('https://c.example/');
     c.page(page('https://c.example/', 0));
-    await expect(c.commit(result('https://c.example/', 1), saveState)).rejects.toBe(failure);
+    await expect(c.commit(result('https://c.example/', 1), { saveState })).rejects.toBe(failure);
     expect(saved).toEqual(['https://a.example/']);
     await sink.close();
 
@@ -117,7 +117,7 @@ describe('openNdjsonSink with short writes', () => {
     for (const site of ['https://b.example/', 'https://c.example/']) {
       const o = again.begin(site);
       for (let i = 0; i < 10; i++) o.page(page(site, i));
-      await o.commit(result(site, 10), saveState);
+      await o.commit(result(site, 10), { saveState });
     }
     await again.close();
     expect(urls(dir)).toEqual([
