@@ -5,7 +5,8 @@
 // README (and docs/*.md), LICENSE and CHANGELOG; every link in that Markdown resolves inside the
 // installed package (a file of the pack, a heading there) or is an absolute URL;
 // every entry point the manifest names; the shared fields as sync-package-fields.mjs writes them;
-// no `workspace:` range and no placeholder URL. Also: every published package is in the one
+// no `workspace:` range and no placeholder URL; and a scratch project installing the tarballs
+// type-checks against them under NodeNext, bundler and node10 resolution (check-resolvers.mjs). Also: every published package is in the one
 // `fixed` group of .changeset/config.json, so all are released at one version.
 // Prints the plan (name, version, files, size). `--release` (the release script) also refuses an
 // unset repository URL (`--dry-run` lets that pass) and a dist/ with files no clean build makes,
@@ -16,6 +17,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
+import { checkResolvers, RESOLUTIONS } from './check-resolvers.mjs';
 import { packAll } from './pack-all.mjs';
 import {
   expectedManifest,
@@ -278,9 +280,11 @@ const context = {
 };
 const packDir = mkdtempSync(join(tmpdir(), 'usp-pack-'));
 let results;
+let resolverFailures = [];
 try {
   const packed = await packAll(packDir);
   results = await Promise.all(packages.map((p) => check(p, context, packed)));
+  if (results.every((r) => r.problems.length === 0)) resolverFailures = await checkResolvers(packed);
 } finally {
   rmSync(packDir, { recursive: true, force: true });
 }
@@ -295,11 +299,12 @@ for (const r of results) {
     console.error(`${r.manifest.name}:\n  ${r.problems.join('\n  ')}`);
   }
 }
-if (failed) process.exit(1);
+for (const f of resolverFailures) console.error(`scratch project, moduleResolution ${f}`);
+if (failed || resolverFailures.length > 0) process.exit(1);
 for (const r of results)
   console.log(
     `  ${`${r.manifest.name}@${r.manifest.version}`.padEnd(36)} ${String(r.files).padStart(3)} files ${(r.size / 1024).toFixed(1).padStart(7)} kB`,
   );
 console.log(
-  `check-pack: ${results.length} packages pack dist, types, README (and docs), LICENSE and CHANGELOG only; every link of their Markdown resolves in the package`,
+  `check-pack: ${results.length} packages pack dist, types, README (and docs), LICENSE and CHANGELOG only; every link of their Markdown resolves in the package; a scratch project installing them type-checks under moduleResolution ${Object.keys(RESOLUTIONS).join(', ')}`,
 );
