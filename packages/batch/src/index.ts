@@ -32,7 +32,9 @@ export {
 export {
   type ColumnValue,
   PAGE_COLUMNS,
+  type PageRowFilter,
   pageRowOf,
+  pageRowsQuery,
   pageValues,
   SITE_COLUMNS,
   SITEMAP_COLUMNS,
