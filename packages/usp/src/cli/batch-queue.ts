@@ -1,4 +1,11 @@
-import { countSite, emptyProgress, readSiteLines, type SiteResult } from '@usp-ts/batch';
+import {
+  countSite,
+  countStatus,
+  emptyProgress,
+  readSiteLines,
+  type SiteResult,
+  snapshotProgress,
+} from '@usp-ts/batch';
 import { DEFAULT_QUEUE_NAME, enqueueSites } from '@usp-ts/queue-bullmq';
 import { count, flag, type Parsed, redisUrl, str, UsageError } from './args.js';
 import { BatchReport, siteLine } from './batch-report.js';
@@ -45,7 +52,6 @@ export async function runQueuedBatch(
 
   const report = new BatchReport(!flag(p, 'no-progress'));
   report.total = total;
-  const statuses = new Map<string, number>();
   const counts = emptyProgress();
   const invalid: string[] = [];
   async function* validSites(): AsyncGenerator<string> {
@@ -73,32 +79,24 @@ export async function runQueuedBatch(
       onResult: (o) => {
         if (o.ok) {
           const r = o.result;
-          statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
           countSite(counts, r);
           if (verbose > 0) {
             report.clear();
             process.stderr.write(siteLine(r));
           }
         } else if (o.lost === true) {
-          statuses.set('lost', (statuses.get('lost') ?? 0) + 1);
-          counts.sitesDone++;
-          counts.failures++;
+          countStatus(counts, 'lost');
         } else {
-          statuses.set('failed job', (statuses.get('failed job') ?? 0) + 1);
-          counts.sitesDone++;
-          counts.failures++;
+          countStatus(counts, 'failed job');
         }
-        report.update({ ...counts });
+        report.update(snapshotProgress(counts));
       },
     });
     report.clear();
     if (invalid.length > 0) {
-      // Counted as sites, as the local batch counts them: the summary's total is its statuses' sum.
-      statuses.set('invalid', invalid.length);
-      counts.sitesDone += invalid.length;
-      counts.failures += invalid.length;
-      report.update({ ...counts });
-      report.clear();
+      // Sites of the run as the local batch counts them: in the summary's total and its statuses.
+      for (const _ of invalid) countStatus(counts, 'invalid');
+      report.update(snapshotProgress(counts));
       process.stderr.write(`usp batch: not a site URL, not enqueued: ${invalid.join('; ')}\n`);
     }
     if (!wait) return 0;
@@ -108,7 +106,7 @@ export async function runQueuedBatch(
       );
       return 0;
     }
-    process.stderr.write(`${report.summary(statuses)}\n`);
+    process.stderr.write(`${report.summary()}\n`);
     if (done.lost.length > 0) {
       // Redis forgot them (a restart without persistence): nobody walks them now.
       process.stderr.write(
