@@ -20,7 +20,25 @@ export {
   type PolitenessGate,
 } from './politeness-gate.js';
 export { type BatchProgress, countSite, emptyProgress } from './progress.js';
-export type { Change, PageRow, SitemapRow, SiteResult, SiteStatus } from './rows.js';
+export {
+  type ColumnValue,
+  PAGE_COLUMNS,
+  pageRowOf,
+  pageValues,
+  SITE_COLUMNS,
+  SITEMAP_COLUMNS,
+  sitemapValues,
+  siteValues,
+} from './row-columns.js';
+export type {
+  Change,
+  ListedPageRow,
+  PageRow,
+  RemovedPageRow,
+  SitemapRow,
+  SiteResult,
+  SiteStatus,
+} from './rows.js';
 export { type JournalContents, type JournalEntry, type JournalHeader, readJournal } from './run-journal.js';
 export {
   DEFAULT_SITE_DEADLINE_MS,

@@ -37,11 +37,12 @@ const CODE = /'([a-z][a-z0-9]*(?:-[a-z0-9]+)*)'/g;
 
 /**
  * The warning codes the sources of every package emit: the code literals in the arguments of a
- * `warn…(`/`#invalidNode(`/`#notRequested(` call, in a value typed `WarningCode`, and `code:` in a `Warning` object.
+ * `warn…(`/`invalidNode(`/`notRequested(` call (the walk's, `#`-private or not), in a value typed `WarningCode`, and `code:` in a `Warning` object.
  */
 function emittedWarningCodes(): Map<string, string> {
   const found = new Map<string, string>();
-  const calls = /(?:\bwarn\w*|#warn|#invalidNode|#notRequested)\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)/g;
+  const calls =
+    /(?:\bwarn\w*|#warn|#?\binvalidNode|#?\bnotRequested)\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)/g;
   const typed = /: WarningCode = ([^;]*);/g;
   const warningObject = /: Warning = \{[^}]*?code: '([^']+)'/g;
   for (const pkg of readdirSync(PACKAGES)) {

@@ -1,1 +1,3 @@
+export { RESULTS_SCHEMA, type SqliteResultSink, type SqliteResultsOptions } from './sqlite-results.js';
 export { type SqliteStateStoreOptions, sqliteStateStore } from './sqlite-state-store.js';
+export { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from './sqlite-store.js';

@@ -3,7 +3,8 @@ import type { Sitemap } from '../contract/sitemap.js';
 import type { WalkSummary } from '../contract/walk-summary.js';
 import type { WalkConfig } from './config.js';
 import type { PageWalk, WalkedPage, WalkedSitemapInfo } from './page-walk.js';
-import { type PageSink, Walk } from './walk.js';
+import type { PageSink } from './task.js';
+import { Walk } from './walk.js';
 import type { WalkStats } from './walk-stats.js';
 
 /** The async iterator of `walkPagesWithClient`: a bounded queue between the walk's parsers and the consumer. */

@@ -15,8 +15,9 @@ import { knownPathUrls } from './known-paths.js';
 import type { TreeOptions, WalkPagesWithClientOptions } from './options.js';
 import { PageStream } from './page-stream.js';
 import type { PageWalk } from './page-walk.js';
+import type { FetchResult } from './task.js';
 import { TreePlace } from './tree-order.js';
-import { type FetchResult, Walk } from './walk.js';
+import { Walk } from './walk.js';
 
 /**
  * Finds and parses every sitemap of a website as usp does: robots.txt, then the known paths

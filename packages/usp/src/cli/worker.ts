@@ -59,7 +59,9 @@ options:
                             (usually the queue's server); a FILE (SQLite) suits one machine only
   --lock-duration DURATION  a worker that dies (kill -9, machine lost) has its sites walked by
                             another after about twice this (default 30s)
-  --exit-when-idle          exit once nothing is waiting in the queue and this worker runs nothing
+  --exit-when-idle          exit once the queue is drained: nothing waiting, delayed or active on
+                            any worker, and no producer adding sites, for 3s in a row (a worker
+                            may start before its producer; a dead worker's sites are taken over)
   --gzip                    write .ndjson.gz files
   --full-every DURATION     a full walk of a site when its last one is older (e.g. 7d; default never)
   --sites N                 sites walked at once by this worker (default 16)

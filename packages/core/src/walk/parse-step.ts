@@ -1,0 +1,106 @@
+import { errorText } from '../contract/errors.js';
+import type { ChildRef, Page } from '../contract/model.js';
+import { type ParsedDocument, sitemapFromDocument } from '../contract/parsed-document.js';
+import { AbstractIndexSitemap, type PagesSitemapType } from '../contract/sitemap.js';
+import type { Warning } from '../contract/warning.js';
+import type { WebResponse } from '../contract/web-client.js';
+import type { ParseDocumentOptions } from '../engine/document.js';
+import type { FetchResult, FetchTask } from './task.js';
+import type { WalkState } from './walk-state.js';
+
+/**
+ * The walk's parse step: parses a fetched body into its node, its pages going to the page store
+ * and the walk's sink within the walk's page budget (`maxPages`: the page past it stops the walk).
+ * A parser that throws after pages flowed keeps them, as a truncated document.
+ */
+export async function parseStep(
+  walk: WalkState,
+  task: FetchTask,
+  response: Extract<WebResponse, { kind: 'ok' }>,
+  contentType: string | null,
+): Promise<[FetchResult, ChildRef[]]> {
+  const { hooks, documentLimits, gunzip } = walk.config;
+  const finalUrl = response.url;
+  const writer = walk.config.pageStore.open(finalUrl);
+  let pagesType: PagesSitemapType | null = null;
+  let accepted = 0;
+  let cut = false;
+  const info = { url: finalUrl, type: 'PagesXMLSitemap' as PagesSitemapType };
+  const onPages = async (batch: Page[], type?: PagesSitemapType): Promise<void> => {
+    if (type !== undefined && pagesType === null) {
+      pagesType = type;
+      info.type = type;
+    }
+    let pages = batch;
+    const room = walk.config.maxPages - walk.pages;
+    if (pages.length > room) {
+      pages = pages.slice(0, Math.max(room, 0));
+      if (!cut) {
+        cut = true;
+        // Stops this body (and every other): the document ends as truncated with what it has.
+        walk.stop('maxPages');
+      }
+    }
+    if (pages.length === 0) return;
+    if (writer.appendPages !== undefined) writer.appendPages(pages);
+    else for (const p of pages) writer.append(p);
+    accepted += pages.length;
+    walk.pages += pages.length;
+    if (walk.sink !== null) await walk.sink(pages, info);
+    walk.progress();
+  };
+  const parseOptions: Omit<ParseDocumentOptions, 'registry'> = {
+    url: finalUrl,
+    body: response.body,
+    headers: response.headers,
+    onPages,
+    // Abort and deadline end the parse at once, keeping what was read (the body is cut too).
+    signal: walk.signal,
+    ...(hooks.onWarning !== undefined ? { onWarning: hooks.onWarning } : {}),
+    ...(documentLimits !== undefined ? { limits: documentLimits } : {}),
+    ...(gunzip !== undefined ? { gunzip } : {}),
+  };
+  const parse = walk.config.parse;
+  let parsed: ParsedDocument;
+  try {
+    parsed = await parse({ ...parseOptions, registry: await walk.registry() });
+  } catch (error) {
+    response.cancel();
+    const stored = writer.close();
+    if (accepted > 0 && pagesType !== null) {
+      // The parser gave up after pages flowed (aborted mid-body): keep them.
+      const warnings: Warning[] = [];
+      walk.warn(warnings, 'truncated', `Reading ${finalUrl} stopped: ${errorText(error)}`, finalUrl);
+      const doc: ParsedDocument = {
+        url: finalUrl,
+        type: pagesType,
+        children: [],
+        warnings,
+        bytes: 0,
+        truncated: true,
+      };
+      const node = sitemapFromDocument(doc, { stored, lastModified: task.lastModified });
+      return [walk.result(task, node, contentType), []];
+    }
+    stored.release?.();
+    const reason = `Unable to parse sitemap from ${finalUrl}: ${errorText(error)}`;
+    return [
+      walk.result(task, walk.invalidNode(finalUrl, reason, task.lastModified, 'fetch'), contentType),
+      [],
+    ];
+  } finally {
+    // A parser that stopped early (a limit, an invalid root) leaves the rest unread.
+    response.cancel();
+  }
+  walk.bytes += parsed.bytes;
+  if (cut) {
+    walk.warn(
+      parsed.warnings,
+      'limit',
+      `Pages after the walk's limit of ${walk.config.maxPages} were dropped`,
+      parsed.url,
+    );
+  }
+  const node = sitemapFromDocument(parsed, { stored: writer.close(), lastModified: task.lastModified });
+  return [walk.result(task, node, contentType), node instanceof AbstractIndexSitemap ? parsed.children : []];
+}
