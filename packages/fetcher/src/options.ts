@@ -283,7 +283,9 @@ export function resolveOptions(o: WebClientOptions, defaultUserAgent: string): R
   const d = DEFAULTS;
   // Checked first: the headers timeout follows it when not set itself.
   const requestTimeoutMs =
-    o.requestTimeoutMs === undefined ? undefined : int('requestTimeoutMs', o.requestTimeoutMs, d.requestTimeoutMs, 1);
+    o.requestTimeoutMs === undefined
+      ? undefined
+      : int('requestTimeoutMs', o.requestTimeoutMs, d.requestTimeoutMs, 1);
   return {
     userAgent: o.userAgent ?? defaultUserAgent,
     headers: o.headers ?? {},
