@@ -1,5 +1,5 @@
 import type { PageJSON } from '@usp-ts/core';
-import type { ListedPageRow, PageRow, SitemapRow, SiteResult } from './rows.js';
+import type { Change, ListedPageRow, PageRow, SitemapRow, SiteResult } from './rows.js';
 
 // The rows of a run as table columns: one mapping for every SQL store (SQLite, PostgreSQL) and
 // for `usp export`, so a row reads back the same from any of them. Scalars are columns (what
@@ -146,4 +146,40 @@ export function pageRowOf(record: Readonly<Record<(typeof PAGE_COLUMNS)[number],
   if (record.change !== null && record.change !== undefined)
     page.change = record.change as ListedPageRow['change'];
   return page;
+}
+
+/** Which page rows to read back from an SQL store (`usp export`). */
+export interface PageRowFilter {
+  /** A run id, or `latest` (the run started last). Default `latest`. */
+  readonly run?: string;
+  /** Only rows with one of these changes (default: all). */
+  readonly changes?: readonly Change[];
+  /** Only this site (its normalised homepage URL). */
+  readonly site?: string;
+}
+
+/**
+ * The query of the page rows `filter` selects, the same for every SQL store: `placeholder(n)`
+ * writes the n-th parameter (`?` for SQLite, `$n` for PostgreSQL). Rows come by site, in the
+ * order they were written.
+ */
+export function pageRowsQuery(
+  filter: PageRowFilter,
+  placeholder: (n: number) => string,
+): { sql: string; params: string[] } {
+  const params: string[] = [];
+  const param = (v: string): string => {
+    params.push(v);
+    return placeholder(params.length);
+  };
+  const run = filter.run ?? 'latest';
+  const where = [
+    run === 'latest'
+      ? 'run_id = (SELECT run_id FROM runs ORDER BY started_at DESC LIMIT 1)'
+      : `run_id = ${param(run)}`,
+  ];
+  if (filter.changes !== undefined)
+    where.push(`change IN (${filter.changes.map((c) => param(c)).join(', ')})`);
+  if (filter.site !== undefined) where.push(`site = ${param(filter.site)}`);
+  return { sql: `SELECT ${PAGE_COLUMNS.join(', ')} FROM page_rows WHERE ${where.join(' AND ')}`, params };
 }

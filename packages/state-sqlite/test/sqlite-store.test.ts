@@ -5,6 +5,7 @@ import type { PageRow, SitemapRow, SiteResult } from '@usp-ts/batch';
 import { type SiteState, StateStoreError } from '@usp-ts/core';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { readSqlitePageRows } from '../src/read-rows.js';
 import { openSqliteStore } from '../src/sqlite-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'usp-store-'));
@@ -171,5 +172,35 @@ describe('openSqliteStore', () => {
     raw.close();
     expect(() => openSqliteStore(path)).toThrow(/results schema 99; this usp reads up to 1: upgrade usp/);
     expect(count(path, 'SELECT count(*) FROM runs')).toBe(1);
+  });
+});
+
+describe('readSqlitePageRows', () => {
+  it("streams a run's rows, filtered by change and site, as they were written", async () => {
+    const path = fresh();
+    const store = openSqliteStore(path);
+    for (const site of ['https://a.example/', 'https://b.example/']) {
+      const out = store.sink.begin(site);
+      out.page(page(site, `${site}p1`));
+      out.page(page(site, `${site}p2`, 'changed'));
+      out.page({ site, sitemap: `${site}a.xml`, url: `${site}gone`, change: 'removed' });
+      await out.commit(result(site, 3));
+    }
+    await store.close();
+    const all = [...readSqlitePageRows(path)];
+    expect(all.length).toBe(6);
+    expect(all[0]).toEqual(page('https://a.example/', 'https://a.example/p1'));
+    const picked = [
+      ...readSqlitePageRows(path, {
+        run: store.runId,
+        changes: ['changed', 'removed'],
+        site: 'https://b.example/',
+      }),
+    ];
+    expect(picked.map((r) => [r.url, r.change])).toEqual([
+      ['https://b.example/p2', 'changed'],
+      ['https://b.example/gone', 'removed'],
+    ]);
+    expect([...readSqlitePageRows(path, { run: 'nope' })]).toEqual([]);
   });
 });
