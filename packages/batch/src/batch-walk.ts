@@ -230,6 +230,11 @@ export async function* batchWalk(
       progress();
       yield result;
     }
+  } catch (error) {
+    // The run cannot go on (its output or state failed): the walks in flight stop now rather than
+    // at their deadlines, and nothing more is committed.
+    stop.abort(error);
+    throw error;
   } finally {
     // A consumer that leaves early, or a failure, still waits for the walks in flight to settle.
     await Promise.allSettled(running.values());

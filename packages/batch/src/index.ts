@@ -11,6 +11,7 @@ export { type BatchWalkOptions, batchWalk, DEFAULT_SITES } from './batch-walk.js
 export { memoryStateStore } from './memory-state-store.js';
 export { type NdjsonSink, type NdjsonSinkOptions, openNdjsonSink } from './ndjson-sink.js';
 export { OutputError } from './output-error.js';
+export { LOCK_FILE, type LockHolder, lockOutput, type OutputLock } from './output-lock.js';
 export {
   DEFAULT_MAX_CRAWL_DELAY_MS,
   DEFAULT_PER_HOST,
@@ -20,7 +21,27 @@ export {
   type PolitenessGate,
 } from './politeness-gate.js';
 export { type BatchProgress, countSite, emptyProgress } from './progress.js';
-export type { Change, PageRow, SitemapRow, SiteResult, SiteStatus } from './rows.js';
+export {
+  type ColumnValue,
+  PAGE_COLUMNS,
+  type PageRowFilter,
+  pageRowOf,
+  pageRowsQuery,
+  pageValues,
+  SITE_COLUMNS,
+  SITEMAP_COLUMNS,
+  sitemapValues,
+  siteValues,
+} from './row-columns.js';
+export type {
+  Change,
+  ListedPageRow,
+  PageRow,
+  RemovedPageRow,
+  SitemapRow,
+  SiteResult,
+  SiteStatus,
+} from './rows.js';
 export { type JournalContents, type JournalEntry, type JournalHeader, readJournal } from './run-journal.js';
 export {
   DEFAULT_SITE_DEADLINE_MS,

@@ -1,21 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  fdatasync,
-  ftruncateSync,
-  openSync,
-  readSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, existsSync, ftruncateSync, openSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { errorText, type RunMark, type StateStore } from '@usp-ts/core';
 import type { BatchSink, CopyTag, SiteOutput } from './batch-sink.js';
+import { HeldRows } from './held-rows.js';
 import { makeDirectory } from './make-directory.js';
 import { OutputError } from './output-error.js';
+import { GroupSync, writeAll } from './output-files.js';
+import { lockOutput, type OutputLock } from './output-lock.js';
 import type { PageRow, SitemapRow, SiteResult } from './rows.js';
 import { type JournalContents, type JournalEntry, RunJournal, readJournal } from './run-journal.js';
 import { copyTokens, dropCopies, finishDrop, type RunFiles } from './void-copies.js';
@@ -48,63 +41,98 @@ export interface NdjsonSinkOptions {
 /** The NDJSON sink of a run (`openNdjsonSink`). */
 export interface NdjsonSink extends BatchSink {
   readonly runId: string;
-  /** Sites (and invalid lines) committed by an earlier part of this run. */
+  /** Sites (and invalid lines) committed by an earlier part of this run (as it was opened). */
   readonly done: ReadonlySet<string>;
-  /** Writes out what is pending and closes the files. */
+  /** Writes out what is pending, syncs and closes the files, and unlocks the directory. */
   close(): Promise<void>;
 }
 
 const FILES = ['pages', 'sitemaps', 'sites'] as const;
 type FileName = (typeof FILES)[number];
-
-const FSYNC_EVERY_MS = 2_000;
-/** Characters of rows turned into one Buffer while a site is walked. */
-const PIECE_CHARS = 64 * 1024;
-/** Bytes read at a time when a spilled site is appended to the output. */
-const COPY_BYTES = 1024 * 1024;
+type Offsets = Record<FileName, number>;
 
 /**
  * Opens the output of a run: `pages.ndjson`, `sitemaps.ndjson`, `sites.ndjson` (`.gz` with
- * `gzip`) and `journal.ndjson` in `dir`. A site's lines are held (in memory, then a temp file
- * under `dir/.partial`) until its walk ends, then appended to the three files at once and the
- * journal line written after them; a kill at any moment leaves either all of a site or nothing
- * that a resumed run keeps. Writes are plain `write`s (safe against a killed process: the
- * kernel has them); the files are fsync'd every 2 s and on close, for power loss.
+ * `gzip`) and `journal.ndjson` in `dir`, locked for this writer (`lockOutput`: a second writer
+ * is refused, naming this one). A site's lines are held (in memory, then a temp file under
+ * `dir/.partial`) until its walk ends, then appended to the three files at once; once every byte
+ * is written and synced to disk, the state is saved and the journal line written. A kill at any
+ * moment, or a full disk, leaves either all of a site or nothing that a resumed run keeps; after
+ * a failed write nothing more is committed (the commit rejects with an `OutputError`).
  */
 export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<NdjsonSink> {
   const dir = options.dir;
-  const journalPath = join(dir, 'journal.ndjson');
   try {
     makeDirectory(dir);
   } catch (cause) {
     throw new OutputError(`cannot create the output directory ${dir}: ${errorText(cause)}`, dir, { cause });
   }
-  let existing = readJournal(journalPath);
-  const filesOf = (gz: boolean): RunFiles => ({
+  const lock = lockOutput(dir);
+  try {
+    const run = await openRun(options);
+    return sinkOver(run, options, lock);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+/** A run's directory, checked, with what earlier parts of the run committed. */
+interface OpenedRun {
+  readonly dir: string;
+  readonly runId: string;
+  readonly gzip: boolean;
+  readonly paths: Record<FileName, string>;
+  readonly journalPath: string;
+  readonly existing: JournalContents | null;
+  readonly done: Set<string>;
+  readonly offsets: Offsets;
+  /** A site whose state was saved but whose journal line a kill prevented. */
+  readonly recovered: JournalEntry | null;
+  readonly filesOf: (gz: boolean) => RunFiles;
+}
+
+function runFilesOf(dir: string, journal: string, gz: boolean): RunFiles {
+  return {
     dir,
-    journal: journalPath,
+    journal,
     outputs: Object.fromEntries(FILES.map((f) => [f, join(dir, f + (gz ? '.ndjson.gz' : '.ndjson'))])),
-  });
-  // A failed lookup (the queue's Redis away) is not this run's end: resume and close try again.
-  const dropVoided = async (journal: JournalContents | null) => {
-    if (journal === null || options.voidedCopies === undefined) return false;
-    const tokens = copyTokens(journal);
-    if (tokens.length === 0) return false;
-    let voided: ReadonlySet<string>;
-    try {
-      voided = await options.voidedCopies(tokens);
-    } catch {
-      return false;
-    }
-    let dropped: string[];
-    try {
-      dropped = dropCopies(filesOf(journal.header.gzip), journal, voided);
-    } catch (cause) {
-      throw new OutputError(`cannot drop void copies in ${dir}: ${errorText(cause)}`, dir, { cause });
-    }
-    if (dropped.length > 0) options.onDropped?.(dropped);
-    return dropped.length > 0;
   };
+}
+
+/**
+ * Cuts the copies that a later try of their queue job made void. A failed lookup (the queue's
+ * Redis away) is not this run's end: resume and close try again.
+ */
+async function dropVoided(options: NdjsonSinkOptions, journal: JournalContents | null): Promise<boolean> {
+  if (journal === null || options.voidedCopies === undefined) return false;
+  const tokens = copyTokens(journal);
+  if (tokens.length === 0) return false;
+  let voided: ReadonlySet<string>;
+  try {
+    voided = await options.voidedCopies(tokens);
+  } catch {
+    return false;
+  }
+  let dropped: string[];
+  try {
+    const journalPath = join(options.dir, 'journal.ndjson');
+    dropped = dropCopies(runFilesOf(options.dir, journalPath, journal.header.gzip), journal, voided);
+  } catch (cause) {
+    throw new OutputError(`cannot drop void copies in ${options.dir}: ${errorText(cause)}`, options.dir, {
+      cause,
+    });
+  }
+  if (dropped.length > 0) options.onDropped?.(dropped);
+  return dropped.length > 0;
+}
+
+/** Reads and checks the journal of `dir`, finishes what a kill interrupted, and says what is done. */
+async function openRun(options: NdjsonSinkOptions): Promise<OpenedRun> {
+  const dir = options.dir;
+  const journalPath = join(dir, 'journal.ndjson');
+  let existing = readJournal(journalPath);
+  const filesOf = (gz: boolean): RunFiles => runFilesOf(dir, journalPath, gz);
   if (!options.resume && (existing !== null || existsSync(journalPath))) {
     throw new OutputError(
       `${dir} holds a run already (journal.ndjson): add --resume to go on with it, or choose another output directory`,
@@ -131,24 +159,23 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
       });
     }
     if (finished) existing = readJournal(journalPath);
-    if (await dropVoided(existing)) existing = readJournal(journalPath);
+    if (await dropVoided(options, existing)) existing = readJournal(journalPath);
   }
   const runId = existing?.header.runId ?? randomUUID();
-  const ext = gzip ? '.ndjson.gz' : '.ndjson';
-  const paths = Object.fromEntries(FILES.map((f) => [f, join(dir, f + ext)])) as Record<FileName, string>;
+  const paths = filesOf(gzip).outputs as Record<FileName, string>;
   const done = new Set<string>();
-  let offsets: Record<FileName, number> = { pages: 0, sitemaps: 0, sites: 0 };
+  let offsets: Offsets = { pages: 0, sitemaps: 0, sites: 0 };
   for (const e of existing?.entries ?? []) {
     done.add(e.site);
-    offsets = { ...offsets, ...(e.offsets as Record<FileName, number>) };
+    offsets = { ...offsets, ...(e.offsets as Offsets) };
   }
   const sizeOf = (p: string): number => (existsSync(p) ? statSync(p).size : 0);
-  // A site whose state was saved after its lines were written, but killed before its journal
-  // line: its lines are whole, so it is done and its line is written now.
+  // A site whose state was saved after its lines were written and synced, but killed before its
+  // journal line: its lines are whole, so it is done and its line is written now.
   let recovered: JournalEntry | null = null;
   const mark = existing !== null && options.state ? await options.state.lastMark(runId) : null;
   if (mark !== null && !done.has(mark.site)) {
-    const o = mark.offsets as Record<FileName, number>;
+    const o = mark.offsets as Offsets;
     const ahead = FILES.every((f) => o[f] >= offsets[f] && o[f] <= sizeOf(paths[f]));
     if (ahead) {
       done.add(mark.site);
@@ -156,180 +183,211 @@ export async function openNdjsonSink(options: NdjsonSinkOptions): Promise<Ndjson
       recovered = { type: 'site', site: mark.site, status: 'recovered', offsets: o };
     }
   }
-  let journal: RunJournal;
-  const fds = {} as Record<FileName, number>;
-  try {
-    for (const f of FILES) {
-      if (existing !== null && sizeOf(paths[f]) < offsets[f]) {
-        throw new OutputError(`${paths[f]} is shorter than its journal says; nothing was changed`, paths[f]);
-      }
+  for (const f of FILES) {
+    if (existing !== null && sizeOf(paths[f]) < offsets[f]) {
+      throw new OutputError(`${paths[f]} is shorter than its journal says; nothing was changed`, paths[f]);
     }
-    journal =
-      existing === null
-        ? RunJournal.create(journalPath, { type: 'run', runId, startedAt: new Date().toISOString(), gzip })
-        : RunJournal.reopen(journalPath, existing.goodBytes);
-    for (const f of FILES) {
-      const fd = openSync(paths[f], existing === null ? 'w' : 'r+');
-      // Lines of a site that was not committed are cut off.
-      ftruncateSync(fd, offsets[f]);
-      closeSync(fd);
-      fds[f] = openSync(paths[f], 'a');
-    }
-  } catch (cause) {
-    if (cause instanceof OutputError) throw cause;
-    throw new OutputError(`cannot write to ${dir}: ${errorText(cause)}`, dir, { cause });
   }
-  if (recovered !== null) journal.append(recovered);
+  return { dir, runId, gzip, paths, journalPath, existing, done, offsets, recovered, filesOf };
+}
+
+/** Opens the journal and the three files for appending, each cut at the last committed site. */
+function openFiles(run: OpenedRun): { journal: RunJournal; fds: Record<FileName, number> } {
+  const fds = {} as Record<FileName, number>;
+  let journal: RunJournal | null = null;
+  try {
+    journal =
+      run.existing === null
+        ? RunJournal.create(run.journalPath, {
+            type: 'run',
+            runId: run.runId,
+            startedAt: new Date().toISOString(),
+            gzip: run.gzip,
+          })
+        : RunJournal.reopen(run.journalPath, run.existing.goodBytes);
+    for (const f of FILES) {
+      const fd = openSync(run.paths[f], run.existing === null ? 'w' : 'r+');
+      // Lines of a site that was not committed are cut off.
+      ftruncateSync(fd, run.offsets[f]);
+      closeSync(fd);
+      fds[f] = openSync(run.paths[f], 'a');
+    }
+    if (run.recovered !== null) journal.append(run.recovered);
+    return { journal, fds };
+  } catch (cause) {
+    journal?.close();
+    for (const f of FILES) if (fds[f] !== undefined) closeSync(fds[f]);
+    throw new OutputError(writeFailureText(run.dir, cause), run.dir, { cause });
+  }
+}
+
+function writeFailureText(dir: string, cause: unknown): string {
+  if ((cause as NodeJS.ErrnoException)?.code === 'ENOSPC') {
+    return `no space left on the device of ${dir}: the run stopped; the sites written before are kept`;
+  }
+  return `cannot write to ${dir}: ${errorText(cause)}`;
+}
+
+/** What a commit hands to the writer: the site's bytes, in the order they go out. */
+interface SiteBytes {
+  readonly pages: HeldRows;
+  readonly sitemaps: string;
+  readonly site: string;
+}
+
+/** The sink proper: commits sites in order, each written, synced, saved, then journalled. */
+function sinkOver(run: OpenedRun, options: NdjsonSinkOptions, lock: OutputLock): NdjsonSink {
+  const { dir, runId, gzip } = run;
+  const { journal, fds } = openFiles(run);
   const partialDir = join(dir, '.partial');
   rmSync(partialDir, { recursive: true, force: true });
   const holdRows = options.holdRows ?? 1_024;
+  const sync = new GroupSync(() => [...FILES.map((f) => fds[f]), journal.fd]);
+  /** Where each file ends after the last site written whole. */
+  let offsets: Offsets = { ...run.offsets };
   let spills = 0;
-  let chain: Promise<void> = Promise.resolve();
-  let dirty = false;
+  let writes: Promise<unknown> = Promise.resolve();
+  let finishes: Promise<unknown> = Promise.resolve();
+  /** Set by the first failure: nothing is written after it. */
+  let failed: OutputError | null = null;
+  /** Set when a site's state or journal line failed: no later site may be finished either. */
+  let unfinished: unknown = null;
   let closed = false;
-  // Syncs run on libuv's pool, the four files at once: a sync blocks for milliseconds up to a
-  // disk's latency, and on this thread the timer's held every site's walk for that long (on a
-  // no-change run of 1,000 sites, about 5 % of the thread's time), and close's four in a row
-  // were 18-38 ms at the end of that run. `close` waits for the timer's before its own.
-  const syncAll = (onError: 'ignore' | 'reject'): Promise<void> =>
-    Promise.all(
-      [...FILES.map((f) => fds[f]), journal.fd].map(
-        (fd) =>
-          new Promise<void>((resolve, reject) => {
-            // The timer's failure is reported by the next write, or by the sync of close.
-            fdatasync(fd, (err) => (err !== null && onError === 'reject' ? reject(err) : resolve()));
-          }),
-      ),
-    ).then(() => {});
-  let syncing: Promise<void> | null = null;
-  const syncInBackground = (): void => {
-    if (!dirty || syncing !== null) return;
-    dirty = false;
-    syncing = syncAll('ignore').then(() => {
-      syncing = null;
-    });
-  };
-  const timer = setInterval(syncInBackground, FSYNC_EVERY_MS);
-  timer.unref();
 
-  const append = (f: FileName, text: string | Uint8Array): void => {
-    if (text.length === 0) return;
-    const data = gzip ? gzipSync(text) : typeof text === 'string' ? Buffer.from(text) : text;
-    writeSync(fds[f], data);
-    offsets[f] += data.length;
+  const fail = (cause: unknown): OutputError => {
+    failed ??=
+      cause instanceof OutputError ? cause : new OutputError(writeFailureText(dir, cause), dir, { cause });
+    return failed;
   };
-  /** Appends a spilled file in 1 MiB pieces (with gzip, one member each): never all of it in memory. */
-  const copyInto = (f: FileName, fd: number): void => {
-    const piece = Buffer.allocUnsafe(COPY_BYTES);
-    for (;;) {
-      const n = readSync(fd, piece, 0, COPY_BYTES, null);
-      if (n === 0) return;
-      append(f, piece.subarray(0, n));
+
+  /** Appends one site to the three files; the offsets move only once all of it is written. */
+  const writeSite = (bytes: SiteBytes): { offsets: Offsets; mark: number } => {
+    if (closed) throw new OutputError('the output was closed before the site was committed', dir);
+    if (failed !== null) throw failed;
+    const next = { ...offsets };
+    const append = (f: FileName, data: Uint8Array | string): void => {
+      if (data.length === 0) return;
+      const out = gzip ? gzipSync(data) : data;
+      writeAll(fds[f], out);
+      next[f] += typeof out === 'string' ? Buffer.byteLength(out) : out.length;
+    };
+    try {
+      bytes.pages.drain((piece) => append('pages', piece));
+      append('sitemaps', bytes.sitemaps);
+      append('sites', bytes.site);
+    } catch (cause) {
+      bytes.pages.drop();
+      // Cut what was written of this site: it frees the space it took, and a resumed run would.
+      for (const f of FILES) {
+        try {
+          ftruncateSync(fds[f], offsets[f]);
+        } catch {
+          // The resumed run cuts it.
+        }
+      }
+      throw fail(cause);
+    }
+    offsets = next;
+    return { offsets: next, mark: sync.wrote() };
+  };
+
+  const finishSite = async (
+    result: SiteResult,
+    written: { offsets: Offsets; mark: number },
+    saveState: ((mark: RunMark) => Promise<void>) | undefined,
+    copy: CopyTag | undefined,
+  ): Promise<void> => {
+    if (unfinished !== null) throw unfinished;
+    try {
+      // The state says the site's pages were delivered: only once they are on disk.
+      try {
+        await sync.upTo(written.mark);
+      } catch (cause) {
+        throw fail(cause);
+      }
+      await saveState?.({ runId, site: result.site, offsets: { ...written.offsets } });
+      const entry: JournalEntry = {
+        type: 'site',
+        site: result.site,
+        status: result.status,
+        offsets: { ...written.offsets },
+        ...(copy !== undefined ? { token: copy.token } : {}),
+        ...(copy !== undefined && copy.voids.length > 0 ? { voids: copy.voids } : {}),
+      };
+      try {
+        journal.append(entry);
+      } catch (cause) {
+        throw fail(cause);
+      }
+      sync.wrote();
+    } catch (err) {
+      unfinished = err;
+      if (failed === null) fail(err);
+      throw err;
     }
   };
 
   return {
     runId,
-    done,
+    done: run.done,
     begin(): SiteOutput {
-      // Rows become bytes in 64 KiB pieces as they come: a site's held rows then live outside
-      // the JS heap, and short-lived strings die young instead of filling the old generation
-      // (held as strings, one 50,000-page site took the process from 90 to 180 MB).
-      let text = '';
-      let chunks: Buffer[] = [];
-      let heldRows = 0;
-      let spill: { path: string; fd: number } | null = null;
+      const pages = new HeldRows(
+        partialDir,
+        () => join(partialDir, `${process.pid}-${spills++}.ndjson`),
+        holdRows,
+      );
       const sitemaps: string[] = [];
-      const flushHeld = (): void => {
-        if (text !== '') chunks.push(Buffer.from(text));
-        text = '';
-        if (spill === null) {
-          makeDirectory(partialDir);
-          const path = join(partialDir, `${process.pid}-${spills++}.ndjson`);
-          spill = { path, fd: openSync(path, 'w') };
-        }
-        for (const c of chunks) writeSync(spill.fd, c);
-        chunks = [];
-        heldRows = 0;
-      };
-      const dropSpill = (): void => {
-        if (spill === null) return;
-        closeSync(spill.fd);
-        rmSync(spill.path, { force: true });
-        spill = null;
-      };
       return {
         page(row: PageRow, json?: string) {
-          text += `${json ?? JSON.stringify(row)}\n`;
-          if (text.length >= PIECE_CHARS) {
-            chunks.push(Buffer.from(text));
-            text = '';
-          }
-          if (++heldRows >= holdRows) flushHeld();
+          pages.add(`${json ?? JSON.stringify(row)}\n`);
         },
         sitemap(row: SitemapRow) {
           sitemaps.push(`${JSON.stringify(row)}\n`);
         },
         commit(result: SiteResult, saveState?: (mark: RunMark) => Promise<void>, copy?: CopyTag) {
-          const run = async (): Promise<void> => {
-            if (closed) throw new OutputError('the output was closed before the site was committed', dir);
-            if (text !== '') chunks.push(Buffer.from(text));
-            text = '';
-            try {
-              if (spill !== null) {
-                const s = spill as { path: string; fd: number };
-                closeSync(s.fd);
-                s.fd = openSync(s.path, 'r');
-                copyInto('pages', s.fd);
-                dropSpill();
-              }
-              append('pages', Buffer.concat(chunks));
-              chunks = [];
-              append('sitemaps', sitemaps.join(''));
-              append('sites', `${JSON.stringify(result)}\n`);
-              dirty = true;
-            } catch (cause) {
-              throw new OutputError(`cannot write to ${dir}: ${errorText(cause)}`, dir, { cause });
-            }
-            await saveState?.({ runId, site: result.site, offsets: { ...offsets } });
-            journal.append({
-              type: 'site',
-              site: result.site,
-              status: result.status,
-              offsets: { ...offsets },
-              ...(copy !== undefined ? { token: copy.token } : {}),
-              ...(copy !== undefined && copy.voids.length > 0 ? { voids: copy.voids } : {}),
-            });
-            done.add(result.site);
+          const bytes: SiteBytes = {
+            pages,
+            sitemaps: sitemaps.join(''),
+            site: `${JSON.stringify(result)}\n`,
           };
-          const next = chain.then(run);
-          chain = next.catch(() => {});
-          return next;
+          sitemaps.length = 0;
+          // Sites are written one after another, and finished (state, journal) in the same order;
+          // the next site's bytes go out while this one waits for its sync.
+          const written = writes.then(() => writeSite(bytes));
+          writes = written.catch(() => {});
+          const finished = Promise.all([written, finishes]).then(([w]) =>
+            finishSite(result, w, saveState, copy),
+          );
+          finishes = finished.catch(() => {});
+          return finished;
         },
         discard() {
-          text = '';
-          chunks = [];
+          pages.drop();
           sitemaps.length = 0;
-          dropSpill();
         },
       };
     },
     async close() {
       if (closed) return;
-      await chain;
+      await writes;
+      await finishes;
       closed = true;
-      clearInterval(timer);
-      await syncing;
       try {
-        await syncAll('reject');
+        try {
+          await sync.all();
+        } catch (cause) {
+          throw fail(cause);
+        } finally {
+          for (const f of FILES) closeSync(fds[f]);
+          journal.close();
+          rmSync(partialDir, { recursive: true, force: true });
+        }
+        // A copy may have become void while this process ran (its lock lapsed and another worker
+        // walked the site): cut it now rather than at the next resume.
+        if (options.voidedCopies !== undefined) await dropVoided(options, readJournal(run.journalPath));
       } finally {
-        for (const f of FILES) closeSync(fds[f]);
-        journal.close();
-        rmSync(partialDir, { recursive: true, force: true });
+        lock.release();
       }
-      // A copy may have become void while this process ran (its lock lapsed and another worker
-      // walked the site): cut it now rather than at the next resume.
-      if (options.voidedCopies !== undefined) await dropVoided(readJournal(journalPath));
     },
   };
 }

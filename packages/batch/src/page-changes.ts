@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { type Page, type PageWriter, pageToJSON, type StoredPages } from '@usp-ts/core';
-import type { Change, PageRow } from './rows.js';
+import type { Change, ListedPageRow, PageRow } from './rows.js';
 
 /** Bytes a page takes in `SitemapState.pages`: 8 of its URL's hash, 8 of its row's hash. */
 const ENTRY_BYTES = 16;
@@ -105,7 +105,7 @@ export class PageTracker implements PageWriter {
     // One object and one serialisation a page: this runs for every page of every site. The line is
     // JSON.stringify(marked) (the JSON form has no site, sitemap or change key), from the text the
     // hash needed anyway.
-    const marked: PageRow = { site: this.#o.site, sitemap: this.#o.sitemap, ...json, change };
+    const marked: ListedPageRow = { site: this.#o.site, sitemap: this.#o.sitemap, ...json, change };
     const line = `${this.#prefix}${text.slice(1, -1)},"change":"${change}"}`;
     if (change !== 'unchanged' && this.#change === 'unchanged') this.#change = 'changed';
     if (this.#held !== null) {

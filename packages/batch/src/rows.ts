@@ -1,14 +1,29 @@
 import type { PageJSON } from '@usp-ts/core';
 
-/** How a page or sitemap compares with the state of the last run. */
-export type Change = 'new' | 'changed' | 'unchanged';
+/**
+ * How a page or sitemap compares with the state of the last run. `removed`: a page the sitemap
+ * listed last run and no longer lists (only said of a sitemap read to its end, or one its index
+ * no longer lists).
+ */
+export type Change = 'new' | 'changed' | 'unchanged' | 'removed';
 
-/** One page of `pages.ndjson`: the page's JSON form (as `usp ls -f ndjson`) with where it came from. */
-export type PageRow = {
+/** A page read this run: the page's JSON form (as `usp ls -f ndjson`) with where it came from. */
+export type ListedPageRow = {
   readonly site: string;
   readonly sitemap: string;
-  readonly change?: Change;
+  readonly change?: Exclude<Change, 'removed'>;
 } & PageJSON;
+
+/** A page listed last run that is gone (`change: 'removed'`): only its URL is known. */
+export interface RemovedPageRow {
+  readonly site: string;
+  readonly sitemap: string;
+  readonly url: string;
+  readonly change: 'removed';
+}
+
+/** One page of `pages.ndjson`. */
+export type PageRow = ListedPageRow | RemovedPageRow;
 
 /** One sitemap document of `sitemaps.ndjson`. */
 export interface SitemapRow {

@@ -1,4 +1,5 @@
-import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { writeAll } from './output-files.js';
 
 /** The first line of a journal: which run the directory holds. */
 export interface JournalHeader {
@@ -90,7 +91,14 @@ export class RunJournal {
 
   static create(path: string, header: JournalHeader): RunJournal {
     const fd = openSync(path, 'wx');
-    writeSync(fd, `${JSON.stringify(header)}\n`);
+    try {
+      writeAll(fd, `${JSON.stringify(header)}\n`);
+    } catch (err) {
+      // A journal without its header would make the directory unusable ("not a run journal").
+      closeSync(fd);
+      rmSync(path, { force: true });
+      throw err;
+    }
     return new RunJournal(fd);
   }
 
@@ -102,8 +110,9 @@ export class RunJournal {
     return new RunJournal(openSync(path, 'a'));
   }
 
+  /** Appends a line. One cut short by a full disk has no newline: readers end the journal before it. */
   append(entry: JournalEntry): void {
-    writeSync(this.#fd, `${JSON.stringify(entry)}\n`);
+    writeAll(this.#fd, `${JSON.stringify(entry)}\n`);
   }
 
   close(): void {

@@ -16,6 +16,7 @@ import {
   type WebClient,
 } from '@usp-ts/core';
 import type { BatchSink } from './batch-sink.js';
+import { OutputError } from './output-error.js';
 import { PageTracker } from './page-changes.js';
 import type { PolitenessGate } from './politeness-gate.js';
 import { RecordingClient } from './recording-client.js';
@@ -422,8 +423,9 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
     if (ctx.signal?.aborted) return result('partial', 'aborted');
     try {
       await output.commit(failed);
-    } catch {
-      // The sink failed too: the runner sees the error row and decides.
+    } catch (sinkError) {
+      // An output that cannot be written (a full disk) is the run's end, as on the usual path.
+      if (sinkError instanceof OutputError) throw sinkError;
     }
     return failed;
   } finally {

@@ -7,7 +7,13 @@ export {
   type WebClientErrorCode,
   type WebErrorCode,
 } from './errors.js';
-export { DEFAULTS, type ResolvedOptions, type RetryInfo, type WebClientOptions } from './options.js';
+export {
+  DEFAULTS,
+  type ResolvedOptions,
+  type RetryInfo,
+  type WebClientOptions,
+  webClientOptionName,
+} from './options.js';
 export { type ProxyRoutes, proxyFromEnv } from './proxy-routes.js';
 export { backoffDelay, parseRetryAfter, RETRYABLE_STATUSES } from './retry.js';
 export { DEFAULT_USER_AGENT, VERSION } from './version.js';

@@ -228,10 +228,43 @@ const OPTION_KEYS = {
   keepAliveTimeoutMs: true,
 } satisfies Record<keyof WebClientOptions, true>;
 
+/**
+ * Other clients' names for these options (fetch, undici, got, axios, curl), pointing to ours:
+ * someone who knows `timeout` or `rejectUnauthorized` learns the spelling from the error.
+ */
+const OTHER_SPELLINGS: Readonly<Record<string, string>> = {
+  timeout: 'requestTimeoutMs',
+  timeoutMs: 'requestTimeoutMs',
+  requestTimeout: 'requestTimeoutMs',
+  connectTimeout: 'connectTimeoutMs',
+  headersTimeout: 'headersTimeoutMs',
+  bodyTimeout: 'bodyIdleTimeoutMs',
+  insecure: 'tlsVerify: false',
+  rejectUnauthorized: 'tlsVerify',
+  ca: 'tlsCa',
+  cacert: 'tlsCa',
+  retry: 'retries',
+  maxRetries: 'retries',
+  maxRedirections: 'maxRedirects',
+  agent: 'proxy',
+  'user-agent': 'userAgent',
+  useragent: 'userAgent',
+};
+
+/**
+ * The `WebClientOptions` key a name stands for: the name itself when it is one, our spelling of
+ * another client's (`timeout` is `requestTimeoutMs`, `insecure` is `tlsVerify: false`), else `null`.
+ * For option checks that point a misplaced or foreign network option to where it belongs.
+ */
+export function webClientOptionName(name: string): string | null {
+  if (Object.hasOwn(OPTION_KEYS, name)) return name;
+  return Object.hasOwn(OTHER_SPELLINGS, name) ? OTHER_SPELLINGS[name] : null;
+}
+
 /** Checks every option before anything is built, so a typo fails at construction, not mid-walk. */
 export function resolveOptions(o: WebClientOptions, defaultUserAgent: string): ResolvedOptions {
   if (o === null || typeof o !== 'object') throw new InvalidOptionError('options', 'expected an object');
-  rejectUnknownOptions(o, OPTION_KEYS);
+  rejectUnknownOptions(o, OPTION_KEYS, '', webClientOptionName);
   if (o.userAgent !== undefined && (typeof o.userAgent !== 'string' || /[\r\n]/.test(o.userAgent))) {
     throw new InvalidOptionError('userAgent', 'expected a single-line string');
   }

@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import type { SiteJob } from '@usp-ts/batch';
 import { InvalidOptionError, rejectUnknownOptions } from '@usp-ts/core';
 import type { Redis } from 'ioredis';
 import { bullmq } from './cjs-deps.js';
 import { assertRedisReachable, bullConnection, checkConnection, type RedisConnection } from './connection.js';
 import { voidFailedCopies } from './copy-claims.js';
+import { type AddingLease, holdAddingLease } from './idle-watch.js';
 import { type JobEndReader, readJobEnds } from './job-ends.js';
 import { siteJobId, siteOfJobId } from './job-id.js';
 import { checkQueueName, DEFAULT_QUEUE_NAME } from './site-queue.js';
@@ -127,6 +129,7 @@ export async function enqueueSites<R = unknown>(
 
   const queue = new bullmq.Queue<SiteJob, R>(queueName, { connection: bullConnection(connection) });
   let ends: JobEndReader | null = null;
+  let adding: AddingLease | null = null;
   const pending = new Set<string>();
   const failed: { site: string; error: string; attempts: number }[] = [];
   let finished = 0;
@@ -150,6 +153,8 @@ export async function enqueueSites<R = unknown>(
     const redis = (await queue.getBackend().client) as unknown as Redis;
     if (!('uspJobsExist' in redis)) redis.defineCommand('uspJobsExist', { lua: JOBS_EXIST_LUA });
     const client = redis as Redis & { uspJobsExist(keys: number, ...names: string[]): Promise<number[]> };
+    // Workers told to exit when idle wait while a producer adds (see idle-watch.ts).
+    adding = await holdAddingLease(queue, randomUUID());
     if (wait) {
       ends = await readJobEnds(queue, READ_ENDS_MS, (end) => {
         const site = siteOfJobId(end.jobId);
@@ -232,6 +237,8 @@ export async function enqueueSites<R = unknown>(
     }
     if (chunk.length > 0) await flush();
     enqueueing = false;
+    await adding.end();
+    adding = null;
     seen.clear();
     const report: EnqueueReport = { sites: count, added, alreadyQueued, requeued };
     options.onEnqueued?.(report);
@@ -255,6 +262,7 @@ export async function enqueueSites<R = unknown>(
     }
     return { ...report, finished, failed };
   } finally {
+    await adding?.end().catch(() => {});
     await ends?.close();
     await queue.close();
   }

@@ -7,7 +7,11 @@ import type { Redis } from 'ioredis';
 import { bullmq } from './cjs-deps.js';
 import { bullConnection, checkConnection, type RedisConnection } from './connection.js';
 import { CARRIED_KEY, CLAIM_COPY_LUA, VOIDED_KEY, VOIDED_TTL_MS, voidFailedCopies } from './copy-claims.js';
+import { queueDrained } from './idle-watch.js';
 import { checkQueueName, DEFAULT_QUEUE_NAME } from './site-queue.js';
+
+/** How often an idle worker with `stopWhenIdle` looks at the queue. */
+const IDLE_POLL_MS = 500;
 
 /** Thrown by a processor to put its job back in the queue untouched (it is walked again from the start). */
 export class JobReleasedError extends UspError {
@@ -72,10 +76,14 @@ export interface QueueWorkerOptions<R> {
   /** This worker's name, stored on the jobs it takes (shown by BullMQ dashboards). */
   readonly name?: string;
   /**
-   * Stop on its own once nothing is waiting in the queue and this worker runs nothing (for scripts
-   * and benchmarks; a long-lived worker waits for more). Default `false`.
+   * Stop on its own once the queue is drained (for scripts and benchmarks; a long-lived worker
+   * waits for more): nothing waiting, delayed or active on any worker, and no producer adding jobs
+   * (`enqueueSites` holds a lease while it adds), for `idleMs` in a row. A job of a worker that
+   * died is taken over first. Default `false`.
    */
   readonly stopWhenIdle?: boolean;
+  /** With `stopWhenIdle`: how long the queue must stay drained. Default 3,000 ms. */
+  readonly idleMs?: number;
   /** Walks one site. Its result goes back to the producer through BullMQ. */
   readonly process: (job: SiteJob, control: JobControl) => Promise<R>;
   /** Called once BullMQ has recorded a job as completed, with the processor's result. */
@@ -93,6 +101,7 @@ const OPTION_KEYS = {
   maxStalledCount: true,
   name: true,
   stopWhenIdle: true,
+  idleMs: true,
   process: true,
   onCompleted: true,
   onError: true,
@@ -127,6 +136,7 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
   const lockDurationMs = positiveInt('lockDurationMs', options.lockDurationMs, 30_000, 100);
   const stalledIntervalMs = positiveInt('stalledIntervalMs', options.stalledIntervalMs, 30_000, 100);
   const maxStalledCount = positiveInt('maxStalledCount', options.maxStalledCount, 1, 0);
+  const idleMs = positiveInt('idleMs', options.idleMs, 3_000, 0);
   if (typeof options.process !== 'function') throw new InvalidOptionError('process', 'expected a function');
   const onError = options.onError ?? (() => {});
 
@@ -234,25 +244,37 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
   };
   const closed = new Promise<void>((resolve) => worker.once('closed', () => resolve()));
   if (options.stopWhenIdle === true) {
+    // See idle-watch.ts: drained means nothing waiting, delayed or active anywhere and no producer
+    // adding, for `idleMs` in a row. The worker then closes as BullMQ closes (a job it has just
+    // taken is walked to the end), not as `stop()` does (which would hand that job back).
     const queue = new bullmq.Queue(queueName, { connection: bullConnection(connection) });
-    let checking = false;
+    queue.on('error', () => {
+      // Redis gone for a moment: the worker's own error events say so; the next check retries.
+    });
+    let idleSince: number | null = null;
+    let timer: ReturnType<typeof setTimeout> | null = null;
     const check = async () => {
-      if (checking || closing !== null || running > 0) return;
-      checking = true;
+      timer = null;
+      if (closing !== null) return;
       try {
-        const counts = await queue.getJobCounts('wait', 'delayed', 'prioritized', 'waiting-children');
-        if (running === 0 && Object.values(counts).every((n) => n === 0)) await stop();
+        const drained = running === 0 && (await queueDrained(queue));
+        if (!drained || running > 0) idleSince = null;
+        else if (idleSince === null) idleSince = performance.now();
+        else if (performance.now() - idleSince >= idleMs && closing === null) {
+          closing = Promise.all(voiding).then(() => worker!.close());
+          return;
+        }
       } catch (error) {
+        idleSince = null;
         onError(error as Error);
-      } finally {
-        checking = false;
       }
+      if (closing === null) timer = setTimeout(() => void check(), Math.min(IDLE_POLL_MS, idleMs));
     };
-    worker.on('drained', () => void check());
-    worker.on('completed', () => void check());
-    worker.on('failed', () => void check());
-    void check();
-    void closed.then(() => queue.close());
+    timer = setTimeout(() => void check(), 0);
+    void closed.then(() => {
+      if (timer !== null) clearTimeout(timer);
+      return queue.close();
+    });
   }
   return { stop, closed };
 }

@@ -58,6 +58,8 @@ export interface RunWorkerOptions {
   readonly name?: string;
   /** See `startQueueWorker`. Default `false`. */
   readonly stopWhenIdle?: boolean;
+  /** See `startQueueWorker`. Default 3,000 ms. */
+  readonly idleMs?: number;
   /** Called as each site ends: its rows are kept and BullMQ has recorded the job as completed. */
   readonly onResult?: (result: SiteResult) => void;
   readonly onError?: (error: Error) => void;
@@ -82,6 +84,7 @@ const OPTION_KEYS = {
   stalledIntervalMs: true,
   name: true,
   stopWhenIdle: true,
+  idleMs: true,
   onResult: true,
   onError: true,
 } satisfies Record<keyof RunWorkerOptions, true>;
@@ -155,6 +158,7 @@ export function runWorker(options: RunWorkerOptions): QueueWorker {
     ...(options.stalledIntervalMs !== undefined ? { stalledIntervalMs: options.stalledIntervalMs } : {}),
     name: runId,
     ...(options.stopWhenIdle !== undefined ? { stopWhenIdle: options.stopWhenIdle } : {}),
+    ...(options.idleMs !== undefined ? { idleMs: options.idleMs } : {}),
     ...(options.onError !== undefined ? { onError: options.onError } : {}),
     ...(options.onResult !== undefined ? { onCompleted: options.onResult } : {}),
     async process(job, control) {

@@ -305,6 +305,7 @@ describe('enqueueSites and startQueueWorker', () => {
       connection: redis.url,
       queueName: name,
       stopWhenIdle: true,
+      idleMs: 100,
       process: async (job) => {
         walked.push(job.site);
         return 1;
@@ -312,6 +313,60 @@ describe('enqueueSites and startQueueWorker', () => {
     });
     await worker.closed;
     expect(walked.sort()).toEqual([...SITES].sort());
+  });
+
+  it('with stopWhenIdle, a worker started before its producer, and one that empties the queue while the producer still reads its list, drain the whole list', {
+    timeout: 60_000,
+  }, async () => {
+    const name = nextQueue();
+    const walked: string[] = [];
+    const idle = () =>
+      startQueueWorker({
+        connection: redis.url,
+        queueName: name,
+        stopWhenIdle: true,
+        idleMs: 300,
+        process: async (job) => {
+          walked.push(job.site);
+          return 1;
+        },
+      });
+    // Started on an empty queue: it must not take that for the end of the run.
+    const early = idle();
+    let resume!: () => void;
+    const paused = new Promise<void>((resolve) => {
+      resume = resolve;
+    });
+    let firstChunkTaken!: () => void;
+    const taken = new Promise<void>((resolve) => {
+      firstChunkTaken = resolve;
+    });
+    const list = Array.from({ length: 501 }, (_, i) => `https://s${i}.example/`);
+    async function* slowList(): AsyncGenerator<string> {
+      for (const site of list.slice(0, 500)) yield site;
+      // The first chunk (500 sites) is added once the 501st is read: hold the list there until
+      // the workers have walked all of it and found the queue empty.
+      yield list[500];
+      await paused;
+    }
+    const producing = enqueueSites(slowList(), { connection: redis.url, queueName: name });
+    const second = idle();
+    const watch = setInterval(() => {
+      if (walked.length >= 500) firstChunkTaken();
+    }, 10);
+    // (Today's fix aside, both would close here at once, the list half added.)
+    await Promise.race([taken, Promise.all([early.closed, second.closed])]);
+    clearInterval(watch);
+    // The queue stays empty for far longer than idleMs while the producer is still adding.
+    const bothOpen = await Promise.race([
+      Promise.all([early.closed, second.closed]).then(() => false),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 1_500)),
+    ]);
+    resume();
+    await producing;
+    await Promise.all([early.closed, second.closed]);
+    expect(bothOpen).toBe(true);
+    expect(walked.sort()).toEqual([...list].sort());
   });
 
   it("names each try's copy: a try that kept its output and failed is made void by the next, in the journal list and in Redis", async () => {

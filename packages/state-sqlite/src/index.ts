@@ -1,1 +1,4 @@
+export { readSqlitePageRows } from './read-rows.js';
+export { RESULTS_SCHEMA, type SqliteResultSink, type SqliteResultsOptions } from './sqlite-results.js';
 export { type SqliteStateStoreOptions, sqliteStateStore } from './sqlite-state-store.js';
+export { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from './sqlite-store.js';

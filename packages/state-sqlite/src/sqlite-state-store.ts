@@ -87,13 +87,11 @@ function problemOf(error: unknown, path: string): StateStoreError {
 }
 
 /**
- * The batch state in one SQLite file (better-sqlite3, WAL). The connection holds the file's lock
- * for as long as it is open (`locking_mode = EXCLUSIVE`), so a second run on the same file fails
- * at once with a `locked` `StateStoreError`; a file that is not this store's state fails as
- * `corrupt` and is never changed. Each `saveSite` is one transaction (the site's rows and the run
- * mark together). Calls are synchronous underneath; a state of 500,000 sitemaps is about 120 MB.
+ * Opens (creating when missing) an SQLite file holding a batch state: locked for this connection
+ * (`locking_mode = EXCLUSIVE`), WAL, the state's schema created or migrated in one transaction.
+ * Throws `StateStoreError` (`locked`, `corrupt`, `io`) and leaves a file it cannot use as it is.
  */
-export function sqliteStateStore(path: string, options: SqliteStateStoreOptions = {}): StateStore {
+export function openStateDatabase(path: string, options: SqliteStateStoreOptions = {}): Database.Database {
   let db: Database.Database;
   try {
     db = new Database(path, { timeout: options.busyTimeoutMs ?? 200 });
@@ -156,6 +154,27 @@ export function sqliteStateStore(path: string, options: SqliteStateStoreOptions 
     throw problemOf(error, path);
   }
 
+  return db;
+}
+
+/**
+ * The batch state in one SQLite file (better-sqlite3, WAL). The connection holds the file's lock
+ * for as long as it is open (`locking_mode = EXCLUSIVE`), so a second run on the same file fails
+ * at once with a `locked` `StateStoreError`; a file that is not this store's state fails as
+ * `corrupt` and is never changed. Each `saveSite` is one transaction (the site's rows and the run
+ * mark together). Calls are synchronous underneath; a state of 500,000 sitemaps is about 120 MB.
+ */
+export function sqliteStateStore(path: string, options: SqliteStateStoreOptions = {}): StateStore {
+  const db = openStateDatabase(path, options);
+  return stateStoreOn(db, path, () => db.close());
+}
+
+/**
+ * The state store on an open state database (`openStateDatabase`). A `saveSite` called while the
+ * connection is in a transaction (the results store's commit) becomes a savepoint of it, so the
+ * state commits with the rows. `onClose` runs once, on `close()`.
+ */
+export function stateStoreOn(db: Database.Database, path: string, onClose: () => void): StateStore {
   const getSite = db.prepare(
     `SELECT walked_at, full_walk_at, probed_at, lastmod_trust, unreachable FROM sites WHERE site = ?`,
   );
@@ -288,7 +307,7 @@ export function sqliteStateStore(path: string, options: SqliteStateStoreOptions 
     async close() {
       if (closed) return;
       closed = true;
-      db.close();
+      onClose();
     },
   };
 }

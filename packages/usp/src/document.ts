@@ -45,6 +45,8 @@ export interface ParseSitemapOptions {
   onPages?: ParseDocumentOptions['onPages'];
   gunzip?: Gunzip;
   signal?: AbortSignal;
+  /** `'sax'` reads XML with sax alone instead of the fast path (same result; see core's `ParseDocumentOptions`). */
+  xmlTokenizer?: ParseDocumentOptions['xmlTokenizer'];
 }
 
 // Every key of the options type, so the table cannot fall behind it.
@@ -58,6 +60,7 @@ const PARSE_SITEMAP_OPTIONS = {
   onPages: true,
   gunzip: true,
   signal: true,
+  xmlTokenizer: true,
 } satisfies Record<keyof ParseSitemapOptions, true>;
 
 /**
@@ -84,6 +87,7 @@ export async function parseSitemapDocument(
     onPages: options.onPages,
     gunzip: options.gunzip ?? nodeGunzip,
     signal: options.signal,
+    xmlTokenizer: options.xmlTokenizer,
   });
   const node = parsed.sitemap;
   if (isIndexSitemap(node)) {

@@ -30,6 +30,7 @@ export {
 } from './document.js';
 export { nodeGunzip } from './gunzip-node.js';
 export { filePageStore } from './page-store-file.js';
+export { pageUrls } from './page-urls.js';
 export {
   importPlugins,
   type LoadedPlugins,

@@ -18,7 +18,7 @@ import {
   walkPagesWithClient,
   walkSitemapPagesWithClient,
 } from '@usp-ts/core';
-import { createWebClient, hostIsPrivate, type WebClientOptions } from '@usp-ts/fetcher';
+import { createWebClient, hostIsPrivate, type WebClientOptions, webClientOptionName } from '@usp-ts/fetcher';
 import { nodeGunzip } from './gunzip-node.js';
 import { filePageStore } from './page-store-file.js';
 import { importPlugins, registryWithPlugins } from './plugin-modules.js';
@@ -29,10 +29,14 @@ import { createStoringWorkerParser, createWorkerParser, type WorkerParser } from
  * Core's tree options with Node defaults filled in: an undici client, every format, pages kept
  * in temp files (memory stays flat however large the site).
  */
-export type SitemapTreeOptions = Omit<TreeOptions, 'webClient' | 'registry'> & {
+export type SitemapTreeOptions = Omit<TreeOptions, 'webClient' | 'registry' | 'headers'> & {
   /** Your own client; it is left open. Default: `createWebClient(webClientOptions)`, closed when done. */
   webClient?: WebClient;
-  /** Options for the default client (user agent, timeouts, retries, private networks, ...). */
+  /**
+   * Options for the default client: every network setting lives here, and only here (user agent,
+   * `headers`, `requestTimeoutMs`, `retries`, `proxy`, `tlsVerify`, private networks, ...). One
+   * given beside the walk's options is refused, pointing here.
+   */
   webClientOptions?: WebClientOptions;
   /** Default: {@link createDefaultRegistry}, with `pluginModules` added. */
   registry?: Registry;
@@ -123,7 +127,38 @@ function defaultParser(options: SitemapTreeOptions, recordsOnly: boolean): Worke
   });
 }
 
+/**
+ * Refuses a network option given beside the walk's (`timeout`, `userAgent`, `headers`, ...) with
+ * where it goes: `webClientOptions.requestTimeoutMs`. Core checks the other keys. `headers` is
+ * core's walk option too, and refused here all the same: with usp it would be a second place for
+ * what `webClientOptions.headers` already does (core's own callers keep it, with their client).
+ */
+function rejectMisplacedNetworkOptions(options: SitemapTreeOptions): void {
+  if (options === null || typeof options !== 'object') return;
+  for (const key of Object.keys(options)) {
+    if (Object.hasOwn(USP_OPTIONS, key)) continue;
+    const where = webClientOptionName(key);
+    if (where !== null) {
+      throw new InvalidOptionError(
+        key,
+        `unknown option: network options go in webClientOptions (did you mean webClientOptions.${where}?)`,
+      );
+    }
+  }
+}
+
+/** The options usp reads itself; the rest go to core, which checks them. */
+const USP_OPTIONS = {
+  webClient: true,
+  webClientOptions: true,
+  registry: true,
+  pluginModules: true,
+  parseWorkers: true,
+} satisfies Record<Exclude<keyof SitemapTreeOptions, keyof TreeOptions>, true> &
+  Partial<Record<keyof SitemapTreeOptions, true>>;
+
 async function prepare(target: string, options: SitemapTreeOptions, withStore: boolean): Promise<Prepared> {
+  rejectMisplacedNetworkOptions(options);
   const { webClient, webClientOptions, registry, pluginModules, parseWorkers: _workers, ...rest } = options;
   const withPlugins =
     registry === undefined && pluginModules !== undefined && pluginModules.length > 0
@@ -337,10 +372,12 @@ class NodePageWalk implements PageWalk {
  * once iteration is over, `tree` (the shape, pages counted) are on the returned walk.
  */
 export function walkPages(homepageUrl: string, options: WalkPagesOptions = {}): PageWalk {
+  rejectMisplacedNetworkOptions(options);
   return new NodePageWalk(homepageUrl, options, (o) => walkPagesWithClient(homepageUrl, o));
 }
 
 /** Streams the pages of one sitemap URL and its children. */
 export function walkSitemapPages(sitemapUrl: string, options: WalkPagesOptions = {}): PageWalk {
+  rejectMisplacedNetworkOptions(options);
   return new NodePageWalk(sitemapUrl, options, (o) => walkSitemapPagesWithClient(sitemapUrl, o));
 }

@@ -426,6 +426,27 @@ describe('usp worker and usp batch --queue', () => {
     expect(new Set(emitted.map((p) => p.url))).toEqual(new Set([...change.changedPages, ...change.newPages]));
   });
 
+  it('--exit-when-idle drains the queue: started beside its producer, the worker exits only after every site', {
+    timeout: 180_000,
+  }, async () => {
+    // Three rounds, each on a queue of its own: the worker used to find the queue empty before
+    // the producer's first job and exit at once, leaving every site waiting (3 of 6 tries).
+    for (const round of [1, 2, 3]) {
+      const name = `idle-${round}`;
+      const out = join(dir, name);
+      const w = worker(name, out, 'i', ['--exit-when-idle']);
+      const producer = produce(name);
+      expect(await closed.get(w), stderrOf.get(w)).toBe(0);
+      const { code, stderr } = await producer;
+      expect(code, stderr).toBe(0);
+      expect(
+        committed(join(out, 'i'), 'sites')
+          .map((r) => r.site)
+          .sort(),
+      ).toEqual(farm.sites.map((s) => s.homepage).sort());
+    }
+  });
+
   it('refuses the walk options on the producer, and a worker without --queue', async () => {
     const r = await runCli(['batch', '--queue', redis.url, '--out', join(dir, 'x'), sitesFile]);
     expect(r.code).toBe(2);

@@ -11,8 +11,14 @@ let sites = 0;
 const writeSync = fs.writeSync;
 fs.writeSync = function killAfterJournalLine(fd, data, ...rest) {
   const written = writeSync.call(this, fd, data, ...rest);
-  if (typeof data === 'string' && data.startsWith('{"type":"site"') && ++sites >= killAfter)
-    process.kill(process.pid, 'SIGKILL');
+  // The sink writes its journal lines as bytes (it checks that each write took all of them).
+  const head =
+    typeof data === 'string'
+      ? data
+      : ArrayBuffer.isView(data)
+        ? Buffer.from(data.buffer, data.byteOffset, Math.min(14, data.byteLength)).toString()
+        : '';
+  if (head.startsWith('{"type":"site"') && ++sites >= killAfter) process.kill(process.pid, 'SIGKILL');
   return written;
 };
 // The ES module bindings of node:fs (what the sink imports) follow the patched function.

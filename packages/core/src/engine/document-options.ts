@@ -27,6 +27,13 @@ export interface ParseDocumentOptions {
   signal?: AbortSignal;
   /** Sees what the format reports, where it reports it (for a linter); parsing is unchanged. */
   observer?: ParseObserver;
+  /**
+   * Which tokenizer reads an XML document: `'auto'` (the default) reads with the fast path while
+   * the document stays within the XML sitemaps are written in and hands the rest to sax, with
+   * the same result; `'sax'` reads the whole document with sax (to compare, or to rule the fast
+   * path out).
+   */
+  xmlTokenizer?: 'auto' | 'sax';
 }
 
 /**
@@ -77,6 +84,7 @@ const PARSE_DOCUMENT_OPTIONS = {
   gunzip: true,
   signal: true,
   observer: true,
+  xmlTokenizer: true,
 } satisfies Record<keyof ParseDocumentOptions, true>;
 
 /**
@@ -103,6 +111,13 @@ export function checkParseDocumentOptions(options: ParseDocumentOptions): Docume
   }
   if (options.observer !== undefined && (options.observer === null || typeof options.observer !== 'object')) {
     throw new InvalidOptionError('observer', 'must be an object ({ page, child, warn, text })');
+  }
+  if (
+    options.xmlTokenizer !== undefined &&
+    options.xmlTokenizer !== 'auto' &&
+    options.xmlTokenizer !== 'sax'
+  ) {
+    throw new InvalidOptionError('xmlTokenizer', "must be 'auto' or 'sax'");
   }
   if (options.registry === null || typeof options.registry?.xmlFormatFor !== 'function') {
     throw new InvalidOptionError('registry', 'must be a Registry (createRegistry)');

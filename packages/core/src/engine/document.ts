@@ -166,6 +166,7 @@ class DocumentRun implements TextSink {
         ctx: this.#intake,
         formatCtx: this.#formatCtx,
         limits: { maxDepth: limits.maxElementDepth, maxTextLength: limits.maxTextLength },
+        tokenizer: this.#options.xmlTokenizer,
       });
       this.feed(i === 0 ? text : text.slice(i));
       return;

@@ -7,16 +7,19 @@ import { InvalidOptionError } from '../contract/errors.js';
  *
  * `known` is a table of every accepted key; write it as
  * `{ a: true, b: true } satisfies Record<keyof Options, true>` so it cannot fall behind the type.
+ * `elsewhere` names where an unknown key belongs instead, when the caller knows (a network option
+ * given beside the walk's: `webClientOptions.requestTimeoutMs`); it wins over the closest key.
  */
 export function rejectUnknownOptions(
   options: object | undefined | null,
   known: Readonly<Record<string, unknown>>,
   path = '',
+  elsewhere?: (key: string) => string | null,
 ): void {
   if (options === null || options === undefined || typeof options !== 'object') return;
   for (const key of Object.keys(options)) {
     if (Object.hasOwn(known, key)) continue;
-    const near = closest(key, Object.keys(known));
+    const near = elsewhere?.(key) ?? closest(key, Object.keys(known));
     throw new InvalidOptionError(
       `${path}${key}`,
       `unknown option${near === null ? '' : ` (did you mean ${near}?)`}`,

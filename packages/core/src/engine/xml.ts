@@ -1,9 +1,10 @@
 /**
  * The streaming XML engine: decoded text in, element events out to the format that claims the
- * root element. sax in strict mode does the tokenising (no positions, no `xmlns` option: it
- * halves sax's speed); namespaces are resolved here by a scope stack that only grows when an
- * element declares one. Memory is bounded whatever the document: character data, markup
- * buffers and nesting are capped, and nothing keeps the document.
+ * root element. A tokenizer reports what it reads (xml-events.ts): the fast path (xml-fast.ts)
+ * while the document stays within what it takes, sax (xml-sax.ts, the engine of record) for
+ * the rest of a document that leaves it, or for the whole document when asked. Namespaces are
+ * resolved here (xml-namespaces.ts). Memory is bounded whatever the document: character data,
+ * markup buffers and nesting are capped, and nothing keeps the document.
  */
 import { errorText } from '../contract/errors.js';
 import { noParserReason } from '../contract/parsed-document.js';
@@ -12,7 +13,10 @@ import type { Registry } from '../contract/registry.js';
 import type { DocumentSitemapType } from '../contract/sitemap.js';
 import type { WarningCode } from '../contract/warning.js';
 import { objectArray } from './object-array.js';
-import { type SAXOptions, saxModule } from './sax-module.cjs';
+import { isBlank, STOP, type XmlEvents } from './xml-events.js';
+import { FastTokenizer } from './xml-fast.js';
+import { NamespaceScopes } from './xml-namespaces.js';
+import { FLUSH_TEXT, SaxTokenizer } from './xml-sax.js';
 
 export interface XmlEngineLimits {
   /** Deepest element nesting read (the root is depth 0); deeper stops the parse. Default 256. */
@@ -49,7 +53,15 @@ export interface XmlEngineOptions {
   /** Handed to the format's `createHandler` instead of `ctx` (an observed context). */
   formatCtx?: ParseContext;
   limits?: Partial<XmlEngineLimits>;
+  /**
+   * `'auto'` (the default) reads with the fast path while the document allows and hands the
+   * rest to sax; `'sax'` reads the whole document with sax, as before the fast path existed.
+   */
+  tokenizer?: XmlTokenizerChoice;
 }
+
+/** Which tokenizer reads an XML document (see `XmlEngineOptions.tokenizer`). */
+export type XmlTokenizerChoice = 'auto' | 'sax';
 
 export interface XmlEngineResult {
   readonly outcome: ParseOutcome;
@@ -74,174 +86,82 @@ export interface XmlEngine {
   readonly format: string | null;
   /** The node type the handler announced (`XmlHandler.type`), if any. */
   readonly type: DocumentSitemapType | null;
+  /** The tokenizer reading now: `'fast'` until sax takes over (or from the start, if asked). */
+  readonly tokenizer: 'fast' | 'sax';
 }
 
 type MutableElement = { -readonly [K in keyof XmlElement]: XmlElement[K] };
 
-type SaxEvents = Pick<
-  SaxInternals,
-  | 'onopentag'
-  | 'onclosetag'
-  | 'ontext'
-  | 'oncdata'
-  | 'onattribute'
-  | 'onerror'
-  | 'ondoctype'
-  | 'onsgmldeclaration'
->;
-
-/** A strict sax parser with the engine's options; its handlers always set in this order (one map). */
-function saxParser(events: SaxEvents): SaxInternals {
-  const sax = saxModule();
-  if (S_SGML_DECL === -1) readSaxStates(sax);
-  const p = sax.parser(true, {
-    position: false,
-    strictEntities: true,
-  } as SAXOptions) as unknown as SaxInternals;
-  // sax's open-tag stack: its compiled `openTag` pushes tag objects (object-array.ts).
-  p.tags = objectArray();
-  p.attribList = new NoAttribList();
-  // sax looks this event up for every element; an own property answers at once, where a missing
-  // one is searched for on the parser, its prototype and Object.prototype (a generic lookup each).
-  p.onopentagstart = undefined;
-  p.onopentag = events.onopentag;
-  p.onclosetag = events.onclosetag;
-  p.ontext = events.ontext;
-  p.oncdata = events.oncdata;
-  p.onattribute = events.onattribute;
-  p.onerror = events.onerror;
-  p.ondoctype = events.ondoctype;
-  p.onsgmldeclaration = events.onsgmldeclaration;
-  return p;
+/** An open element as handlers see it; a class, so every one has the same shape from the start. */
+class OpenElement implements MutableElement {
+  constructor(
+    public ns: string,
+    public local: string,
+    public attrs: Record<string, string>,
+    public depth: number,
+  ) {}
 }
 
-let saxSettled = false;
-
-/**
- * Long enough for V8 to give sax's functions their feedback vectors (allocated only once a
- * function has run a while), so what this document shows them, such as the root's close and the
- * end of input, is known to the optimising compiler later; ~1.5 KB, parsed in well under 1 ms.
- */
-const PRIMER = `<a>${'<b c="d">e</b>'.repeat(100)}</a>`;
-
-/**
- * V8's optimising compiler treats an object field that has held one value so far as a constant:
- * sax's options object, its handlers, `closedRoot` and `closed` all look constant until a second
- * parser is made or the first document ends. When that happens after sax's `write` got hot (a
- * parse worker's first document is a large urlset; the calling thread's, when a walk starts at
- * one), the compiled `write` (both versions), `openTag`, `closeTag`, `closeText` and `emitNode`
- * are thrown away and compiled again: the largest compile jobs of a parse, twice. Two throwaway
- * parsers, one of them taken through a whole document, make those fields variable first, once
- * per thread, while nothing is compiled yet.
- */
-function settleSax(): void {
-  saxSettled = true;
-  const none = () => {};
-  const events: SaxEvents = {
-    onopentag: none,
-    onclosetag: none,
-    ontext: none,
-    oncdata: none,
-    onattribute: none,
-    onerror: none,
-    ondoctype: none,
-    onsgmldeclaration: none,
-  };
-  saxParser(events);
-  const p = saxParser({ ...events, onopentag: () => {} });
-  p.write(PRIMER);
-  p.close();
-}
-
-/**
- * What sax keeps in `attribList`: attributes held back for its `xmlns` option, which we never
- * set. Without it sax pushes nothing, yet clears the list three times per element
- * (`attribList.length = 0`, a call into the runtime for an array: ~5 % of the instructions of
- * a urlset's parse, callgrind) and asks it about every attribute (never a duplicate: sax's own
- * `attributes` check finds those). A plain object answers both at the cost of a field store.
- */
-class NoAttribList {
-  length = 0;
-  indexOf(_name: string): number {
-    return -1;
-  }
-}
-
-/** sax's parser fields we read to bound its buffers (not in its type declarations). */
-interface SaxInternals {
-  tags: object[];
-  attribList: { length: number; indexOf(name: string): number };
-  onopentagstart: undefined;
-  state: number;
-  error: Error | null;
-  textNode: string;
-  cdata: string;
-  comment: string;
-  sgmlDecl: string;
-  doctype: string | boolean;
-  tagName: string;
-  attribName: string;
-  attribValue: string;
-  procInstName: string;
-  procInstBody: string;
-  entity: string;
-  write(s: string): unknown;
-  close(): unknown;
-  onerror: (e: Error) => void;
-  ontext: (t: string) => void;
-  oncdata: (t: string) => void;
-  onopentag: (tag: { name: string; attributes: Record<string, string> }) => void;
-  onclosetag: (name: string) => void;
-  onattribute: (attr: { name: string; value: string }) => void;
-  ondoctype: (doctype: string) => void;
-  onsgmldeclaration: (decl: string) => void;
-}
-
-// sax's parser states, read when the first parser is made (sax is loaded then, not with core).
-let S_SGML_DECL = -1;
-let S_SGML_DECL_QUOTED = -1;
-let S_DOCTYPE_FIRST = -1;
-let S_DOCTYPE_LAST = -1;
-
-function readSaxStates(sax: unknown): void {
-  const STATE = (sax as { STATE: Record<string, number> }).STATE;
-  S_SGML_DECL = STATE.SGML_DECL as number;
-  S_SGML_DECL_QUOTED = STATE.SGML_DECL_QUOTED as number;
-  S_DOCTYPE_FIRST = STATE.DOCTYPE as number;
-  S_DOCTYPE_LAST = STATE.DOCTYPE_DTD_QUOTED as number;
-}
-
-/** Thrown from inside sax callbacks to leave `write` at once; never escapes the engine. */
-const STOP = Symbol('stop-parsing');
-
-// Writing sax bounded pieces lets us inspect (and bound) its buffers between pieces.
+// Writing the tokenizer bounded pieces lets sax's buffers be inspected (and bounded) between
+// pieces; the fast path is written the same pieces, so when sax takes over from it, sax is
+// written what it would have been written alone.
 const WRITE_SLICE = 64 * 1024;
 // The first piece of a document longer than PRIME_MIN is split after the first tag end past
 // PRIME_AT (see `write`).
 const PRIME_MIN = 1024;
 const PRIME_AT = 256;
-// sax holds text until the next tag; past this we move it into our capped accumulator.
-const FLUSH_TEXT = 64 * 1024;
 // Malformed-XML warnings kept per document; the count of the rest is reported at the end.
 const MAX_ERROR_WARNINGS = 10;
 
-// sax cuts text out of the piece it was given, and V8 keeps such a slice pointing at the whole
-// piece: a URL kept in a page would keep 64 KiB of document alive. Shorter strings are copies.
+// A tokenizer cuts text out of the piece it was given, and V8 keeps such a slice pointing at the
+// whole piece: a URL kept in a page would keep 64 KiB of document alive. Shorter strings are copies.
 const DETACH_FROM = 12;
 
-const XML_NS = 'http://www.w3.org/XML/1998/namespace';
-
 export function createXmlEngine(options: XmlEngineOptions): XmlEngine {
+  if (!engineSettled) settleEngine();
   return new Engine(options);
 }
 
-class Engine implements XmlEngine {
+let engineSettled = false;
+
+/**
+ * V8 compiles a field that has held one value so far as a constant, and throws the compiled
+ * code away when the field changes: the engine's root name, handler and format name change
+ * when a document starts or ends, the first time in the middle of a thread's first large
+ * document, after `startElement` and the fast path got hot. Two throwaway engines, taken through a
+ * tiny document each, make those fields variable first, once per thread (as sax's, xml-sax.ts).
+ */
+function settleEngine(): void {
+  engineSettled = true;
+  const handler: XmlHandler = {
+    open() {},
+    close() {},
+    end: () => ({ type: 'InvalidSitemap', reason: '' }),
+  };
+  const format = { name: '', createHandler: () => handler };
+  const registry = { xmlFormatFor: () => format } as unknown as Registry;
+  const ctx = { warn() {} } as unknown as ParseContext;
+  for (let i = 0; i < 2; i++) {
+    const engine = new Engine({ url: '', registry, ctx });
+    engine.write('<a b="c"><d>e</d><f/></a>');
+    engine.end();
+  }
+}
+
+class Engine implements XmlEngine, XmlEvents {
   readonly #url: string;
   readonly #registry: Registry;
   readonly #ctx: ParseContext;
   readonly #formatCtx: ParseContext;
-  readonly #limits: XmlEngineLimits;
-  readonly #p: SaxInternals;
+  // The limits, each a number field: read on every element.
+  readonly #maxDepth: number;
+  readonly #maxTextLength: number;
+  readonly #maxMarkupLength: number;
+  readonly #maxAttributes: number;
+  readonly #maxErrors: number;
+  /** The fast path while it reads the document; null once sax reads it. */
+  #fast: FastTokenizer | null = null;
+  #sax: SaxTokenizer | null = null;
 
   #handler: XmlHandler | null = null;
   /** Copy long texts before handing them over (unless the handler copies what it keeps). */
@@ -256,17 +176,9 @@ class Engine implements XmlEngine {
 
   // Element stack: `#depth` open elements, `#stack[d]` the element at depth d.
   #depth = 0;
-  #stack: MutableElement[] = [];
+  #stack: MutableElement[] = objectArray();
   #elements = 0;
-
-  // Namespace scopes: the current default namespace and prefix bindings, plus an undo log
-  // written only by elements that declare namespaces.
-  #defaultNs = '';
-  #prefixes = new Map<string, string>([['xml', XML_NS]]);
-  #undoDepth: number[] = [];
-  #undoPrefix: string[] = [];
-  #undoPrevious: (string | undefined)[] = [];
-  #unboundWarned: Set<string> | null = null;
+  readonly #ns: NamespaceScopes;
   #pendingXmlns = false;
   #attributes = 0;
 
@@ -286,18 +198,15 @@ class Engine implements XmlEngine {
     this.#registry = options.registry;
     this.#ctx = options.ctx;
     this.#formatCtx = options.formatCtx ?? options.ctx;
-    this.#limits = { ...DEFAULT_XML_LIMITS, ...options.limits };
-    if (!saxSettled) settleSax();
-    this.#p = saxParser({
-      onopentag: (tag) => this.#open(tag.name, tag.attributes),
-      onclosetag: () => this.#close(),
-      ontext: (t) => this.#addText(t),
-      oncdata: (t) => this.#addText(t),
-      onattribute: (attr) => this.#attribute(attr.name),
-      onerror: (e) => this.#error(e),
-      ondoctype: (doctype) => this.#refuse('DOCTYPE', doctype),
-      onsgmldeclaration: (decl) => this.#declaration(decl),
-    });
+    const limits = { ...DEFAULT_XML_LIMITS, ...options.limits };
+    this.#maxDepth = limits.maxDepth;
+    this.#maxTextLength = limits.maxTextLength;
+    this.#maxMarkupLength = limits.maxMarkupLength;
+    this.#maxAttributes = limits.maxAttributes;
+    this.#maxErrors = limits.maxErrors;
+    this.#ns = new NamespaceScopes((code, message) => this.#warn(code, message));
+    if (options.tokenizer === 'sax') this.#sax = new SaxTokenizer(this, this.#maxMarkupLength);
+    else this.#fast = new FastTokenizer(this, Math.min(FLUSH_TEXT, this.#maxMarkupLength));
   }
 
   get done(): boolean {
@@ -312,6 +221,10 @@ class Engine implements XmlEngine {
     return this.#handler?.type ?? null;
   }
 
+  get tokenizer(): 'fast' | 'sax' {
+    return this.#fast === null ? 'sax' : 'fast';
+  }
+
   write(text: string): void {
     if (this.#stopped) return;
     try {
@@ -324,23 +237,37 @@ class Engine implements XmlEngine {
         // before the compiler looks: a large document's first parse costs about a tenth less.
         const cut = text.length > PRIME_MIN ? text.indexOf('>', PRIME_AT) + 2 : 0;
         if (cut > 1) {
-          this.#p.write(text.slice(0, cut));
-          this.#inspect();
+          this.#writePiece(text.slice(0, cut));
           if (this.#stopped) return;
           text = text.slice(cut);
         }
       }
-      if (text.length <= WRITE_SLICE) {
-        this.#p.write(text);
-        this.#inspect();
-      } else {
+      if (text.length <= WRITE_SLICE) this.#writePiece(text);
+      else {
         for (let i = 0; i < text.length && !this.#stopped; i += WRITE_SLICE) {
-          this.#p.write(text.slice(i, i + WRITE_SLICE));
-          this.#inspect();
+          this.#writePiece(text.slice(i, i + WRITE_SLICE));
         }
       }
     } catch (error) {
       if (error !== STOP) this.#pluginFailed(error);
+    }
+  }
+
+  #writePiece(piece: string): void {
+    const fast = this.#fast;
+    if (fast === null) (this.#sax as SaxTokenizer).write(piece);
+    else if (!fast.write(piece)) this.#toSax(fast);
+  }
+
+  /** sax takes the document over where the fast path stopped. */
+  #toSax(fast: FastTokenizer): void {
+    this.#fast = null;
+    const sax = new SaxTokenizer(this, this.#maxMarkupLength);
+    this.#sax = sax;
+    sax.resume(fast);
+    for (const piece of fast.replay()) {
+      sax.write(piece);
+      if (this.#stopped) return;
     }
   }
 
@@ -353,9 +280,13 @@ class Engine implements XmlEngine {
   end(): XmlEngineResult {
     if (this.#result !== null) return this.#result;
     if (!this.#stopped) {
-      this.#ending = true;
       try {
-        this.#p.close();
+        const fast = this.#fast;
+        if (fast !== null && !fast.end()) this.#toSax(fast);
+        if (this.#fast === null && !this.#stopped) {
+          this.#ending = true;
+          (this.#sax as SaxTokenizer).close();
+        }
       } catch (error) {
         if (error !== STOP) this.#pluginFailed(error);
       }
@@ -365,7 +296,6 @@ class Engine implements XmlEngine {
   }
 
   #finish(): XmlEngineResult {
-    if (this.#result !== null) return this.#result;
     if (this.#errors > MAX_ERROR_WARNINGS) {
       this.#warn(
         'malformed-xml',
@@ -396,7 +326,7 @@ class Engine implements XmlEngine {
     return this.#result;
   }
 
-  /** Ends the parse early from inside a sax callback. */
+  /** Ends the parse early from inside a tokenizer event. */
   #halt(): never {
     this.#stopped = true;
     this.#truncated = true;
@@ -408,9 +338,9 @@ class Engine implements XmlEngine {
   }
 
   // ------------------------------------------------------------------------------------------
-  // sax events
+  // Tokenizer events (XmlEvents)
 
-  #open(name: string, attrs: Record<string, string>): void {
+  startElement(name: string, attrs: Record<string, string>): void {
     const d = this.#depth;
     if (d === 0 && this.#rootName !== null) {
       this.#warn(
@@ -420,28 +350,28 @@ class Engine implements XmlEngine {
       this.#stopped = true;
       throw STOP;
     }
-    if (d >= this.#limits.maxDepth) {
-      this.#warn('limit', `Elements nested deeper than ${this.#limits.maxDepth} levels; parsing stopped`);
+    if (d >= this.#maxDepth) {
+      this.#warn('limit', `Elements nested deeper than ${this.#maxDepth} levels; parsing stopped`);
       this.#halt();
     }
     if (this.#pendingXmlns) {
       this.#pendingXmlns = false;
-      this.#declare(attrs, d);
+      this.#ns.declare(attrs, d);
     }
     this.#attributes = 0;
     const colon = name.indexOf(':');
     let ns: string;
     let local: string;
     if (colon === -1) {
-      ns = this.#defaultNs;
+      ns = this.#ns.defaultNs;
       local = name;
     } else {
       const prefix = name.slice(0, colon);
-      const bound = this.#prefixes.get(prefix);
+      const bound = this.#ns.lookup(prefix);
       if (bound === undefined) {
         // Undeclared prefix: keep the written name, in no namespace, so it can never pass
         // for an element of a real namespace.
-        this.#unbound(prefix, name);
+        this.#ns.unbound(prefix, name);
         ns = '';
         local = name;
       } else {
@@ -454,7 +384,7 @@ class Engine implements XmlEngine {
     // The root's object is never refilled: handlers are created with it.
     let el = this.#stack[d] as MutableElement | undefined;
     if (el === undefined || d === 0) {
-      el = { ns, local, attrs, depth: d };
+      el = new OpenElement(ns, local, attrs, d);
       this.#stack[d] = el;
     } else {
       el.ns = ns;
@@ -471,17 +401,17 @@ class Engine implements XmlEngine {
     } else (this.#handler as XmlHandler).open(el);
   }
 
-  #close(): void {
+  endElement(): void {
     const d = this.#depth - 1;
     if (d < 0) return;
     this.#depth = d;
-    const el = this.#stack[d];
+    const el = this.#stack[d] as MutableElement;
     const text = this.#text;
     this.#text = '';
     this.#textCapped = false;
     if (d === 0) {
       // The document is complete. Reading goes on only to tell the caller about anything but
-      // whitespace after it (sax reports stray text; a second root element stops the parse).
+      // whitespace after it (a tokenizer error after it or a second root element stops the parse).
       this.#rootName = el.ns === '' ? el.local : `${el.local} (${el.ns})`;
       return;
     }
@@ -489,8 +419,7 @@ class Engine implements XmlEngine {
       el,
       this.#detach && text.length > DETACH_FROM ? detachString(text) : text,
     );
-    const undo = this.#undoDepth;
-    if (undo.length > 0 && undo[undo.length - 1] === d) this.#popScope(d);
+    this.#ns.close(d);
   }
 
   #root(el: XmlElement, name: string): void {
@@ -506,39 +435,35 @@ class Engine implements XmlEngine {
     this.#detach = this.#handler.detachesText !== true;
   }
 
-  #addText(t: string): void {
+  text(t: string): void {
     if (this.#depth === 0) return;
     const have = this.#text.length;
-    if (have + t.length <= this.#limits.maxTextLength) {
+    const max = this.#maxTextLength;
+    if (have + t.length <= max) {
       this.#text = have === 0 ? t : this.#text + t;
     } else if (!this.#textCapped) {
       // Whitespace between elements (a padded or bomb-like document) carries nothing: dropping
       // it past the cap loses no data, so it is not worth a warning.
       if (isBlank(t)) return;
       this.#textCapped = true;
-      this.#text += t.slice(0, this.#limits.maxTextLength - have);
-      const el = this.#stack[this.#depth - 1];
+      this.#text += t.slice(0, max - have);
+      const el = this.#stack[this.#depth - 1] as MutableElement;
       this.#warn(
         'limit',
-        `Character data of <${el.local}> longer than ${this.#limits.maxTextLength} characters; the rest was dropped`,
+        `Character data of <${el.local}> longer than ${max} characters; the rest was dropped`,
       );
     }
   }
 
-  #attribute(name: string): void {
-    if (++this.#attributes > this.#limits.maxAttributes) {
-      this.#warn(
-        'limit',
-        `An element has more than ${this.#limits.maxAttributes} attributes; parsing stopped`,
-      );
+  attribute(name: string): void {
+    if (++this.#attributes > this.#maxAttributes) {
+      this.#warn('limit', `An element has more than ${this.#maxAttributes} attributes; parsing stopped`);
       this.#halt();
     }
     if (name.charCodeAt(0) === 0x78 && name.startsWith('xmlns')) this.#pendingXmlns = true;
   }
 
-  #error(e: Error): void {
-    this.#p.error = null;
-    const message = firstLine(e.message);
+  error(message: string): void {
     if (this.#ending) {
       // The input ended inside the document: a cut, not damage.
       if (!this.#truncated) {
@@ -561,18 +486,18 @@ class Engine implements XmlEngine {
     this.#errors++;
     if (this.#errors <= MAX_ERROR_WARNINGS)
       this.#warn('malformed-xml', `XML syntax error recovered from: ${message}`);
-    if (this.#errors > this.#limits.maxErrors && this.#errors > this.#elements) {
+    if (this.#errors > this.#maxErrors && this.#errors > this.#elements) {
       this.#warn('malformed-xml', `Too many XML syntax errors (${this.#errors}); parsing stopped`);
       this.#halt();
     }
   }
 
-  #declaration(decl: string): void {
-    if (/^\s*ENTITY/i.test(decl)) this.#refuse('ENTITY');
-    this.#error(new Error(`Unsupported declaration <!${decl.slice(0, 40)}>`));
+  declaration(decl: string): void {
+    if (/^\s*ENTITY/i.test(decl)) this.refuse('ENTITY');
+    this.error(`Unsupported declaration <!${decl.slice(0, 40)}>`);
   }
 
-  #refuse(what: 'DOCTYPE' | 'ENTITY', doctype = ''): never {
+  refuse(what: 'DOCTYPE' | 'ENTITY', doctype = ''): never {
     // An HTML page served where a sitemap was expected is a wrong page, not an attack.
     const html = what === 'DOCTYPE' && /^\s*html\b/i.test(doctype);
     const message = html
@@ -583,92 +508,9 @@ class Engine implements XmlEngine {
     this.#halt();
   }
 
-  // ------------------------------------------------------------------------------------------
-  // Namespaces
-
-  #declare(attrs: Record<string, string>, depth: number): void {
-    for (const key in attrs) {
-      if (key.charCodeAt(0) !== 0x78 || !key.startsWith('xmlns')) continue;
-      let prefix: string;
-      if (key.length === 5) prefix = '';
-      else if (key.charCodeAt(5) === 0x3a) prefix = key.slice(6);
-      else continue;
-      const uri = attrs[key];
-      this.#undoDepth.push(depth);
-      this.#undoPrefix.push(prefix);
-      if (prefix === '') {
-        this.#undoPrevious.push(this.#defaultNs);
-        this.#defaultNs = uri;
-      } else {
-        this.#undoPrevious.push(this.#prefixes.get(prefix));
-        // `xmlns:p=""` undeclares p (XML 1.1); treat p as unbound again.
-        if (uri === '') this.#prefixes.delete(prefix);
-        else this.#prefixes.set(prefix, uri);
-      }
-    }
-  }
-
-  #popScope(depth: number): void {
-    const undoDepth = this.#undoDepth;
-    while (undoDepth.length > 0 && undoDepth[undoDepth.length - 1] === depth) {
-      undoDepth.pop();
-      const prefix = this.#undoPrefix.pop() as string;
-      const previous = this.#undoPrevious.pop();
-      if (prefix === '') this.#defaultNs = previous ?? '';
-      else if (previous === undefined) this.#prefixes.delete(prefix);
-      else this.#prefixes.set(prefix, previous);
-    }
-  }
-
-  #unbound(prefix: string, name: string): void {
-    if (this.#unboundWarned === null) this.#unboundWarned = new Set();
-    // Remember a bounded number: a document of ever new prefixes must not grow this set.
-    if (this.#unboundWarned.has(prefix) || this.#unboundWarned.size >= 100) return;
-    this.#unboundWarned.add(prefix);
-    this.#warn(
-      'missing-namespace',
-      `Namespace prefix "${prefix}" is not declared; <${name}> is read as an element in no namespace`,
-    );
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Between writes: bound what sax buffers, refuse a DOCTYPE before it is buffered whole.
-
-  #inspect(): void {
-    const p = this.#p;
-    const state = p.state;
-    // In a DOCTYPE, or past one that sax has not finished (its internal subset can leave the
-    // DOCTYPE states while `doctype` keeps the text): refuse whatever the write boundaries.
-    if ((state >= S_DOCTYPE_FIRST && state <= S_DOCTYPE_LAST) || p.doctype !== '')
-      this.#refuse('DOCTYPE', typeof p.doctype === 'string' ? p.doctype : '');
-    if ((state === S_SGML_DECL || state === S_SGML_DECL_QUOTED) && /^\s*ENTITY/i.test(p.sgmlDecl)) {
-      this.#refuse('ENTITY');
-    }
-    if (p.textNode.length > FLUSH_TEXT) {
-      const t = p.textNode;
-      p.textNode = '';
-      this.#addText(t);
-    }
-    if (p.cdata.length > FLUSH_TEXT) {
-      const t = p.cdata;
-      p.cdata = '';
-      this.#addText(t);
-    }
-    // Comments are never read: drop what sax collected of a long one.
-    if (p.comment.length > FLUSH_TEXT) p.comment = '';
-    const max = this.#limits.maxMarkupLength;
-    if (
-      p.attribValue.length > max ||
-      p.tagName.length > max ||
-      p.attribName.length > max ||
-      p.sgmlDecl.length > max ||
-      p.procInstName.length > max ||
-      p.procInstBody.length > max ||
-      p.entity.length > max
-    ) {
-      this.#warn('limit', `A markup token is longer than ${max} characters; parsing stopped`);
-      this.#halt();
-    }
+  markupTooLong(): never {
+    this.#warn('limit', `A markup token is longer than ${this.#maxMarkupLength} characters; parsing stopped`);
+    this.#halt();
   }
 
   #pluginFailed(error: unknown): void {
@@ -678,11 +520,6 @@ class Engine implements XmlEngine {
   }
 }
 
-function firstLine(message: string): string {
-  const nl = message.indexOf('\n');
-  return nl === -1 ? message : message.slice(0, nl);
-}
-
 /**
  * A copy of `s` that shares no memory with the string it was cut from. V8 keeps a substring
  * as a view of its parent; a value kept for long (a page URL) should not pin a whole document
@@ -690,12 +527,4 @@ function firstLine(message: string): string {
  */
 export function detachString(s: string): string {
   return ` ${s}`.slice(1);
-}
-
-function isBlank(t: string): boolean {
-  for (let i = 0; i < t.length; i++) {
-    const c = t.charCodeAt(i);
-    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return false;
-  }
-  return true;
 }

@@ -53,7 +53,9 @@ positional arguments:
 options:
   -h, --help                show this help message and exit
   -o, --out DIR             output directory (required): pages.ndjson, sitemaps.ndjson,
-                            sites.ndjson and journal.ndjson
+                            sites.ndjson and journal.ndjson; locked while the run writes it (a
+                            second run on it exits 1 naming the first: pid, host, since when; a
+                            lock left by a killed run is taken over)
   --gzip                    write .ndjson.gz files
   --state FILE              SQLite state file for incremental runs (created when missing): pages
                             get "change": new | changed | unchanged, unchanged sitemaps emit nothing
@@ -96,9 +98,16 @@ ${NETWORK_HELP}
 
 exit status:
   0  the run finished (sites that were unreachable or invalid are rows in sites.ndjson)
-  1  the run could not go on: output not writable, --out holding another run, state file locked
-     by another run or not a state file (one line on stderr; nothing is deleted)
+  1  the run could not go on: output not writable or full (the sites written before are kept:
+     free space and --resume), --out holding another run or being written by one, state file
+     locked by another run or not a state file (one line on stderr; nothing is deleted)
   2  usage error`;
+
+/** The one line of a run stopped by its output or state; a full disk says how to go on. */
+function stoppedText(err: StateStoreError | OutputError): string {
+  const full = (err.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOSPC';
+  return full ? `${err.message}; free some space, then run the same command with --resume` : err.message;
+}
 
 export async function runBatch(args: string[], signal: AbortSignal): Promise<number> {
   const p = parse(args, BATCH_OPTIONS, BATCH_USAGE);
@@ -192,7 +201,7 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
     } catch (err) {
       if (err instanceof StateStoreError || err instanceof OutputError) {
         report.clear();
-        process.stderr.write(`usp: error: ${err.message}\n`);
+        process.stderr.write(`usp: error: ${stoppedText(err)}\n`);
         return 1;
       }
       throw err;

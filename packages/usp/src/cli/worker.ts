@@ -51,7 +51,9 @@ options:
   --queue URL               the queue's Redis: redis://HOST:PORT[/DB] (required)
   --queue-name NAME         the queue (default ${DEFAULT_QUEUE_NAME})
   -o, --out DIR             output directory (required); this worker writes DIR/<worker-id>/
-  --worker-id ID            this worker's name and output subdirectory (default <host>-<pid>);
+  --worker-id ID            this worker's name and output subdirectory (default <host>-<pid>): a
+                            plain name (letters, digits, . _ -, not starting with a dot); one worker
+                            at a time writes it (a second exits 1 naming the first: pid, host, since);
                             restarted with the same id, a worker cuts what a kill left half-written
                             there, and the copies of sites walked again elsewhere after the kill,
                             and appends after it
@@ -59,7 +61,9 @@ options:
                             (usually the queue's server); a FILE (SQLite) suits one machine only
   --lock-duration DURATION  a worker that dies (kill -9, machine lost) has its sites walked by
                             another after about twice this (default 30s)
-  --exit-when-idle          exit once nothing is waiting in the queue and this worker runs nothing
+  --exit-when-idle          exit once the queue is drained: nothing waiting, delayed or active on
+                            any worker, and no producer adding sites, for 3s in a row (a worker
+                            may start before its producer; a dead worker's sites are taken over)
   --gzip                    write .ndjson.gz files
   --full-every DURATION     a full walk of a site when its last one is older (e.g. 7d; default never)
   --sites N                 sites walked at once by this worker (default 16)
@@ -102,9 +106,11 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
   const out = str(p, 'out');
   if (out === undefined) throw new UsageError('the following arguments are required: --out', WORKER_USAGE);
   const workerId = str(p, 'worker-id') ?? `${hostname()}-${process.pid}`;
-  if (!/^[A-Za-z0-9._-]+$/.test(workerId)) {
+  // A plain name, one directory under --out: not `.` or `..` (the output itself, or its parent),
+  // not hidden, no separator.
+  if (!/^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$/.test(workerId)) {
     throw new UsageError(
-      `option --worker-id expects letters, digits, . _ -; got ${JSON.stringify(workerId)}`,
+      `option --worker-id expects a plain name (letters, digits, . _ -, not starting with a dot, at most 100), got ${JSON.stringify(workerId)}`,
       WORKER_USAGE,
     );
   }

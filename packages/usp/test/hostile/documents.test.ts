@@ -17,6 +17,7 @@ import {
   type ParseSitemapNodeOptions,
   parseSitemap,
   type Registry,
+  sitemapToJSON,
   sitemapTreeForUrlWithClient,
 } from '@usp-ts/core';
 import { googleImage } from '@usp-ts/ext-google-image';
@@ -60,11 +61,23 @@ function codes(doc: ParsedSitemap): string[] {
   return doc.warnings.map((w) => w.code);
 }
 
-function parse(
+/**
+ * Parses with the default tokenizer and, for a body that can be read twice, with sax alone
+ * too: both must give the same result (the XML fast path, issue 37).
+ */
+async function parse(
   body: ParseSitemapNodeOptions['body'],
   extra: Partial<ParseSitemapNodeOptions> = {},
 ): Promise<ParsedSitemap> {
-  return parseSitemap({ url: URL, body, registry, ...extra });
+  const doc = await parseSitemap({ url: URL, body, registry, ...extra });
+  if (typeof body === 'string' || body instanceof Uint8Array) {
+    const sax = await parseSitemap({ url: URL, body, registry, ...extra, xmlTokenizer: 'sax' });
+    const { sitemap, ...rest } = doc;
+    const { sitemap: saxSitemap, ...saxRest } = sax;
+    expect(rest).toEqual(saxRest);
+    expect(sitemapToJSON(sitemap)).toEqual(sitemapToJSON(saxSitemap));
+  }
+  return doc;
 }
 
 // ---------------------------------------------------------------------------------------------

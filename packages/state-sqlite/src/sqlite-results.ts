@@ -1,0 +1,228 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type BatchSink,
+  type ColumnValue,
+  type CopyTag,
+  OutputError,
+  PAGE_COLUMNS,
+  type PageRow,
+  pageValues,
+  SITE_COLUMNS,
+  SITEMAP_COLUMNS,
+  type SiteOutput,
+  type SiteResult,
+  sitemapValues,
+  siteValues,
+} from '@usp-ts/batch';
+import { errorText, type RunMark } from '@usp-ts/core';
+import type Database from 'better-sqlite3';
+
+/** The results' schema version, in `meta` (`results_schema`); an older tool refuses a newer file. */
+export const RESULTS_SCHEMA = 1;
+
+// The rows of each run, as the NDJSON sink writes them (one table per file), plus `runs`. A site's
+// rows carry no copy name of their own: a site has one copy in a run (`site_rows.copy`), and a
+// later commit of the same site in the same run replaces all of it.
+const RESULTS_DDL = `
+CREATE TABLE IF NOT EXISTS runs (
+  run_id TEXT PRIMARY KEY, started_at TEXT NOT NULL, ended_at TEXT
+);
+CREATE TABLE IF NOT EXISTS site_rows (
+  run_id TEXT NOT NULL, site TEXT NOT NULL, status TEXT NOT NULL, reason TEXT,
+  pages INTEGER NOT NULL, sitemaps INTEGER NOT NULL, requests INTEGER NOT NULL,
+  not_modified INTEGER NOT NULL, skipped INTEGER NOT NULL, bytes INTEGER NOT NULL, ms INTEGER NOT NULL,
+  copy TEXT, committed_at TEXT NOT NULL,
+  PRIMARY KEY (run_id, site)
+);
+CREATE TABLE IF NOT EXISTS sitemap_rows (
+  run_id TEXT NOT NULL, site TEXT NOT NULL, url TEXT NOT NULL, final_url TEXT, parent TEXT,
+  type TEXT NOT NULL, status INTEGER, not_modified INTEGER NOT NULL, skipped INTEGER NOT NULL,
+  etag TEXT, last_modified TEXT, bytes INTEGER NOT NULL, pages INTEGER NOT NULL, ms INTEGER NOT NULL,
+  change TEXT, reason TEXT
+);
+CREATE INDEX IF NOT EXISTS sitemap_rows_run_site ON sitemap_rows (run_id, site);
+CREATE TABLE IF NOT EXISTS page_rows (
+  run_id TEXT NOT NULL, site TEXT NOT NULL, sitemap TEXT NOT NULL, url TEXT NOT NULL,
+  last_modified TEXT, change_frequency TEXT, priority REAL, change TEXT,
+  news_story TEXT, images TEXT, alternates TEXT, extensions TEXT
+);
+CREATE INDEX IF NOT EXISTS page_rows_run_site ON page_rows (run_id, site);
+CREATE TABLE IF NOT EXISTS void_copies (copy TEXT PRIMARY KEY);
+`;
+
+export interface SqliteResultsOptions {
+  /** Go on with the last run the file holds that did not end (its committed sites are `done`). */
+  readonly resume?: boolean;
+}
+
+/** The result sink of an SQLite store (`openSqliteStore`). */
+export interface SqliteResultSink extends BatchSink {
+  /** This run's id (a new one, or the resumed run's). */
+  readonly runId: string;
+  /** Sites (and invalid lines) committed by an earlier part of this run. */
+  readonly done: ReadonlySet<string>;
+  /** Waits for commits in flight and marks the run as ended. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+const placeholders = (n: number): string => `(${Array.from({ length: n + 1 }, () => '?').join(', ')})`;
+
+/**
+ * Creates or checks the results tables on an open state database, in one transaction; refuses a
+ * file whose results schema is newer than this tool's (one line, nothing changed).
+ */
+export function prepareResults(db: Database.Database, path: string): void {
+  db.transaction(() => {
+    const row = db.prepare(`SELECT value FROM meta WHERE key = 'results_schema'`).get() as
+      | { value: string }
+      | undefined;
+    if (row !== undefined && Number(row.value) > RESULTS_SCHEMA) {
+      throw new OutputError(
+        `${path} holds results schema ${row.value}; this usp reads up to ${RESULTS_SCHEMA}: upgrade usp`,
+        path,
+      );
+    }
+    db.exec(RESULTS_DDL);
+    db.prepare(`INSERT OR IGNORE INTO meta (key, value) VALUES ('results_schema', ?)`).run(
+      String(RESULTS_SCHEMA),
+    );
+  }).immediate();
+}
+
+/**
+ * The rows of a run in the SQLite file: a site's rows are held until its walk ends, then written
+ * in one transaction together with its result row and (through `saveState`, a savepoint of the
+ * same transaction when the state lives in this file) its next state. No journal: a killed run
+ * leaves whole sites or none, and `resume` takes up the sites not committed.
+ */
+export function sqliteResultSink(
+  db: Database.Database,
+  path: string,
+  options: SqliteResultsOptions = {},
+): SqliteResultSink {
+  let runId: string;
+  const done = new Set<string>();
+  if (options.resume === true) {
+    const last = db
+      .prepare(`SELECT run_id FROM runs WHERE ended_at IS NULL ORDER BY started_at DESC, rowid DESC LIMIT 1`)
+      .pluck()
+      .get() as string | undefined;
+    if (last === undefined) {
+      throw new OutputError(`${path} holds no unfinished run to resume; run without --resume`, path);
+    }
+    runId = last;
+    for (const site of db.prepare(`SELECT site FROM site_rows WHERE run_id = ?`).pluck().all(runId)) {
+      done.add(site as string);
+    }
+  } else {
+    runId = randomUUID();
+    db.prepare(`INSERT INTO runs (run_id, started_at) VALUES (?, ?)`).run(runId, new Date().toISOString());
+  }
+  const insertPage = db.prepare(
+    `INSERT INTO page_rows (run_id, ${PAGE_COLUMNS.join(', ')}) VALUES ${placeholders(PAGE_COLUMNS.length)}`,
+  );
+  const insertSitemap = db.prepare(
+    `INSERT INTO sitemap_rows (run_id, ${SITEMAP_COLUMNS.join(', ')}) VALUES ${placeholders(SITEMAP_COLUMNS.length)}`,
+  );
+  const insertSite = db.prepare(
+    `INSERT INTO site_rows (run_id, ${SITE_COLUMNS.join(', ')}, copy, committed_at)
+     VALUES ${placeholders(SITE_COLUMNS.length + 2)}`,
+  );
+  const deleteSite = [
+    db.prepare(`DELETE FROM page_rows WHERE run_id = ? AND site = ?`),
+    db.prepare(`DELETE FROM sitemap_rows WHERE run_id = ? AND site = ?`),
+    db.prepare(`DELETE FROM site_rows WHERE run_id = ? AND site = ?`),
+  ];
+  const isVoid = db.prepare(`SELECT 1 FROM void_copies WHERE copy = ?`).pluck();
+  const addVoid = db.prepare(`INSERT OR IGNORE INTO void_copies (copy) VALUES (?)`);
+  const voidedSites = db.prepare(`SELECT run_id, site FROM site_rows WHERE copy = ?`);
+  const endRun = db.prepare(`UPDATE runs SET ended_at = ? WHERE run_id = ?`);
+
+  /** Everything but the state, inside the open transaction; throws when the copy is void. */
+  const write = (
+    site: string,
+    pages: ColumnValue[][],
+    sitemaps: ColumnValue[][],
+    result: SiteResult,
+    copy: CopyTag | undefined,
+  ): void => {
+    if (copy !== undefined) {
+      if (isVoid.get(copy.token) !== undefined) {
+        throw new OutputError(
+          `the copy of ${site} from try ${copy.token} was replaced by a later try; it was not kept`,
+          path,
+        );
+      }
+      for (const token of copy.voids) {
+        addVoid.run(token);
+        for (const r of voidedSites.all(token) as { run_id: string; site: string }[]) {
+          for (const d of deleteSite) d.run(r.run_id, r.site);
+        }
+      }
+    }
+    // A later copy of the site in this run replaces the earlier one.
+    for (const d of deleteSite) d.run(runId, site);
+    for (const v of pages) insertPage.run(runId, ...v);
+    for (const v of sitemaps) insertSitemap.run(runId, ...v);
+    insertSite.run(runId, ...siteValues(result), copy?.token ?? null, new Date().toISOString());
+  };
+
+  let chain: Promise<void> = Promise.resolve();
+  let closed = false;
+  return {
+    runId,
+    done,
+    begin(site: string): SiteOutput {
+      // Column values, not row objects: what the insert binds, without the row's key names.
+      let pages: ColumnValue[][] = [];
+      let sitemaps: ColumnValue[][] = [];
+      return {
+        page: (row: PageRow) => {
+          pages.push(pageValues(row));
+        },
+        sitemap: (row) => {
+          sitemaps.push(sitemapValues(row));
+        },
+        commit(result: SiteResult, saveState?: (mark: RunMark) => Promise<void>, copy?: CopyTag) {
+          const run = async (): Promise<void> => {
+            if (closed) throw new OutputError('the output was closed before the site was committed', path);
+            try {
+              db.exec('BEGIN IMMEDIATE');
+            } catch (cause) {
+              throw new OutputError(`cannot write to ${path}: ${errorText(cause)}`, path, { cause });
+            }
+            try {
+              try {
+                write(site, pages, sitemaps, result, copy);
+              } catch (cause) {
+                if (cause instanceof OutputError) throw cause;
+                throw new OutputError(`cannot write to ${path}: ${errorText(cause)}`, path, { cause });
+              }
+              pages = [];
+              sitemaps = [];
+              await saveState?.({ runId, site: result.site, offsets: {} });
+              db.exec('COMMIT');
+            } catch (error) {
+              if (db.inTransaction) db.exec('ROLLBACK');
+              throw error;
+            }
+            done.add(result.site);
+          };
+          const next = chain.then(run);
+          chain = next.catch(() => {});
+          return next;
+        },
+        discard() {
+          pages = [];
+          sitemaps = [];
+        },
+      };
+    },
+    async close() {
+      if (closed) return;
+      await chain;
+      closed = true;
+      endRun.run(new Date().toISOString(), runId);
+    },
+  };
+}

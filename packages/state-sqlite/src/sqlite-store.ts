@@ -1,0 +1,54 @@
+import type { StateStore } from '@usp-ts/core';
+import { prepareResults, type SqliteResultSink, sqliteResultSink } from './sqlite-results.js';
+import { openStateDatabase, type SqliteStateStoreOptions, stateStoreOn } from './sqlite-state-store.js';
+
+export interface SqliteStoreOptions extends SqliteStateStoreOptions {
+  /** Go on with the last run the file holds that did not end (see `SqliteResultSink.done`). */
+  readonly resume?: boolean;
+}
+
+/** A run's results and its incremental state in one SQLite file (`openSqliteStore`). */
+export interface SqliteStore {
+  readonly runId: string;
+  /** The rows of this run (pass as `sink`). */
+  readonly sink: SqliteResultSink;
+  /** The state in the same file (pass as `state`): a site's rows and its next state commit together. */
+  readonly state: StateStore;
+  /** Ends the run (waits for commits in flight) and closes the file. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens `path` (created when missing) as a results store: the tables of `sqliteStateStore` and
+ * those of the run's rows (`runs`, `site_rows`, `sitemap_rows`, `page_rows`), WAL, locked by this
+ * process while it is open: a second writer fails at once with a `locked` `StateStoreError`.
+ * Each site commits its rows and its next state in one transaction, so a killed run resumes
+ * exactly (`resume`) with no journal.
+ */
+export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): SqliteStore {
+  const db = openStateDatabase(
+    path,
+    options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {},
+  );
+  let sink: SqliteResultSink;
+  try {
+    prepareResults(db, path);
+    sink = sqliteResultSink(db, path, options.resume !== undefined ? { resume: options.resume } : {});
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    try {
+      await sink.close();
+    } finally {
+      db.close();
+    }
+  };
+  // The state's own close() leaves the file to the store: the sink may still be committing.
+  const state = stateStoreOn(db, path, () => {});
+  return { runId: sink.runId, sink, state, close };
+}

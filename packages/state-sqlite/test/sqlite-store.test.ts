@@ -1,0 +1,206 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PageRow, SitemapRow, SiteResult } from '@usp-ts/batch';
+import { type SiteState, StateStoreError } from '@usp-ts/core';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readSqlitePageRows } from '../src/read-rows.js';
+import { openSqliteStore } from '../src/sqlite-store.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'usp-store-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+const fresh = () => join(dir, `r${n++}.sqlite`);
+
+const page = (site: string, url: string, change: 'new' | 'changed' = 'new'): PageRow => ({
+  site,
+  sitemap: `${site}a.xml`,
+  url,
+  priority: 0.5,
+  lastModified: '2026-11-20',
+  changeFrequency: null,
+  newsStory: null,
+  images: [{ loc: `${url}.png`, caption: null, geoLocation: null, title: null, license: null }],
+  alternates: null,
+  extensions: { video: { title: 'x' } } as never,
+  change,
+});
+const sitemap = (site: string): SitemapRow => ({
+  site,
+  url: `${site}a.xml`,
+  parent: null,
+  type: 'PagesXMLSitemap',
+  status: 200,
+  notModified: false,
+  skipped: false,
+  etag: '"e"',
+  lastModified: null,
+  bytes: 100,
+  pages: 2,
+  ms: 3,
+  change: 'new',
+});
+const result = (site: string, pages = 2): SiteResult => ({
+  site,
+  status: 'ok',
+  reason: null,
+  pages,
+  sitemaps: 1,
+  requests: 2,
+  notModified: 0,
+  skipped: 0,
+  bytes: 100,
+  ms: 5,
+});
+const stateOf = (site: string, walkedAt: number): SiteState => ({
+  site,
+  walkedAt,
+  fullWalkAt: walkedAt,
+  probedAt: walkedAt,
+  lastmodTrust: 0,
+  unreachable: null,
+  sitemaps: [],
+});
+const count = (path: string, sql: string): number => {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db.prepare(sql).pluck().get() as number;
+  } finally {
+    db.close();
+  }
+};
+
+describe('openSqliteStore', () => {
+  it("commits a site's rows and its state in one transaction, and reads the rows back as written", async () => {
+    const path = fresh();
+    const store = openSqliteStore(path);
+    const site = 'https://a.example/';
+    const out = store.sink.begin(site);
+    const rows = [page(site, `${site}p1`), page(site, `${site}p2`, 'changed')];
+    for (const r of rows) out.page(r);
+    out.sitemap(sitemap(site));
+    await out.commit(result(site), (mark) => store.state.saveSite(stateOf(site, 7), mark));
+    expect((await store.state.loadSite(site))?.walkedAt).toBe(7);
+    expect(store.sink.done.has(site)).toBe(true);
+    await store.close();
+    expect(count(path, 'SELECT count(*) FROM page_rows')).toBe(2);
+    expect(count(path, 'SELECT count(*) FROM sitemap_rows')).toBe(1);
+    expect(count(path, `SELECT count(*) FROM runs WHERE ended_at IS NOT NULL`)).toBe(1);
+    expect(count(path, `SELECT json_extract(extensions, '$.video.title') = 'x' FROM page_rows LIMIT 1`)).toBe(
+      1,
+    );
+  });
+
+  it('a state that cannot be saved keeps none of the rows, and the site is not done', async () => {
+    const path = fresh();
+    const store = openSqliteStore(path);
+    const site = 'https://b.example/';
+    const out = store.sink.begin(site);
+    out.page(page(site, `${site}p1`));
+    const error = await out
+      .commit(result(site), () => Promise.reject(new Error('state down')))
+      .catch((e) => e);
+    expect((error as Error).message).toBe('state down');
+    expect(store.sink.done.has(site)).toBe(false);
+    await store.close();
+    expect(count(path, 'SELECT count(*) FROM page_rows')).toBe(0);
+    expect(count(path, 'SELECT count(*) FROM site_rows')).toBe(0);
+  });
+
+  it('resumes the unfinished run: committed sites are done, the rows of a site in flight were never kept', async () => {
+    const path = fresh();
+    const first = openSqliteStore(path);
+    const a = 'https://a.example/';
+    const out = first.sink.begin(a);
+    out.page(page(a, `${a}p1`));
+    await out.commit(result(a, 1), (mark) => first.state.saveSite(stateOf(a, 1), mark));
+    const inFlight = first.sink.begin('https://b.example/');
+    inFlight.page(page('https://b.example/', 'https://b.example/p1'));
+    // A kill here leaves the run without an end; close() (to let go of the lock) and take the end away.
+    await first.close();
+    const raw = new Database(path);
+    raw.prepare('UPDATE runs SET ended_at = NULL').run();
+    raw.close();
+    const resumed = openSqliteStore(path, { resume: true });
+    expect(resumed.runId).toBe(first.runId);
+    expect([...resumed.sink.done]).toEqual([a]);
+    await resumed.close();
+    expect(count(path, `SELECT count(*) FROM page_rows WHERE site = 'https://b.example/'`)).toBe(0);
+    const again = openSqliteStore(path);
+    expect(again.runId).not.toBe(first.runId);
+    await again.close();
+    expect(() => openSqliteStore(path, { resume: true })).toThrow(/no unfinished run/);
+  });
+
+  it('a later copy of a site in the same run replaces the earlier one; a void copy is refused', async () => {
+    const path = fresh();
+    const store = openSqliteStore(path);
+    const site = 'https://c.example/';
+    const one = store.sink.begin(site);
+    one.page(page(site, `${site}p1`));
+    one.page(page(site, `${site}p2`));
+    await one.commit(result(site), undefined, { token: 't1', voids: [] });
+    const two = store.sink.begin(site);
+    two.page(page(site, `${site}p1`));
+    await two.commit(result(site, 1), undefined, { token: 't2', voids: ['t1'] });
+    const stale = store.sink.begin(site);
+    stale.page(page(site, `${site}stale`));
+    const error = await stale.commit(result(site, 1), undefined, { token: 't1', voids: [] }).catch((e) => e);
+    expect(error).toMatchObject({ code: 'USP_OUTPUT' });
+    expect((error as Error).message).toMatch(/replaced by a later try/);
+    await store.close();
+    expect(count(path, 'SELECT count(*) FROM page_rows')).toBe(1);
+    expect(count(path, `SELECT count(*) FROM site_rows WHERE copy = 't2'`)).toBe(1);
+  });
+
+  it('a second writer gets one clear error, and an older tool refuses a newer results schema', async () => {
+    const path = fresh();
+    const store = openSqliteStore(path);
+    let error: unknown = null;
+    try {
+      openSqliteStore(path, { busyTimeoutMs: 10 });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(StateStoreError);
+    expect((error as StateStoreError).problem).toBe('locked');
+    expect((error as Error).message).not.toContain('\n');
+    await store.close();
+    const raw = new Database(path);
+    raw.prepare(`UPDATE meta SET value = '99' WHERE key = 'results_schema'`).run();
+    raw.close();
+    expect(() => openSqliteStore(path)).toThrow(/results schema 99; this usp reads up to 1: upgrade usp/);
+    expect(count(path, 'SELECT count(*) FROM runs')).toBe(1);
+  });
+});
+
+describe('readSqlitePageRows', () => {
+  it("streams a run's rows, filtered by change and site, as they were written", async () => {
+    const path = fresh();
+    const store = openSqliteStore(path);
+    for (const site of ['https://a.example/', 'https://b.example/']) {
+      const out = store.sink.begin(site);
+      out.page(page(site, `${site}p1`));
+      out.page(page(site, `${site}p2`, 'changed'));
+      out.page({ site, sitemap: `${site}a.xml`, url: `${site}gone`, change: 'removed' });
+      await out.commit(result(site, 3));
+    }
+    await store.close();
+    const all = [...readSqlitePageRows(path)];
+    expect(all.length).toBe(6);
+    expect(all[0]).toEqual(page('https://a.example/', 'https://a.example/p1'));
+    const picked = [
+      ...readSqlitePageRows(path, {
+        run: store.runId,
+        changes: ['changed', 'removed'],
+        site: 'https://b.example/',
+      }),
+    ];
+    expect(picked.map((r) => [r.url, r.change])).toEqual([
+      ['https://b.example/p2', 'changed'],
+      ['https://b.example/gone', 'removed'],
+    ]);
+    expect([...readSqlitePageRows(path, { run: 'nope' })]).toEqual([]);
+  });
+});

@@ -1,0 +1,19 @@
+import type { ColumnValue } from '@usp-ts/batch';
+
+// PostgreSQL's COPY text format: tab-separated, `\N` for NULL, backslash escapes for the
+// characters that would end a field or a line.
+const SPECIAL = /[\\\t\n\r]/g;
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+function field(value: ColumnValue): string {
+  if (value === null) return '\\N';
+  if (typeof value === 'number') return String(value);
+  return value.replace(SPECIAL, (c) => ESCAPES[c]);
+}
+
+/** One COPY line (with its newline) of `values`, after a first column `first`. */
+export function copyLine(first: string, values: readonly ColumnValue[]): string {
+  let line = field(first);
+  for (const v of values) line += `\t${field(v)}`;
+  return `${line}\n`;
+}

@@ -1,0 +1,199 @@
+import { pipeline } from 'node:stream/promises';
+import {
+  type BatchSink,
+  type CopyTag,
+  OutputError,
+  PAGE_COLUMNS,
+  type PageRow,
+  pageValues,
+  SITE_COLUMNS,
+  SITEMAP_COLUMNS,
+  type SiteOutput,
+  type SiteResult,
+  sitemapValues,
+  siteValues,
+} from '@usp-ts/batch';
+import { errorText, type RunMark } from '@usp-ts/core';
+import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { copyLine } from './copy-text.js';
+import type { SharedRun } from './postgres-state.js';
+
+/** The result sink of a PostgreSQL store (`openPostgresStore`). */
+export interface PostgresResultSink extends BatchSink {
+  readonly runId: string;
+  /** Sites committed in this run before this sink was opened (`resume`), or by this sink. */
+  readonly done: ReadonlySet<string>;
+  /** Waits for the commits in flight. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** Characters of COPY text turned into one Buffer while a site is walked (off the JS heap). */
+const PIECE_CHARS = 64 * 1024;
+
+const DELETE_SITE = [
+  'DELETE FROM page_rows WHERE run_id = $1 AND site = $2',
+  'DELETE FROM sitemap_rows WHERE run_id = $1 AND site = $2',
+  'DELETE FROM site_rows WHERE run_id = $1 AND site = $2',
+];
+
+async function copyInto(client: pg.ClientBase, table: string, columns: readonly string[], data: Buffer[]) {
+  if (data.length === 0) return;
+  const stream = client.query(copyFrom(`COPY ${table} (run_id, ${columns.join(', ')}) FROM STDIN`));
+  await pipeline(async function* () {
+    yield* data;
+  }, stream);
+}
+
+/**
+ * Fencing and replacement, inside the site's transaction: a copy that a later try made void is
+ * refused; the copies this one makes void, and any earlier copy of the site in this run, are
+ * removed.
+ */
+async function replaceEarlier(
+  client: pg.ClientBase,
+  runId: string,
+  site: string,
+  copy: CopyTag | undefined,
+  where: string,
+): Promise<void> {
+  if (copy !== undefined) {
+    const stale = await client.query('SELECT 1 FROM void_copies WHERE copy = $1', [copy.token]);
+    if (stale.rowCount !== 0) {
+      throw new OutputError(
+        `the copy of ${site} from try ${copy.token} was replaced by a later try; it was not kept`,
+        where,
+      );
+    }
+    if (copy.voids.length > 0) {
+      await client.query('INSERT INTO void_copies (copy) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING', [
+        copy.voids,
+      ]);
+      const voided = await client.query('SELECT run_id, site FROM site_rows WHERE copy = ANY($1)', [
+        copy.voids,
+      ]);
+      for (const r of voided.rows as { run_id: string; site: string }[]) {
+        for (const sql of DELETE_SITE) await client.query(sql, [r.run_id, r.site]);
+      }
+    }
+  }
+  for (const sql of DELETE_SITE) await client.query(sql, [runId, site]);
+}
+
+/**
+ * The rows of a run in PostgreSQL: a site's rows are held (as COPY text, in 64 KiB pieces) until
+ * its walk ends, then written in one transaction (COPY) with its result row and, when the state
+ * is this store's, its next state. Commits of one site are serialised across workers by an
+ * advisory lock, so the last copy of a site in a run is the one kept.
+ */
+export function postgresResultSink(
+  pool: pg.Pool,
+  shared: SharedRun,
+  done: Set<string>,
+  where: string,
+): PostgresResultSink {
+  const { runId } = shared;
+  const inFlight = new Set<Promise<void>>();
+  let closed = false;
+  const commitSite = async (
+    site: string,
+    pages: Buffer[],
+    sitemaps: Buffer[],
+    result: SiteResult,
+    saveState: ((mark: RunMark) => Promise<void>) | undefined,
+    copy: CopyTag | undefined,
+  ): Promise<void> => {
+    if (closed) throw new OutputError('the output was closed before the site was committed', where);
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (cause) {
+      throw new OutputError(`cannot connect to ${where}: ${errorText(cause)}`, where, { cause });
+    }
+    try {
+      try {
+        await client.query('BEGIN');
+        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${runId} ${site}`]);
+        await client.query('INSERT INTO runs (run_id) VALUES ($1) ON CONFLICT (run_id) DO NOTHING', [runId]);
+        await replaceEarlier(client, runId, site, copy, where);
+        await copyInto(client, 'page_rows', PAGE_COLUMNS, pages);
+        await copyInto(client, 'sitemap_rows', SITEMAP_COLUMNS, sitemaps);
+        await copyInto(
+          client,
+          'site_rows',
+          [...SITE_COLUMNS, 'copy'],
+          [Buffer.from(copyLine(runId, [...siteValues(result), copy?.token ?? null]))],
+        );
+      } catch (cause) {
+        if (cause instanceof OutputError) throw cause;
+        throw new OutputError(`cannot write to ${where}: ${errorText(cause)}`, where, { cause });
+      }
+      shared.committing.set(site, client);
+      try {
+        await saveState?.({ runId, site: result.site, offsets: {} });
+      } finally {
+        shared.committing.delete(site);
+      }
+      await client.query('COMMIT');
+      done.add(result.site);
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+      shared.begun.delete(site);
+    }
+  };
+  return {
+    runId,
+    done,
+    begin(site: string): SiteOutput {
+      shared.begun.add(site);
+      let text = '';
+      let pages: Buffer[] = [];
+      let sitemaps = '';
+      return {
+        page(row: PageRow) {
+          text += copyLine(runId, pageValues(row));
+          if (text.length >= PIECE_CHARS) {
+            pages.push(Buffer.from(text));
+            text = '';
+          }
+        },
+        sitemap(row) {
+          sitemaps += copyLine(runId, sitemapValues(row));
+        },
+        commit(result: SiteResult, saveState?: (mark: RunMark) => Promise<void>, copy?: CopyTag) {
+          if (text !== '') pages.push(Buffer.from(text));
+          const held = pages;
+          text = '';
+          pages = [];
+          const p = commitSite(
+            site,
+            held,
+            sitemaps === '' ? [] : [Buffer.from(sitemaps)],
+            result,
+            saveState,
+            copy,
+          );
+          sitemaps = '';
+          const tracked = p.catch(() => {});
+          inFlight.add(tracked);
+          void tracked.then(() => inFlight.delete(tracked));
+          return p;
+        },
+        discard() {
+          text = '';
+          pages = [];
+          sitemaps = '';
+          shared.begun.delete(site);
+        },
+      };
+    },
+    async close() {
+      if (closed) return;
+      await Promise.all(inFlight);
+      closed = true;
+    },
+  };
+}

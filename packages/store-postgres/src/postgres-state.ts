@@ -1,0 +1,205 @@
+import {
+  errorText,
+  type RunMark,
+  type SitemapState,
+  type SiteState,
+  type StateStore,
+  StateStoreError,
+  type UnreachableMark,
+} from '@usp-ts/core';
+import type pg from 'pg';
+
+/**
+ * What the results sink shares with the state of the same store: the sites whose walk has begun
+ * through the sink (their state is read as the run before this one left it), and the open
+ * transaction of a site being committed (its state is saved inside it).
+ */
+export interface SharedRun {
+  readonly runId: string;
+  readonly begun: Set<string>;
+  readonly committing: Map<string, pg.PoolClient>;
+}
+
+type SitemapData = Omit<SitemapState, 'pages'>;
+
+interface SiteRow {
+  run_id: string;
+  walked_at: string;
+  full_walk_at: string;
+  probed_at: string;
+  lastmod_trust: number;
+  unreachable: UnreachableMark | null;
+  sitemaps: SitemapData[];
+}
+
+/**
+ * The state in PostgreSQL. Each site keeps the version saved by the latest run and by the run
+ * before it. A walk begun through the store's sink reads the version of the latest *other* run:
+ * a second copy of the site in the same run (a worker killed after its commit, the same list
+ * enqueued twice) is then computed against the same state as the first, and its rows can replace
+ * the first copy's exactly. Read without the sink (a state store alone), the latest version.
+ */
+export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: string): StateStore {
+  const { runId } = shared;
+  /** The run whose version a walk read, by site: its digests are the ones `loadPages` gives. */
+  const readFrom = new Map<string, string | null>();
+  const fail = (error: unknown): never => {
+    if (error instanceof StateStoreError) throw error;
+    throw new StateStoreError('io', `state in ${where}: ${errorText(error)}`, { cause: error });
+  };
+  const versionOf = async (
+    q: pg.ClientBase | pg.Pool,
+    site: string,
+    other: boolean,
+  ): Promise<SiteRow | null> => {
+    const r = await q.query(
+      `SELECT run_id, walked_at, full_walk_at, probed_at, lastmod_trust, unreachable, sitemaps FROM state_sites
+       WHERE site = $1 ${other ? 'AND run_id <> $2' : ''} ORDER BY seq DESC LIMIT 1`,
+      other ? [site, runId] : [site],
+    );
+    return (r.rows[0] as SiteRow | undefined) ?? null;
+  };
+
+  const save = async (client: pg.ClientBase, state: SiteState, mark: RunMark | undefined): Promise<void> => {
+    const site = state.site;
+    const from = readFrom.has(site)
+      ? (readFrom.get(site) ?? null)
+      : ((await versionOf(client, site, false))?.run_id ?? null);
+    readFrom.delete(site);
+    // Digests left out are kept from the version the walk read (a 304 or a skip).
+    const keep = state.sitemaps.filter((s) => s.pages === undefined).map((s) => s.url);
+    if (from !== runId) {
+      await client.query('DELETE FROM state_digests WHERE site = $1 AND run_id = $2', [site, runId]);
+      if (from !== null && keep.length > 0) {
+        await client.query(
+          `INSERT INTO state_digests (site, run_id, url, pages)
+           SELECT site, $2, url, pages FROM state_digests WHERE site = $1 AND run_id = $3 AND url = ANY($4)`,
+          [site, runId, from, keep],
+        );
+      }
+    } else {
+      await client.query(
+        'DELETE FROM state_digests WHERE site = $1 AND run_id = $2 AND NOT (url = ANY($3))',
+        [site, runId, keep],
+      );
+    }
+    for (const s of state.sitemaps) {
+      if (s.pages === undefined || s.pages === null) continue;
+      await client.query(
+        `INSERT INTO state_digests (site, run_id, url, pages) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (site, run_id, url) DO UPDATE SET pages = excluded.pages`,
+        [site, runId, s.url, Buffer.from(s.pages.buffer, s.pages.byteOffset, s.pages.byteLength)],
+      );
+    }
+    const sitemaps = state.sitemaps.map(({ pages: _pages, ...data }) => data);
+    await client.query(
+      `INSERT INTO state_sites (site, run_id, walked_at, full_walk_at, probed_at, lastmod_trust, unreachable, sitemaps)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (site, run_id) DO UPDATE SET seq = nextval(pg_get_serial_sequence('state_sites', 'seq')),
+         walked_at = excluded.walked_at, full_walk_at = excluded.full_walk_at, probed_at = excluded.probed_at,
+         lastmod_trust = excluded.lastmod_trust, unreachable = excluded.unreachable, sitemaps = excluded.sitemaps`,
+      [
+        site,
+        runId,
+        state.walkedAt,
+        state.fullWalkAt,
+        state.probedAt,
+        state.lastmodTrust,
+        state.unreachable === null ? null : JSON.stringify(state.unreachable),
+        JSON.stringify(sitemaps),
+      ],
+    );
+    // Two versions a site: this run's and the one it was computed from.
+    const kept = from === null || from === runId ? [runId] : [runId, from];
+    await client.query('DELETE FROM state_sites WHERE site = $1 AND NOT (run_id = ANY($2))', [site, kept]);
+    await client.query('DELETE FROM state_digests WHERE site = $1 AND NOT (run_id = ANY($2))', [site, kept]);
+    if (mark !== undefined) {
+      await client.query(
+        `INSERT INTO run_marks (run_id, site, offsets) VALUES ($1, $2, $3)
+         ON CONFLICT (run_id) DO UPDATE SET site = excluded.site, offsets = excluded.offsets`,
+        [mark.runId, mark.site, JSON.stringify(mark.offsets)],
+      );
+    }
+  };
+
+  return {
+    async loadSite(site) {
+      try {
+        const row = await versionOf(pool, site, shared.begun.has(site));
+        if (row === null) {
+          readFrom.set(site, null);
+          return null;
+        }
+        readFrom.set(site, row.run_id);
+        return {
+          site,
+          walkedAt: Number(row.walked_at),
+          fullWalkAt: Number(row.full_walk_at),
+          probedAt: Number(row.probed_at),
+          lastmodTrust: row.lastmod_trust,
+          unreachable: row.unreachable,
+          sitemaps: row.sitemaps,
+        };
+      } catch (error) {
+        return fail(error);
+      }
+    },
+    async loadPages(site, url) {
+      try {
+        const from = readFrom.has(site) ? readFrom.get(site) : (await versionOf(pool, site, false))?.run_id;
+        if (from === undefined || from === null) return null;
+        const r = await pool.query(
+          'SELECT pages FROM state_digests WHERE site = $1 AND run_id = $2 AND url = $3',
+          [site, from, url],
+        );
+        const pages = r.rows[0]?.pages as Buffer | undefined;
+        return pages === undefined ? null : new Uint8Array(pages);
+      } catch (error) {
+        return fail(error);
+      }
+    },
+    async unreachableSites() {
+      try {
+        const r = await pool.query(
+          `SELECT site FROM (SELECT DISTINCT ON (site) site, unreachable FROM state_sites ORDER BY site, seq DESC) s
+           WHERE unreachable IS NOT NULL`,
+        );
+        return new Set(r.rows.map((row) => row.site as string));
+      } catch (error) {
+        return fail(error);
+      }
+    },
+    async saveSite(state, mark) {
+      // Inside the commit of the site's rows, when the sink of this store is committing it.
+      const open = shared.committing.get(state.site);
+      if (open !== undefined) return save(open, state, mark).catch(fail);
+      let client: pg.PoolClient | undefined;
+      try {
+        client = await pool.connect();
+        await client.query('BEGIN');
+        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+          `${runId} ${state.site}`,
+        ]);
+        await save(client, state, mark);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client?.query('ROLLBACK').catch(() => {});
+        fail(error);
+      } finally {
+        client?.release();
+      }
+    },
+    async lastMark(id) {
+      try {
+        const r = await pool.query('SELECT site, offsets FROM run_marks WHERE run_id = $1', [id]);
+        const row = r.rows[0] as { site: string; offsets: Record<string, number> } | undefined;
+        return row === undefined ? null : { runId: id, site: row.site, offsets: row.offsets };
+      } catch (error) {
+        return fail(error);
+      }
+    },
+    async close() {
+      // The pool belongs to the store (`openPostgresStore`).
+    },
+  };
+}

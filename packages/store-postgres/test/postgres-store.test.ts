@@ -1,0 +1,212 @@
+import type { PageRow, SitemapRow, SiteResult } from '@usp-ts/batch';
+import type { SiteState } from '@usp-ts/core';
+import { stateStoreSuite } from '@usp-ts/state-store-testkit';
+import { startTestPostgres, type TestPostgres } from '@usp-ts/test-postgres';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPostgresStateStore, openPostgresStore } from '../src/postgres-store.js';
+import { readPageRows } from '../src/read-rows.js';
+
+let server: TestPostgres;
+beforeAll(async () => {
+  server = await startTestPostgres();
+}, 60_000);
+afterAll(() => server?.stop());
+let n = 0;
+const database = () => server.createDatabase(`t${n++}`);
+
+async function query<T>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+const count = async (url: string, sql: string) => Number((await query<{ n: string }>(url, sql))[0].n);
+
+const page = (site: string, url: string, change: 'new' | 'changed' = 'new'): PageRow => ({
+  site,
+  sitemap: `${site}a.xml`,
+  url,
+  priority: 0.5,
+  lastModified: '2026-11-20',
+  changeFrequency: 'daily',
+  newsStory: null,
+  images: [{ loc: `${url}\t.png`, caption: 'a\nb\\c', geoLocation: null, title: null, license: null }],
+  alternates: null,
+  extensions: { video: { title: 'x' } } as never,
+  change,
+});
+const sitemap = (site: string): SitemapRow => ({
+  site,
+  url: `${site}a.xml`,
+  parent: null,
+  type: 'PagesXMLSitemap',
+  status: 200,
+  notModified: false,
+  skipped: false,
+  etag: '"e"',
+  lastModified: null,
+  bytes: 100,
+  pages: 2,
+  ms: 3,
+  change: 'new',
+});
+const result = (site: string, pages = 2): SiteResult => ({
+  site,
+  status: 'ok',
+  reason: null,
+  pages,
+  sitemaps: 1,
+  requests: 2,
+  notModified: 0,
+  skipped: 0,
+  bytes: 100,
+  ms: 5,
+});
+const stateOf = (site: string, walkedAt: number): SiteState => ({
+  site,
+  walkedAt,
+  fullWalkAt: walkedAt,
+  probedAt: walkedAt,
+  lastmodTrust: 0,
+  unreachable: null,
+  sitemaps: [],
+});
+
+describe('the state alone', () => {
+  let url = '';
+  stateStoreSuite('openPostgresStateStore', {
+    open: async () => {
+      url = await database();
+      return openPostgresStateStore({ url });
+    },
+    reopen: async () => openPostgresStateStore({ url }),
+  });
+});
+
+describe('openPostgresStore', () => {
+  it("commits a site's rows (COPY) and its state in one transaction, and reads the rows back as written", async () => {
+    const url = await database();
+    const store = await openPostgresStore({ url, runId: 'r1' });
+    const site = 'https://a.example/';
+    const out = store.sink.begin(site);
+    const rows = [page(site, `${site}p1`), page(site, `${site}p2`, 'changed')];
+    for (const r of rows) out.page(r);
+    out.sitemap(sitemap(site));
+    await out.commit(result(site), (mark) => store.state.saveSite(stateOf(site, 7), mark));
+    expect((await store.state.loadSite(site))?.walkedAt).toBe(7);
+    expect(store.sink.done.has(site)).toBe(true);
+    await store.close();
+    expect(await count(url, 'SELECT count(*) AS n FROM sitemap_rows WHERE not_modified = false')).toBe(1);
+    expect(
+      await count(url, `SELECT count(*) AS n FROM page_rows WHERE extensions->'video'->>'title' = 'x'`),
+    ).toBe(2);
+    expect(await count(url, 'SELECT count(*) AS n FROM runs WHERE ended_at IS NOT NULL')).toBe(1);
+    const back: PageRow[] = [];
+    for await (const r of readPageRows(url, { run: 'latest' })) back.push(r);
+    expect(back).toEqual(rows);
+    const changed: PageRow[] = [];
+    for await (const r of readPageRows(url, { changes: ['changed'], site })) changed.push(r);
+    expect(changed.map((r) => r.url)).toEqual([`${site}p2`]);
+  });
+
+  it('a state that cannot be saved keeps none of the rows', async () => {
+    const url = await database();
+    const store = await openPostgresStore({ url });
+    const site = 'https://b.example/';
+    const out = store.sink.begin(site);
+    out.page(page(site, `${site}p1`));
+    const error = await out
+      .commit(result(site), () => Promise.reject(new Error('state down')))
+      .catch((e) => e);
+    expect((error as Error).message).toMatch(/state down/);
+    expect(store.sink.done.has(site)).toBe(false);
+    await store.close();
+    expect(await count(url, 'SELECT count(*) AS n FROM page_rows')).toBe(0);
+    expect(await count(url, 'SELECT count(*) AS n FROM site_rows')).toBe(0);
+  });
+
+  it('two workers of one run: the second copy of a site reads the state the first read, and replaces it', async () => {
+    const url = await database();
+    const site = 'https://c.example/';
+    const yesterday = await openPostgresStore({ url, runId: 'day1' });
+    await yesterday.state.saveSite(stateOf(site, 1));
+    await yesterday.close();
+    const a = await openPostgresStore({ url, runId: 'day2' });
+    const b = await openPostgresStore({ url, runId: 'day2' });
+    const first = a.sink.begin(site);
+    expect((await a.state.loadSite(site))?.walkedAt).toBe(1);
+    first.page(page(site, `${site}p1`));
+    first.page(page(site, `${site}p2`));
+    await first.commit(result(site), (mark) => a.state.saveSite(stateOf(site, 2), mark), {
+      token: 't1',
+      voids: [],
+    });
+    // Worker a killed after its commit, before the queue heard: b walks the site again.
+    const second = b.sink.begin(site);
+    expect((await b.state.loadSite(site))?.walkedAt).toBe(1);
+    second.page(page(site, `${site}p1`));
+    second.page(page(site, `${site}p2`));
+    await second.commit(result(site), (mark) => b.state.saveSite(stateOf(site, 3), mark), {
+      token: 't2',
+      voids: ['t1'],
+    });
+    // A stalled try that lost the job comes back: refused.
+    const stale = a.sink.begin(site);
+    stale.page(page(site, `${site}stale`));
+    const error = await stale.commit(result(site, 1), undefined, { token: 't1', voids: [] }).catch((e) => e);
+    expect(error).toMatchObject({ code: 'USP_OUTPUT' });
+    expect((error as Error).message).toMatch(/replaced by a later try/);
+    await a.close();
+    await b.close();
+    expect(await count(url, 'SELECT count(*) AS n FROM page_rows')).toBe(2);
+    expect(await count(url, `SELECT count(*) AS n FROM site_rows WHERE copy = 't2'`)).toBe(1);
+    const next = await openPostgresStore({ url, runId: 'day3' });
+    next.sink.begin(site).discard();
+    expect((await next.state.loadSite(site))?.walkedAt).toBe(3);
+    await next.close();
+  });
+
+  it('resumes a run: its committed sites are done', async () => {
+    const url = await database();
+    const first = await openPostgresStore({ url, runId: 'r' });
+    const out = first.sink.begin('https://d.example/');
+    await out.commit(result('https://d.example/', 0));
+    first.sink.begin('https://e.example/').page(page('https://e.example/', 'https://e.example/p'));
+    await first.close();
+    const again = await openPostgresStore({ url, runId: 'r' });
+    expect([...again.sink.done]).toEqual(['https://d.example/']);
+    await again.close();
+  });
+
+  it('an older tool refuses a newer schema with one line; the PG* variables connect without a URL', async () => {
+    const url = await database();
+    const store = await openPostgresStore({ url });
+    await store.close();
+    await query(url, 'UPDATE usp_schema SET version = 99');
+    const error = await openPostgresStore({ url }).catch((e) => e);
+    expect((error as Error).message).toMatch(/holds usp schema 99; this usp reads up to 1: upgrade usp$/);
+    expect((error as Error).message).not.toContain('\n');
+    const saved = { ...process.env };
+    const u = new URL(url);
+    Object.assign(process.env, {
+      PGHOST: u.hostname,
+      PGPORT: u.port,
+      PGUSER: 'postgres',
+      PGDATABASE: u.pathname.slice(1),
+    });
+    try {
+      await query(url, 'UPDATE usp_schema SET version = 1');
+      const viaEnv = await openPostgresStore();
+      await viaEnv.close();
+    } finally {
+      for (const k of ['PGHOST', 'PGPORT', 'PGUSER', 'PGDATABASE']) {
+        if (saved[k] === undefined) delete process.env[k];
+        else process.env[k] = saved[k];
+      }
+    }
+  });
+});
