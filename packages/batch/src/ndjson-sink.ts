@@ -11,7 +11,7 @@ import { lockOutput, type OutputLock } from './output-lock.js';
 import type { PageRow, SitemapRow, SiteResult } from './rows.js';
 import { type JournalContents, type JournalEntry, RunJournal, readJournal } from './run-journal.js';
 import type { CommitOptions, SiteCopy, SiteOutput, SiteSink } from './site-sink.js';
-import type { RunMark, StateStore } from './state-store.js';
+import { type RunMark, type StateStore, StateStoreError } from './state-store.js';
 import { copyTokens, dropCopies, finishDrop, type RunFiles } from './void-copies.js';
 
 export interface NdjsonSinkOptions {
@@ -322,9 +322,14 @@ function sinkOver(run: OpenedRun, options: NdjsonSinkOptions, lock: OutputLock):
       }
       sync.wrote();
     } catch (err) {
-      unfinished = err;
-      if (failed === null) fail(err);
-      throw err;
+      // The site's bytes are in the files without its journal line: nothing may follow them. A
+      // state store's own failure is said as it is; anything else is this output's failure.
+      unfinished =
+        err instanceof OutputError || err instanceof StateStoreError
+          ? err
+          : new OutputError(`cannot finish ${result.site} in ${dir}: ${errorText(err)}`, dir, { cause: err });
+      if (failed === null) fail(unfinished);
+      throw unfinished;
     }
   };
 

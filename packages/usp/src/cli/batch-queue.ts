@@ -1,11 +1,27 @@
-import { countSite, emptyProgress, readSiteLines, type SiteResult } from '@usp-ts/batch';
+import {
+  countSite,
+  countStatus,
+  emptyProgress,
+  readSiteLines,
+  type SiteResult,
+  snapshotProgress,
+} from '@usp-ts/batch';
 import { DEFAULT_QUEUE_NAME, enqueueSites } from '@usp-ts/queue-bullmq';
 import { count, flag, type Parsed, redisUrl, str, UsageError } from './args.js';
 import { BatchReport, siteLine } from './batch-report.js';
 import { countSitesOrSay, inputLines } from './input-lines.js';
 
 /** The flags that mean something to the producer; the walk's own belong to `usp worker`. */
-const PRODUCER_FLAGS = new Set(['queue', 'queue-name', 'no-wait', 'full', 'verbose', 'no-progress', 'help']);
+const PRODUCER_FLAGS = new Set([
+  'queue',
+  'queue-name',
+  'no-wait',
+  'new-run',
+  'full',
+  'verbose',
+  'no-progress',
+  'help',
+]);
 
 /**
  * `usp batch SITES --queue redis://…`: one job per site on the queue (invalid lines are reported
@@ -36,7 +52,6 @@ export async function runQueuedBatch(
 
   const report = new BatchReport(!flag(p, 'no-progress'));
   report.total = total;
-  const statuses = new Map<string, number>();
   const counts = emptyProgress();
   const invalid: string[] = [];
   async function* validSites(): AsyncGenerator<string> {
@@ -51,35 +66,37 @@ export async function runQueuedBatch(
       queueName,
       wait,
       ...(flag(p, 'full') ? { full: true } : {}),
+      ...(flag(p, 'new-run') ? { newRun: true } : {}),
       signal,
       onEnqueued: (r) => {
-        if (verbose > 0 || !wait) {
+        if (verbose > 0 || !wait || r.doneBefore > 0) {
           report.clear();
           process.stderr.write(
-            `usp batch: ${r.sites} sites on ${queueName}: ${r.added} added, ${r.alreadyQueued} already queued${r.requeued > 0 ? `, ${r.requeued} failed before and enqueued again` : ''}\n`,
+            `usp batch: ${r.sites} sites on ${queueName} (run ${r.run}): ${r.added} added, ${r.alreadyQueued} already queued${r.doneBefore > 0 ? `, ${r.doneBefore} finished earlier in this run (not walked again; --new-run walks them)` : ''}${r.requeued > 0 ? `, ${r.requeued} failed before and enqueued again` : ''}\n`,
           );
         }
       },
       onResult: (o) => {
         if (o.ok) {
           const r = o.result;
-          statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
           countSite(counts, r);
           if (verbose > 0) {
             report.clear();
             process.stderr.write(siteLine(r));
           }
+        } else if (o.lost === true) {
+          countStatus(counts, 'lost');
         } else {
-          statuses.set('failed job', (statuses.get('failed job') ?? 0) + 1);
-          counts.sitesDone++;
-          counts.failures++;
+          countStatus(counts, 'failed job');
         }
-        report.update({ ...counts });
+        report.update(snapshotProgress(counts));
       },
     });
     report.clear();
     if (invalid.length > 0) {
-      statuses.set('invalid', invalid.length);
+      // Sites of the run as the local batch counts them: in the summary's total and its statuses.
+      for (const _ of invalid) countStatus(counts, 'invalid');
+      report.update(snapshotProgress(counts));
       process.stderr.write(`usp batch: not a site URL, not enqueued: ${invalid.join('; ')}\n`);
     }
     if (!wait) return 0;
@@ -89,16 +106,22 @@ export async function runQueuedBatch(
       );
       return 0;
     }
-    process.stderr.write(`${report.summary(statuses)}\n`);
+    process.stderr.write(`${report.summary()}\n`);
+    if (done.lost.length > 0) {
+      // Redis forgot them (a restart without persistence): nobody walks them now.
+      process.stderr.write(
+        `usp batch: ${done.lost.length} sites lost with Redis's data (no persistence?); enqueue them again:\n`,
+      );
+      for (const site of done.lost) process.stderr.write(`  ${site}\n`);
+    }
     if (done.failed.length > 0) {
       // Not a site problem (those are rows): a worker could not write or save, or a bug.
       process.stderr.write(`usp batch: ${done.failed.length} jobs failed after their retries:\n`);
       for (const f of done.failed) {
         process.stderr.write(`  ${f.site}: ${f.error} (${f.attempts} tries)\n`);
       }
-      return 1;
     }
-    return 0;
+    return done.failed.length > 0 || done.lost.length > 0 ? 1 : 0;
   } finally {
     report.clear();
   }
