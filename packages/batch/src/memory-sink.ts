@@ -47,6 +47,13 @@ export function memorySink(
         sitemap: (row) => sitemaps.push(row),
         async commit(result, options) {
           const copy = options?.fence === undefined ? null : await options.fence();
+          // The rows count as kept only once the state is saved: the offsets are those after them.
+          const offsets = {
+            pages: rows.pages.length + pages.length,
+            sitemaps: rows.sitemaps.length + sitemaps.length,
+            sites: rows.sites.length + 1,
+          };
+          await options?.saveState?.({ runId, site: result.site, offsets });
           copies.push({ token: copy?.token ?? null, pages, sitemaps, result });
           rows.pages.push(...pages);
           rows.sitemaps.push(...sitemaps);
@@ -61,12 +68,6 @@ export function memorySink(
             }
             rebuild();
           }
-          const offsets = {
-            pages: rows.pages.length,
-            sitemaps: rows.sitemaps.length,
-            sites: rows.sites.length,
-          };
-          await options?.saveState?.({ runId, site: result.site, offsets });
           done.add(result.site);
         },
         discard() {

@@ -46,7 +46,8 @@ export interface CommitOptions {
    * final, with the mark that ties the state to this output: a crash in between leaves a state
    * that a resumed run recognises (see `StateStore.lastMark`). A sink that keeps the state in the
    * same transaction as the rows may call it inside that transaction. When it rejects, the commit
-   * rejects with its error and the site does not count as done.
+   * rejects (with its error, or the sink's own error saying it) and none of the site's rows count
+   * as kept.
    */
   readonly saveState?: (mark: RunMark) => Promise<void>;
   /**

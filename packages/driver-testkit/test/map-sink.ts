@@ -19,8 +19,8 @@ export function mapSink(): SiteSink & { readonly sites: Map<string, MapSite> } {
         sitemap: (row) => void sitemaps.push(row),
         async commit(result, options) {
           await options?.fence?.(); // a stale copy rejects here: nothing kept
+          await options?.saveState?.({ runId: 'map', site, offsets: {} });
           sites.set(site, { pages, sitemaps, result });
-          await options?.saveState?.({ runId: 'map', site, offsets: { sites: sites.size } });
         },
         discard() {
           pages = [];
