@@ -20,6 +20,7 @@ const WIDTH = 720;
 const V_HEIGHT = 150;
 /** Few bars stay bar-shaped instead of filling the width. */
 const MAX_BAR_W = 48;
+const V_MARGIN = 24;
 const H_ROW = 18;
 const LABEL_W = 260;
 
@@ -42,20 +43,21 @@ export function barChart(o: BarChartOptions): string {
 function verticalBars(o: BarChartOptions): string {
   const max = Math.max(1, ...o.bars.map((b) => b.value));
   const n = o.bars.length;
-  const slot = WIDTH / n;
+  // A margin each side, so that the first and last labels are not cut.
+  const slot = (WIDTH - 2 * V_MARGIN) / n;
   const barW = Math.min(MAX_BAR_W, Math.max(1, slot * 0.8));
   // Label every bar when they fit, else about 12 evenly spaced ones.
   const every = Math.max(1, Math.ceil(n / 12));
   const parts: string[] = [];
   o.bars.forEach((b, i) => {
     const h = Math.round((b.value / max) * (V_HEIGHT - 20));
-    const x = (i * slot + (slot - barW) / 2).toFixed(1);
+    const x = (V_MARGIN + i * slot + (slot - barW) / 2).toFixed(1);
     const y = V_HEIGHT - h;
     parts.push(
       `<rect class="bar" x="${x}" y="${y}" width="${barW.toFixed(1)}" height="${h}" data-label="${escapeHtml(b.label)}" data-value="${b.value}"><title>${escapeHtml(b.label)}: ${formatCount(b.value)}</title></rect>`,
     );
     if (i % every === 0) {
-      const cx = (i * slot + slot / 2).toFixed(1);
+      const cx = (V_MARGIN + i * slot + slot / 2).toFixed(1);
       parts.push(
         `<text class="label" x="${cx}" y="${V_HEIGHT + 14}" text-anchor="middle">${escapeHtml(b.label)}</text>`,
       );

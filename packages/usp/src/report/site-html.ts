@@ -9,6 +9,10 @@ import type { WarningGroup } from './warning-groups.js';
 /** Months shown one bar each; older `lastmod`s share one "earlier" bar (the counts stay exact). */
 export const MAX_MONTH_BARS = 120;
 
+function plural(n: number, noun: string): string {
+  return `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 function percent(part: number, whole: number): string {
   return whole === 0 ? '0 %' : `${((100 * part) / whole).toFixed(1)} %`;
 }
@@ -73,8 +77,8 @@ function treeSection(sitemaps: readonly ReportSitemap[]): string {
       requested ? (s.status === null ? 'no HTTP answer' : `HTTP ${s.status}`) : '',
       s.bytes === null ? '' : byteSize(s.bytes),
       s.ms === null ? '' : `${s.ms} ms`,
-      `${s.pages.toLocaleString('en-US')} pages${hasChildren ? ' below' : ''}`,
-      s.warnings > 0 ? `${s.warnings} warnings` : '',
+      `${plural(s.pages, 'page')}${hasChildren ? ' below' : ''}`,
+      s.warnings > 0 ? plural(s.warnings, 'warning') : '',
     ].filter((f) => f !== '');
     const reason = s.reason === null ? '' : ` <span class="bad">${escapeHtml(s.reason)}</span>`;
     out.push(
