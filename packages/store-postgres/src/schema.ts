@@ -30,7 +30,7 @@ CREATE INDEX sitemap_rows_run_site ON sitemap_rows (run_id, site);
 CREATE TABLE page_rows (
   run_id text NOT NULL, site text NOT NULL, sitemap text NOT NULL, url text NOT NULL,
   last_modified text, change_frequency text, priority real, change text,
-  news_story jsonb, images jsonb, alternates jsonb, extensions jsonb
+  news_story json, images json, alternates json, extensions json
 );
 CREATE INDEX page_rows_run_site ON page_rows (run_id, site);
 CREATE TABLE void_copies (copy text PRIMARY KEY);

@@ -48,11 +48,14 @@ describe('what a plain install of usp brings', () => {
       'ioredis',
       '@usp-ts/state-sqlite',
       '@usp-ts/queue-bullmq',
+      '@usp-ts/store-postgres',
+      'pg',
     ])
       expect(closure.has(heavy), heavy).toBe(false);
     const usp = manifestOf('usp');
     expect(usp.peerDependenciesMeta?.['@usp-ts/state-sqlite']?.optional).toBe(true);
     expect(usp.peerDependenciesMeta?.['@usp-ts/queue-bullmq']?.optional).toBe(true);
+    expect(usp.peerDependenciesMeta?.['@usp-ts/store-postgres']?.optional).toBe(true);
   });
 
   it('names the package to install when a command needs a missing optional one', async () => {

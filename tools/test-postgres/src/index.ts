@@ -152,7 +152,9 @@ async function stopChild(child: ChildProcess): Promise<void> {
 export async function startTestPostgres(): Promise<TestPostgres> {
   const bin = binDir();
   const user = runAs();
-  const dir = await mkdtemp(join(tmpdir(), 'usp-pg-'));
+  // As root, the cluster's directory is made where the postgres user can reach it: a test run's
+  // TMPDIR is often private to the user who runs it (mode 0700).
+  const dir = await mkdtemp(join(user === null ? tmpdir() : '/tmp', 'usp-pg-'));
   const data = join(dir, 'data');
   let child: ChildProcess | undefined;
   let port = 0;

@@ -24,6 +24,7 @@ commands:
   validate       check sitemaps against the sitemaps.org protocol and Google's rules
   batch          walk many sites into NDJSON files: politely, resumably, incrementally
   worker         walk the sites "usp batch --queue" put on a Redis queue (many machines)
+  export         write a run's page rows from an SQLite or PostgreSQL store as NDJSON or CSV
   demo           serve an example site on 127.0.0.1 and list it, offline
 
 Run "usp <command> --help" for a command's options.`;
@@ -47,6 +48,10 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; help: string }>> = 
   batch: async () => {
     const m = await import('./batch.js');
     return { run: m.runBatch, help: m.BATCH_HELP };
+  },
+  export: async () => {
+    const m = await import('./export.js');
+    return { run: m.runExport, help: m.EXPORT_HELP };
   },
   demo: async () => {
     const m = await import('./demo.js');

@@ -294,7 +294,7 @@ export const CSV_HEADER = [
   'extensions',
 ].join(',');
 
-function csvField(value: string | number | null | undefined): string {
+export function csvField(value: string | number | null | undefined): string {
   if (value === null || value === undefined) return '';
   const s = String(value);
   return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;

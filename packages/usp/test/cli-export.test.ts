@@ -1,0 +1,145 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PageRow, SiteResult } from '@usp-ts/batch';
+import { openSqliteStore } from '@usp-ts/state-sqlite';
+import { openPostgresStore } from '@usp-ts/store-postgres';
+import { startTestPostgres, type TestPostgres } from '@usp-ts/test-postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './cli-helpers.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'usp-export-'));
+let pg: TestPostgres;
+beforeAll(async () => {
+  pg = await startTestPostgres();
+}, 60_000);
+afterAll(async () => {
+  await pg?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const A = 'https://a.example/';
+const B = 'https://b.example/';
+const listed = (site: string, path: string, change: 'new' | 'changed' | 'unchanged'): PageRow => ({
+  site,
+  sitemap: `${site}sitemap.xml`,
+  url: `${site}${path}`,
+  priority: 0.5,
+  lastModified: '2026-11-28',
+  changeFrequency: null,
+  newsStory: null,
+  images: null,
+  alternates: [{ hreflang: 'de', href: `${site}de/${path}` }],
+  change,
+});
+const removed = (site: string, path: string): PageRow => ({
+  site,
+  sitemap: `${site}sitemap.xml`,
+  url: `${site}${path}`,
+  change: 'removed',
+});
+const result = (site: string): SiteResult => ({
+  site,
+  status: 'ok',
+  reason: null,
+  pages: 3,
+  sitemaps: 1,
+  requests: 2,
+  notModified: 0,
+  skipped: 0,
+  bytes: 10,
+  ms: 1,
+});
+const ROWS = [
+  listed(A, 'new-1', 'new'),
+  listed(A, 'edited,"q"', 'changed'),
+  removed(A, 'gone'),
+  listed(B, 'same', 'unchanged'),
+];
+
+async function fill(store: {
+  sink: { begin(site: string): { page(r: PageRow): void; commit(r: SiteResult): Promise<void> } };
+}) {
+  for (const site of [A, B]) {
+    const out = store.sink.begin(site);
+    for (const r of ROWS.filter((x) => x.site === site)) out.page(r);
+    await out.commit(result(site));
+  }
+}
+
+describe('usp export', () => {
+  it('writes the latest run of an SQLite store as NDJSON, filtered by change and site', async () => {
+    const file = join(dir, 'results.sqlite');
+    const old = openSqliteStore(file);
+    const out = old.sink.begin(A);
+    out.page(listed(A, 'from-yesterday', 'new'));
+    await out.commit(result(A));
+    await old.close();
+    const store = openSqliteStore(file);
+    await fill(store);
+    await store.close();
+    const all = await runCli(['export', file]);
+    expect(all.code).toBe(0);
+    expect(
+      all.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual(ROWS);
+    const picked = await runCli(['export', `sqlite:${file}`, '--change', 'new,removed', '--site', A]);
+    expect(
+      picked.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).url),
+    ).toEqual([`${A}new-1`, `${A}gone`]);
+    const first = await runCli(['export', file, '--run', old.runId]);
+    expect(
+      first.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).url),
+    ).toEqual([`${A}from-yesterday`]);
+  });
+
+  it('writes a PostgreSQL store as CSV, quoted, the removed rows with their URL', async () => {
+    const url = await pg.createDatabase('export_csv');
+    const store = await openPostgresStore({ url, runId: 'day-2' });
+    await fill(store);
+    await store.close();
+    const r = await runCli([
+      'export',
+      url,
+      '--run',
+      'day-2',
+      '--change',
+      'changed',
+      '--change',
+      'removed',
+      '-f',
+      'csv',
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n')).toEqual([
+      'site,sitemap,url,change,priority,lastModified,changeFrequency,newsTitle,newsPublishDate,images,alternates,extensions',
+      `${A},${A}sitemap.xml,"${A}edited,""q""",changed,0.5,2026-11-28,,,,,"de=${A}de/edited,""q""",`,
+      `${A},${A}sitemap.xml,${A}gone,removed,,,,,,,,`,
+      '',
+    ]);
+    const u = new URL(url);
+    const viaEnv = await runCli(['export', 'postgres:', '--change', 'unchanged'], {
+      env: { PGHOST: u.hostname, PGPORT: u.port, PGUSER: 'postgres', PGDATABASE: 'export_csv' },
+    });
+    expect(viaEnv.stdout.trim()).toBe(JSON.stringify(ROWS[3]));
+  });
+
+  it('refuses an unknown change as a usage error, and a missing store in one line', async () => {
+    const bad = await runCli(['export', join(dir, 'x.sqlite'), '--change', 'gone']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--change: "gone" is not one of new, changed, unchanged, removed/);
+    const missing = await runCli(['export', join(dir, 'none.sqlite')]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr.trim().split('\n')).toHaveLength(1);
+    expect(missing.stderr).toMatch(/cannot open .*none\.sqlite/);
+  });
+});
