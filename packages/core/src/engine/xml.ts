@@ -1,17 +1,14 @@
 /**
  * The streaming XML engine: decoded text in, element events out to the format that claims the
- * root element. A tokenizer reports what it reads (xml-events.ts): the fast path (xml-fast.ts)
- * while the document stays within what it takes, sax (xml-sax.ts, the engine of record) for
- * the rest of a document that leaves it, or for the whole document when asked. Namespaces are
- * resolved here (xml-namespaces.ts). Memory is bounded whatever the document: character data,
- * markup buffers and nesting are capped, and nothing keeps the document.
+ * root element. A tokenizer reports what it reads (xml-events.ts) to the document reader
+ * (xml-reader.ts): the fast path (xml-fast.ts) while the document stays within what it takes,
+ * sax (xml-sax.ts, the engine of record) for the rest of a document that leaves it, or for the
+ * whole document when asked. Memory is bounded whatever the document: character data, markup
+ * buffers and nesting are capped, and nothing keeps the document.
  */
-import { errorText } from '../contract/errors.js';
-import { noParserReason } from '../contract/parsed-document.js';
-import type { ParseContext, ParseOutcome, XmlElement, XmlHandler, XmlName } from '../contract/plugin.js';
+import type { ParseContext, XmlHandler } from '../contract/plugin.js';
 import type { Registry } from '../contract/registry.js';
 import type { DocumentSitemapType } from '../contract/sitemap.js';
-import type { WarningCode } from '../contract/warning.js';
 import { STOP } from './xml-events.js';
 import { FastTokenizer } from './xml-fast.js';
 import {
