@@ -1,17 +1,20 @@
 import { setMaxListeners } from 'node:events';
 import type { StateStore } from '@usp-ts/core';
 import {
+  errorText,
   InvalidOptionError,
   type Registry,
   type RegistryLoader,
   rejectUnknownOptions,
+  StateStoreError,
   type WebClient,
 } from '@usp-ts/core';
 import type { BatchSink } from './batch-sink.js';
+import { OutputError } from './output-error.js';
 import { hostGate, type PolitenessGate } from './politeness-gate.js';
-import { type BatchProgress, countSite, emptyProgress } from './progress.js';
+import { type BatchProgress, countSite, emptyProgress, snapshotProgress } from './progress.js';
 import type { SiteResult } from './rows.js';
-import { type SiteJobContext, type SiteWalkOptions, walkSite } from './site-job.js';
+import { isCommitFailure, type SiteJobContext, type SiteWalkOptions, walkSite } from './site-job.js';
 import { readSiteLines } from './site-list.js';
 import { startFirst } from './start-first.js';
 
@@ -139,7 +142,7 @@ export async function* batchWalk(
   const counts = emptyProgress();
   const progress = (): void => {
     try {
-      options.onProgress?.({ ...counts });
+      options.onProgress?.(snapshotProgress(counts));
     } catch {
       // A progress listener must not break a run.
     }
@@ -155,7 +158,7 @@ export async function* batchWalk(
    * gave, without attaching a reaction to each of them at every end: a long walk collected one
    * per site ended while it ran).
    */
-  const ended: ({ id: number; result: SiteResult } | { id: number; error: unknown })[] = [];
+  const ended: ({ id: number; result: SiteResult } | { id: number; site: string; error: unknown })[] = [];
   let wake: (() => void) | null = null;
   const end = (entry: (typeof ended)[number]): void => {
     ended.push(entry);
@@ -177,6 +180,7 @@ export async function* batchWalk(
         if (line.kind === 'invalid') {
           if (options.isDone?.(line.text)) {
             counts.sitesSkipped++;
+            progress();
             continue;
           }
           const result: SiteResult = {
@@ -199,6 +203,7 @@ export async function* batchWalk(
         }
         if (options.isDone?.(line.site)) {
           counts.sitesSkipped++;
+          progress();
           continue;
         }
         const id = nextId++;
@@ -207,7 +212,7 @@ export async function* batchWalk(
           id,
           walkSite({ site: line.site, ...(options.full === true ? { full: true } : {}) }, ctx).then(
             (result) => end({ id, result }),
-            (error: unknown) => end({ id, error }),
+            (error: unknown) => end({ id, site: line.site, error }),
           ),
         );
         progress();
@@ -220,10 +225,8 @@ export async function* batchWalk(
       }
       const next = ended.shift() as (typeof ended)[number];
       running.delete(next.id);
-      // A walk rejects only when the output or the state cannot be written: the run's failure.
-      if ('error' in next) throw next.error;
-      const { result } = next;
       counts.sitesActive--;
+      const result = 'error' in next ? await internalError(next.site, next.error, options.sink) : next.result;
       // An interrupted site was not committed: it is neither reported nor counted.
       if (signal?.aborted && result.status === 'partial' && result.reason === 'aborted') continue;
       account(result);
@@ -241,4 +244,38 @@ export async function* batchWalk(
     await lines.return?.(undefined);
     options.signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/** The run cannot go on: its output or its state failed. */
+function isRunFailure(error: unknown): boolean {
+  return error instanceof OutputError || error instanceof StateStoreError || isCommitFailure(error);
+}
+
+/**
+ * A site's job that failed in an unexpected way (a bug, here or in a plugin, a sink or a store):
+ * the site becomes an `error` row with the message and the run goes on with the others. An
+ * output or state that cannot be written is the run's end instead, as is an error row that
+ * cannot be written.
+ */
+async function internalError(site: string, error: unknown, sink: BatchSink): Promise<SiteResult> {
+  if (isRunFailure(error)) throw error;
+  const result: SiteResult = {
+    site,
+    status: 'error',
+    reason: `internal error: ${errorText(error)}`,
+    pages: 0,
+    sitemaps: 0,
+    requests: 0,
+    notModified: 0,
+    skipped: 0,
+    bytes: 0,
+    ms: 0,
+  };
+  try {
+    await sink.begin(site).commit(result);
+  } catch (sinkError) {
+    if (isRunFailure(sinkError)) throw sinkError;
+    // The sink fails for this site even to take its error row: the run still reports it.
+  }
+  return result;
 }

@@ -20,7 +20,15 @@ export {
   hostGate,
   type PolitenessGate,
 } from './politeness-gate.js';
-export { type BatchProgress, countSite, emptyProgress } from './progress.js';
+export {
+  type BatchProgress,
+  countSite,
+  countStatus,
+  emptyProgress,
+  type ProgressTally,
+  sitesText,
+  snapshotProgress,
+} from './progress.js';
 export {
   type ColumnValue,
   PAGE_COLUMNS,
@@ -45,11 +53,12 @@ export type {
 export { type JournalContents, type JournalEntry, type JournalHeader, readJournal } from './run-journal.js';
 export {
   DEFAULT_SITE_DEADLINE_MS,
+  isCommitFailure,
   type SiteJob,
   type SiteJobContext,
   type SiteWalkOptions,
   walkSite,
 } from './site-job.js';
-export { normalizeSite, readSiteLines, type SiteLine } from './site-list.js';
+export { countSiteLines, normalizeSite, readSiteLines, type SiteLine } from './site-list.js';
 export { START_FIRST_LOOK_AHEAD, startFirst } from './start-first.js';
 export { DEFAULT_PROBE_TIMEOUT_MS } from './unreachable-probe.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, ftruncateSync, openSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { errorText, type RunMark, type StateStore } from '@usp-ts/core';
+import { errorText, type RunMark, type StateStore, StateStoreError } from '@usp-ts/core';
 import type { BatchSink, CopyTag, SiteOutput } from './batch-sink.js';
 import { HeldRows } from './held-rows.js';
 import { makeDirectory } from './make-directory.js';
@@ -321,9 +321,14 @@ function sinkOver(run: OpenedRun, options: NdjsonSinkOptions, lock: OutputLock):
       }
       sync.wrote();
     } catch (err) {
-      unfinished = err;
-      if (failed === null) fail(err);
-      throw err;
+      // The site's bytes are in the files without its journal line: nothing may follow them. A
+      // state store's own failure is said as it is; anything else is this output's failure.
+      unfinished =
+        err instanceof OutputError || err instanceof StateStoreError
+          ? err
+          : new OutputError(`cannot finish ${result.site} in ${dir}: ${errorText(err)}`, dir, { cause: err });
+      if (failed === null) fail(unfinished);
+      throw unfinished;
     }
   };
 

@@ -114,7 +114,10 @@ export class RecordingClient implements WebClient {
       release();
       throw error;
     }
-    this.counts.requests++;
+    // Refused before it left (the private-network guard on the URL itself, not on a redirect's
+    // target): not a request sent.
+    if (response.kind !== 'error' || response.code !== 'blocked' || response.url !== url)
+      this.counts.requests++;
     if (response.url !== url) this.hosts.add(this.#hostOf(response.url));
     if (response.kind === 'error') {
       release();

@@ -190,9 +190,17 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
     const honest = trust > 0;
     const next = new Map<string, SitemapState>();
     const trackers = new Map<string, PageTracker>();
+    // The walk keeps going past a page store that throws (a page is not worth a site): an
+    // exception here is ours, and the site ends as `error` rather than `ok` without its pages.
+    let emitFailure: unknown = null;
     const emit = (row: PageRow, json?: string): void => {
-      pages++;
-      output.page(row, json);
+      if (emitFailure !== null) return;
+      try {
+        output.page(row, json);
+        pages++;
+      } catch (error) {
+        emitFailure = error;
+      }
     };
 
     const revisit: Revisit | undefined =
@@ -378,6 +386,7 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
       output.discard();
       return result('partial', 'aborted');
     }
+    if (emitFailure !== null) throw emitFailure;
     // The walk's own verdict (core's breaker gives up on a dead origin within seconds).
     const { outcome, reason } = tree.summary;
     const unreachable = outcome === 'unreachable';
@@ -429,7 +438,7 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
     return final;
   } catch (error) {
     // An output or state that cannot be written is the run's failure, not the site's.
-    if (committing) throw error;
+    if (committing) throw asCommitFailure(error);
     output.discard();
     const reason = errorText(error);
     const failed = result('error', reason);
@@ -444,6 +453,23 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
   } finally {
     closeIdleConnections(ctx.webClient, client.hosts);
   }
+}
+
+/** Errors of a site's commit: its output or its state could not be written. */
+const commitFailures = new WeakSet<object>();
+
+function asCommitFailure(error: unknown): unknown {
+  const e = typeof error === 'object' && error !== null ? error : new Error(String(error));
+  commitFailures.add(e);
+  return e;
+}
+
+/**
+ * Whether `walkSite` rejected because the site could not be committed (its output or state could
+ * not be written): the run's end. Any other rejection is an unexpected failure of that site alone.
+ */
+export function isCommitFailure(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && commitFailures.has(error);
 }
 
 /** A web client that can close its idle connections to some hosts at once (`@usp-ts/fetcher`'s). */

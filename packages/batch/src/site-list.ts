@@ -42,3 +42,13 @@ export async function* readSiteLines(
     yield { kind: 'site', site, line: n };
   }
 }
+
+/**
+ * How many items `readSiteLines` gives for these lines (each site once, and each line that is not
+ * a site URL): the total a run's progress counts towards, and its summary ends at.
+ */
+export async function countSiteLines(lines: AsyncIterable<string> | Iterable<string>): Promise<number> {
+  let n = 0;
+  for await (const _ of readSiteLines(lines)) n++;
+  return n;
+}

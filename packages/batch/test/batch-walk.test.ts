@@ -5,6 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { memorySink } from '../src/batch-sink.js';
 import { batchWalk } from '../src/batch-walk.js';
 import { memoryStateStore } from '../src/memory-state-store.js';
+import { type BatchProgress, sitesText } from '../src/progress.js';
+import type { SiteResult } from '../src/rows.js';
+import { countSiteLines } from '../src/site-list.js';
 import { FixtureSite, testRegistry, urlset } from './fixture-sites.js';
 
 const opened = new OpenedResources();
@@ -99,5 +102,92 @@ describe('batchWalk', () => {
     expect(yielded).toEqual([]);
     // The walk in flight was stopped (not left to its deadline) and saved nothing.
     expect(saved).toEqual([]);
+  });
+});
+
+describe('batchWalk when a site fails inside its job', () => {
+  it("records an unexpected exception as the site's error row with the message, and goes on with the others", async () => {
+    const [a, b, c] = await Promise.all(['127.0.7.5', '127.0.7.6', '127.0.7.7'].map((h) => site(h)));
+    const inner = memorySink();
+    let beganA = false;
+    // Injected failures: the sink's `begin` throws the first time for a, its `page` throws for b.
+    const sink = {
+      begin(s: string) {
+        if (s === a && !beganA) {
+          beganA = true;
+          throw new TypeError('begin broke');
+        }
+        const out = inner.begin(s);
+        if (s !== b) return out;
+        return {
+          ...out,
+          page() {
+            throw new RangeError('page broke');
+          },
+        };
+      },
+    };
+    const results = new Map<string, SiteResult>();
+    for await (const r of batchWalk([a, b, c], {
+      webClient: client(),
+      registry: testRegistry(),
+      sink,
+      sites: 3,
+    })) {
+      results.set(r.site, r);
+    }
+    expect(results.get(a)).toMatchObject({ status: 'error', reason: 'internal error: begin broke' });
+    expect(results.get(b)).toMatchObject({ status: 'error', reason: 'page broke' });
+    expect(results.get(c)).toMatchObject({ status: 'ok', pages: 1 });
+    expect(inner.rows.sites.map((r) => [r.site, r.status]).sort()).toEqual(
+      [
+        [a, 'error'],
+        [b, 'error'],
+        [c, 'ok'],
+      ].sort(),
+    );
+    // b's rows were dropped with it.
+    expect(inner.rows.pages.map((p) => p.site)).toEqual([c]);
+  });
+});
+
+describe('batchWalk counts by one rule', () => {
+  it('ends with every line of the input counted once, its statuses adding up to the sites done', async () => {
+    const [a, b] = await Promise.all(['127.0.7.8', '127.0.7.9'].map((h) => site(h)));
+    const input = [a, 'not a url', a.toUpperCase(), 'not a url', b, '# comment'];
+    let last: BatchProgress | null = null;
+    for await (const _ of batchWalk(input, {
+      webClient: client(),
+      registry: testRegistry(),
+      sink: memorySink(),
+      isDone: (s) => s === b,
+      onProgress: (p) => {
+        last = p;
+      },
+    })) {
+      // drained
+    }
+    const p = last as unknown as BatchProgress;
+    expect(p.statuses).toEqual({ ok: 1, invalid: 2 });
+    expect(p.sitesDone).toBe(3);
+    expect(p.sitesSkipped).toBe(1);
+    expect(p.sitesDone + p.sitesSkipped).toBe(await countSiteLines(input));
+    expect(sitesText(p)).toBe('4 sites (1 ok, 2 invalid, 1 done before, resumed)');
+    expect(sitesText({ ...p, sitesDone: 0, statuses: {}, sitesSkipped: 4 })).toBe(
+      '4 sites (4 done before, resumed)',
+    );
+  });
+
+  it('counts no request for a site the private-network guard refused: none was sent', async () => {
+    const a = await site('127.0.7.10');
+    const results: SiteResult[] = [];
+    for await (const r of batchWalk([a], {
+      webClient: opened.track(createWebClient({ retries: 1 })),
+      registry: testRegistry(),
+      sink: memorySink(),
+    })) {
+      results.push(r);
+    }
+    expect(results).toMatchObject([{ site: a, status: 'unreachable', requests: 0 }]);
   });
 });

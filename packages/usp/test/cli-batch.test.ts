@@ -215,6 +215,20 @@ describe('usp batch', () => {
     expect(sites).toHaveLength(3);
   });
 
+  it('has summaries that add up: a repeated bad line is invalid each time in a fresh run, and resuming a finished run says all were done before', async () => {
+    const file = join(dir, 'sums.txt');
+    const [a, b] = farm.sites.filter((s) => s.kind === 'urlset').map((s) => s.homepage);
+    writeFileSync(file, `${a}\nnot a url\n${b}\nnot a url\n${a}\n`);
+    const out = join(dir, 'sums');
+    const r = await runCli(['batch', '--out', out, ...FAST, file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^usp batch: 4 sites \(2 ok, 2 invalid\); \d+ pages, \d+ requests/);
+    expect(rows(join(out, 'sites.ndjson')).filter((s) => s.status === 'invalid')).toHaveLength(2);
+    const again = await runCli(['batch', '--out', out, '--resume', ...FAST, file]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/^usp batch: 4 sites \(4 done before, resumed\); 0 pages, 0 requests/);
+  });
+
   it('stops with exit 1 and one line on a locked or corrupt state file, deleting nothing', async () => {
     const corrupt = join(dir, 'corrupt.sqlite');
     const bytes = 'not a database\n'.repeat(500);
@@ -343,7 +357,7 @@ describe('usp batch', () => {
         });
         const [code] = (await once(child, 'close')) as [number | null];
         expect(code, err).toBe(exitCode);
-        expect(err).toMatch(/^usp batch: 1 sites \(1 ok\)/m);
+        expect(err).toMatch(/^usp batch: 1 site \(1 ok\)/m);
         expect(err).not.toMatch(/\n\s+at /);
         expect(rows(join(out, 'sites.ndjson')).map((s) => s.site)).toEqual([done.homepage]);
         expect(new Set(rows(join(out, 'pages.ndjson')).map((p) => p.site))).toEqual(new Set([done.homepage]));
@@ -410,20 +424,20 @@ describe('usp batch progress line', () => {
     requests: 50,
     notModified: 7,
     bytes: 0,
-    failures: 1,
+    statuses: { ok: 3, unreachable: 1 },
   };
 
-  it('shows sites done of the total, pages, requests/s, 304s, failures and the ETA at the pace so far', () => {
+  it('shows sites done of the total, pages, requests/s, 304s, the sites not ok in the words of the summary, and the ETA', () => {
     // 5 sites left at 4 walked in 10 s: 12.5 s.
     expect(progressLine(p, { total: 10, elapsedMs: 10_000, columns: 200 })).toBe(
-      'sites 5/10 (2 active) | pages 1234 | 5.0 req/s | 304s 7 | failed 1 | ETA 13s',
+      'sites 5/10 (2 active) | pages 1234 | 5.0 req/s | 304s 7 | 1 unreachable | ETA 13s',
     );
     expect(progressLine({ ...p, sitesDone: 1 }, { total: 400, elapsedMs: 20_000, columns: 200 })).toMatch(
       /\| ETA 2h12m$/,
     );
     // Input from stdin: no total, no ETA.
     expect(progressLine(p, { total: null, elapsedMs: 10_000, columns: 200 })).toBe(
-      'sites 5 (2 active) | pages 1234 | 5.0 req/s | 304s 7 | failed 1',
+      'sites 5 (2 active) | pages 1234 | 5.0 req/s | 304s 7 | 1 unreachable',
     );
   });
 
@@ -455,7 +469,8 @@ describe('usp batch progress line', () => {
         );
       });
     const shown = await onTty('tty1', []);
-    expect(shown).toMatch(/\rsites \d\/3 \(\d active\) \| pages \d+ \| [\d.]+ req\/s \| 304s 0 \| failed 0/);
+    expect(shown).toMatch(/\rsites \d\/3 \(\d active\) \| pages \d+ \| [\d.]+ req\/s \| 304s 0/);
+    expect(shown).not.toMatch(/failed/);
     // Erased before the summary, which stays.
     expect(shown).toMatch(/\r\x1b\[Kusp batch: 3 sites \(3 ok\)/);
     const hidden = await onTty('tty2', ['--no-progress']);

@@ -1,4 +1,11 @@
-import { countSite, emptyProgress, readSiteLines, type SiteResult } from '@usp-ts/batch';
+import {
+  countSite,
+  countStatus,
+  emptyProgress,
+  readSiteLines,
+  type SiteResult,
+  snapshotProgress,
+} from '@usp-ts/batch';
 import { DEFAULT_QUEUE_NAME, enqueueSites } from '@usp-ts/queue-bullmq';
 import { count, flag, type Parsed, redisUrl, str, UsageError } from './args.js';
 import { BatchReport, siteLine } from './batch-report.js';
@@ -36,7 +43,6 @@ export async function runQueuedBatch(
 
   const report = new BatchReport(!flag(p, 'no-progress'));
   report.total = total;
-  const statuses = new Map<string, number>();
   const counts = emptyProgress();
   const invalid: string[] = [];
   async function* validSites(): AsyncGenerator<string> {
@@ -63,23 +69,22 @@ export async function runQueuedBatch(
       onResult: (o) => {
         if (o.ok) {
           const r = o.result;
-          statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
           countSite(counts, r);
           if (verbose > 0) {
             report.clear();
             process.stderr.write(siteLine(r));
           }
         } else {
-          statuses.set('failed job', (statuses.get('failed job') ?? 0) + 1);
-          counts.sitesDone++;
-          counts.failures++;
+          countStatus(counts, 'failed job');
         }
-        report.update({ ...counts });
+        report.update(snapshotProgress(counts));
       },
     });
     report.clear();
     if (invalid.length > 0) {
-      statuses.set('invalid', invalid.length);
+      // Sites of the run as the local batch counts them: in the summary's total and its statuses.
+      for (const _ of invalid) countStatus(counts, 'invalid');
+      report.update(snapshotProgress(counts));
       process.stderr.write(`usp batch: not a site URL, not enqueued: ${invalid.join('; ')}\n`);
     }
     if (!wait) return 0;
@@ -89,7 +94,7 @@ export async function runQueuedBatch(
       );
       return 0;
     }
-    process.stderr.write(`${report.summary(statuses)}\n`);
+    process.stderr.write(`${report.summary()}\n`);
     if (done.failed.length > 0) {
       // Not a site problem (those are rows): a worker could not write or save, or a bug.
       process.stderr.write(`usp batch: ${done.failed.length} jobs failed after their retries:\n`);

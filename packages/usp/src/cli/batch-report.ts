@@ -1,4 +1,4 @@
-import type { BatchProgress, SiteResult } from '@usp-ts/batch';
+import { type BatchProgress, emptyProgress, type SiteResult, sitesText } from '@usp-ts/batch';
 
 function formatEta(ms: number): string {
   const s = Math.round(ms / 1000);
@@ -15,8 +15,9 @@ export function siteLine(r: SiteResult): string {
 }
 
 /**
- * The text of the terminal's progress line: sites done (of `total` when known), pages,
- * requests per second, 304s, failed sites and, once a site is done, the ETA at the pace so far.
+ * The text of the terminal's progress line: sites done (of `total` when known, which a finished
+ * run reaches), pages, requests per second, 304s, the sites that did not end `ok` by status and,
+ * once a site is done, the ETA at the pace so far.
  * Cut to `columns - 1` characters so that it never wraps (a wrapped line cannot be redrawn with `\r`).
  */
 export function progressLine(
@@ -29,7 +30,9 @@ export function progressLine(
     at.total !== null && p.sitesDone > 0
       ? ` | ETA ${formatEta(((at.total - done) * at.elapsedMs) / p.sitesDone)}`
       : '';
-  const text = `sites ${done}${at.total !== null ? `/${at.total}` : ''} (${p.sitesActive} active) | pages ${p.pages} | ${(p.requests / secs).toFixed(1)} req/s | 304s ${p.notModified} | failed ${p.failures}${eta}`;
+  // The statuses other than ok, in the summary's words (the summary lists them all).
+  const notOk = sitesText(p, (status) => status !== 'ok');
+  const text = `sites ${done}${at.total !== null ? `/${at.total}` : ''} (${p.sitesActive} active) | pages ${p.pages} | ${(p.requests / secs).toFixed(1)} req/s | 304s ${p.notModified}${notOk !== '' ? ` | ${notOk}` : ''}${eta}`;
   return text.slice(0, Math.max(at.columns - 1, 0));
 }
 
@@ -85,11 +88,10 @@ export class BatchReport {
     this.#pending = '';
   }
 
-  summary(statuses: Map<string, number>, command = 'usp batch'): string {
-    const p = this.progress;
+  /** The end-of-run line: the sites by status, adding up (`sitesText`), and the totals. */
+  summary(command = 'usp batch'): string {
+    const p = this.progress ?? emptyProgress();
     const secs = (Date.now() - this.#started) / 1000;
-    const byStatus = [...statuses].map(([s, n]) => `${n} ${s}`).join(', ');
-    const skipped = p !== null && p.sitesSkipped > 0 ? `, ${p.sitesSkipped} done before (resumed)` : '';
-    return `${command}: ${p?.sitesDone ?? 0} sites (${byStatus || 'none'})${skipped}; ${p?.pages ?? 0} pages, ${p?.requests ?? 0} requests (${p?.notModified ?? 0} not modified), ${((p?.bytes ?? 0) / 1048576).toFixed(1)} MiB in ${secs.toFixed(1)} s`;
+    return `${command}: ${sitesText(p)}; ${p.pages} pages, ${p.requests} requests (${p.notModified} not modified), ${(p.bytes / 1048576).toFixed(1)} MiB in ${secs.toFixed(1)} s`;
   }
 }

@@ -148,7 +148,6 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
   let state: StateStore | null = null;
   let sink: NdjsonSink | null = null;
   const report = new BatchReport(!flag(p, 'no-progress'));
-  const statuses = new Map<string, number>();
   const client = batchWebClient(clientOptions, sites, perHost);
   try {
     try {
@@ -193,7 +192,6 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
     });
     try {
       for await (const r of results as AsyncIterable<SiteResult>) {
-        statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
         if (verbose > 0) {
           report.log(siteLine(r));
         }
@@ -207,7 +205,7 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
       throw err;
     }
     report.clear();
-    process.stderr.write(`${report.summary(statuses)}\n`);
+    process.stderr.write(`${report.summary()}\n`);
     return 0;
   } finally {
     report.clear();

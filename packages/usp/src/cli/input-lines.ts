@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
+import { countSiteLines } from '@usp-ts/batch';
 import { errorText } from '@usp-ts/core';
 
 /** Bytes read from a sites file at a time. */
@@ -57,15 +58,14 @@ export async function* inputLines(source: string): AsyncGenerator<string> {
   yield* lines;
 }
 
-/** Counts the sites of a file (for the ETA); `null` for stdin, which can be read only once. */
+/**
+ * Counts the sites of a file as the run will (`countSiteLines`: each site once, and each line that
+ * is not a site URL), so that the progress line ends at its total; `null` for stdin, which can be
+ * read only once.
+ */
 export async function countSites(source: string): Promise<number | null> {
   if (source === '-') return null;
-  let n = 0;
-  for await (const line of inputLines(source)) {
-    const t = line.trim();
-    if (t !== '' && !t.startsWith('#')) n++;
-  }
-  return n;
+  return countSiteLines(inputLines(source));
 }
 
 /**

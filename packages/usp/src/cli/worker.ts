@@ -8,6 +8,7 @@ import {
   OutputError,
   openNdjsonSink,
   type SiteResult,
+  snapshotProgress,
 } from '@usp-ts/batch';
 import { type StateStore, StateStoreError } from '@usp-ts/core';
 import {
@@ -150,7 +151,6 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
   let state: StateStore | null = null;
   let sink: NdjsonSink | null = null;
   const report = new BatchReport(!flag(p, 'no-progress'));
-  const statuses = new Map<string, number>();
   const counts = emptyProgress();
   const client = batchWebClient(clientOptions, sites, perHost);
   let failure: Error | null = null;
@@ -200,9 +200,8 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
       ...(lockDurationMs !== undefined ? { lockDurationMs, stalledIntervalMs: lockDurationMs } : {}),
       ...(flag(p, 'exit-when-idle') ? { stopWhenIdle: true } : {}),
       onResult: (r: SiteResult) => {
-        statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
         countSite(counts, r);
-        report.update({ ...counts });
+        report.update(snapshotProgress(counts));
         if (verbose > 0) {
           report.clear();
           process.stderr.write(siteLine(r));
@@ -229,7 +228,7 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
       process.stderr.write(`usp: error: ${(failure as Error).message}\n`);
       return 1;
     }
-    process.stderr.write(`${report.summary(statuses, `usp worker ${workerId}`)}\n`);
+    process.stderr.write(`${report.summary(`usp worker ${workerId}`)}\n`);
     return 0;
   } finally {
     report.clear();
