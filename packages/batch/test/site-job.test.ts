@@ -200,6 +200,18 @@ describe('walkSite with a state', () => {
   });
 });
 
+describe('walkSite on a host that refuses every request', () => {
+  it('reports it unreachable with the HTTP reason, not ok with 0 pages', async () => {
+    const server = await opened.server({ '*': { status: 429, body: 'slow down' } }, { host: '127.0.3.7' });
+    const { ctx, sink } = context(memoryStateStore());
+    const r = await walkSite({ site: `${server.origin}/` }, ctx);
+    expect(r.status).toBe('unreachable');
+    expect(r.reason).toMatch(/^every request was refused: .*robots\.txt: 429 Too Many Requests$/);
+    expect(r.pages).toBe(0);
+    expect(sink.rows.sites).toEqual([r]);
+  });
+});
+
 describe('walkSite on a host that never answers', () => {
   it('gives up on the host after its first network failure instead of probing every known path', async () => {
     const server = await opened.server({ '*': () => {} }, { host: '127.0.3.6' });

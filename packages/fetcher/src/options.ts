@@ -71,7 +71,10 @@ export interface WebClientOptions {
   readonly maxRetryAfterMs?: number;
   /** TCP (and TLS) connect timeout. Default 10,000 ms (usp: 9.05 s). */
   readonly connectTimeoutMs?: number;
-  /** Time from sending the request to the end of the response headers. Default 30,000 ms. */
+  /**
+   * Time from sending the request to the end of the response headers. Default 30,000 ms, or
+   * `requestTimeoutMs` when that is set: a request allowed a minute is not cut at 30 s.
+   */
   readonly headersTimeoutMs?: number;
   /** Longest silence between two body chunks while the body is being read. Default 60,000 ms (usp's read timeout). */
   readonly bodyIdleTimeoutMs?: number;
@@ -311,6 +314,11 @@ export function resolveOptions(o: WebClientOptions, defaultUserAgent: string): R
     }
   }
   const d = DEFAULTS;
+  // Checked first: the headers timeout follows it when not set itself.
+  const requestTimeoutMs =
+    o.requestTimeoutMs === undefined
+      ? undefined
+      : int('requestTimeoutMs', o.requestTimeoutMs, d.requestTimeoutMs, 1);
   return {
     userAgent: o.userAgent ?? defaultUserAgent,
     headers: o.headers ?? {},
@@ -328,9 +336,9 @@ export function resolveOptions(o: WebClientOptions, defaultUserAgent: string): R
     maxDelayMs: int('maxDelayMs', o.maxDelayMs, d.maxDelayMs, 0),
     maxRetryAfterMs: int('maxRetryAfterMs', o.maxRetryAfterMs, d.maxRetryAfterMs, 0),
     connectTimeoutMs: int('connectTimeoutMs', o.connectTimeoutMs, d.connectTimeoutMs, 1),
-    headersTimeoutMs: int('headersTimeoutMs', o.headersTimeoutMs, d.headersTimeoutMs, 1),
+    headersTimeoutMs: int('headersTimeoutMs', o.headersTimeoutMs, requestTimeoutMs ?? d.headersTimeoutMs, 1),
     bodyIdleTimeoutMs: int('bodyIdleTimeoutMs', o.bodyIdleTimeoutMs, d.bodyIdleTimeoutMs, 1),
-    requestTimeoutMs: int('requestTimeoutMs', o.requestTimeoutMs, d.requestTimeoutMs, 1),
+    requestTimeoutMs: requestTimeoutMs ?? d.requestTimeoutMs,
     maxBodyBytes: int('maxBodyBytes', o.maxBodyBytes, d.maxBodyBytes, 0),
     maxDecodedBytes: int('maxDecodedBytes', o.maxDecodedBytes, d.maxDecodedBytes, 0),
     maxConnectionsPerHost: int('maxConnectionsPerHost', o.maxConnectionsPerHost, d.maxConnectionsPerHost, 1),

@@ -187,6 +187,24 @@ describe('basic requests', () => {
     expect(serverSockets.get('a')).not.toBe(idleA);
   });
 
+  it('a request timeout set without a headers timeout is not cut at the 30 s headers default', async () => {
+    // `--timeout 60s` against a hung host failed at 30 s: undici's headers timer ran at its own
+    // fixed default. It now follows requestTimeoutMs unless set itself.
+    expect(createWebClient({ requestTimeoutMs: 60_000 }).options.headersTimeoutMs).toBe(60_000);
+    expect(createWebClient({ requestTimeoutMs: 5_000 }).options.headersTimeoutMs).toBe(5_000);
+    expect(createWebClient().options.headersTimeoutMs).toBe(30_000);
+    expect(
+      createWebClient({ requestTimeoutMs: 60_000, headersTimeoutMs: 10_000 }).options.headersTimeoutMs,
+    ).toBe(10_000);
+    expect(() => createWebClient({ requestTimeoutMs: 0 })).toThrow(InvalidOptionError);
+    // With short limits: the request's own budget ends a hung request, and says so.
+    const hung = await opened.server({ '/never': () => {} });
+    const c = opened.track(loopbackClient({ retries: 1, requestTimeoutMs: 300 }));
+    const res = await c.get(`${hung.origin}/never`);
+    expect(res).toMatchObject({ kind: 'error', code: 'timeout' });
+    expect((res as { message: string }).message).toMatch(/requestTimeoutMs \(300 ms\)/);
+  });
+
   it('checks options early', () => {
     expect(() => createWebClient({ retries: 0 })).toThrow(InvalidOptionError);
     expect(() => createWebClient({ maxBodyBytes: -1 })).toThrow(InvalidOptionError);

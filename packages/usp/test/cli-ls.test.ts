@@ -306,11 +306,36 @@ describe('usp ls', () => {
     expect(last).toMatch(
       /^usp: http:\/\/127\.0\.0\.1:1\/: site unreachable: http:\/\/127\.0\.0\.1:1\/robots\.txt: connect ECONNREFUSED/,
     );
-    expect(r.stderr.match(/site unreachable/g)).toHaveLength(1);
+    // Exactly that line: no warning per failed request before it (-v shows them).
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
     const nd = await runCli(['ls', '--retries', '1', '-f', 'ndjson', 'http://127.0.0.1:1/']);
     expect(nd.code).toBe(1);
     expect(nd.stdout).toBe('');
   });
+
+  for (const [status, headers] of [
+    [429, {}],
+    [503, {}],
+    // Beyond the fetcher's cap on Retry-After: the first answer is final, no retry.
+    [429, { 'Retry-After': '3600' }],
+  ] as const) {
+    it(`a host refusing everything (${status} ${JSON.stringify(headers)}) exits 1 with one line naming the status`, async () => {
+      const refusing = await startTestServer({ '*': { status, headers, body: 'later' } });
+      try {
+        const r = await runCli(['ls', '--allow-private-networks', '--retries', '2', `${refusing.origin}/`]);
+        expect(r.code).toBe(1);
+        expect(r.stderr.trimEnd().split('\n')).toEqual([
+          expect.stringMatching(
+            new RegExp(
+              `^usp: ${refusing.origin}/: site unreachable: every request was refused: ${refusing.origin}/robots\\.txt: ${status} `,
+            ),
+          ),
+        ]);
+      } finally {
+        await refusing.close();
+      }
+    });
+  }
 
   it('a refused port: robots.txt is tried twice, the known paths never; -v says each retry', async () => {
     const r = await runCli(['ls', '-v', 'http://127.0.0.1:1/']);

@@ -117,8 +117,8 @@ describe('origin breaker: a host that answers 429 to everything', () => {
     expect(new Set(known).size).toBe(known.length);
     expect(known.length).toBeLessThanOrEqual(5);
     expect(s.requests.length).toBeLessThanOrEqual(20);
-    // 429 is an answer: the site was reached, it just would not serve.
-    expect(tree.summary.outcome).toBe('ok');
+    // Refusals only: the site served nothing, which is not a site without sitemaps.
+    expect(tree.summary.outcome).toBe('unreachable');
     expect(tree.summary.unreachableOrigins).toEqual([s.origin]);
   });
 

@@ -67,6 +67,30 @@ describe('walk outcome', () => {
     });
   });
 
+  for (const status of [429, 503]) {
+    it(`unreachable: every request answered ${status} (refused: served nothing), the reason names it`, async () => {
+      const s = await opened.server({ '*': { status, body: 'later' } });
+      const tree = await sitemapTreeForHomepageWithClient(`${s.origin}/`, treeOptions(client()));
+      expect(tree.summary).toMatchObject({ outcome: 'unreachable', stoppedBy: null });
+      expect(tree.summary.reason).toMatch(
+        new RegExp(`^every request was refused: ${s.origin}/robots\\.txt: ${status} `),
+      );
+    });
+  }
+
+  it('unreachable: robots.txt 429 with a Retry-After beyond the cap, the rest refused too', async () => {
+    const s = await opened.server({ '*': { status: 429, headers: { 'Retry-After': '3600' }, body: '' } });
+    const tree = await sitemapTreeForHomepageWithClient(`${s.origin}/`, treeOptions(client()));
+    expect(tree.summary.outcome).toBe('unreachable');
+    expect(tree.summary.reason).toContain('429 Too Many Requests');
+  });
+
+  it('ok: refusals next to any other answer (robots.txt 503, known paths 404) mean the site was reached', async () => {
+    const s = await opened.server({ '/robots.txt': { status: 503, body: 'later' } });
+    const tree = await sitemapTreeForHomepageWithClient(`${s.origin}/`, treeOptions(client()));
+    expect(tree.summary.outcome).toBe('ok');
+  });
+
   it('partial, not unreachable: an abort before any response (the caller stopped it, not the site)', async () => {
     const s = await opened.server({ '/robots.txt': never });
     const ctl = new AbortController();

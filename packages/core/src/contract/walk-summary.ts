@@ -5,7 +5,8 @@ export type StopReason = 'aborted' | 'deadline' | 'maxSitemaps' | 'maxPages';
  * How a walk ended:
  * - `ok`: it fetched everything it found (404s and broken documents included: the site answered);
  * - `unreachable`: no request got an HTTP response (network failures, blocked addresses aside),
- *   or the deadline came before any did;
+ *   or the deadline came before any did, or every answer was a refusal (429, 5xx): the server
+ *   served nothing;
  * - `partial`: the caller's signal aborted it (at any time, before the first request included),
  *   or a budget (`maxSitemaps`, `maxPages`) or the deadline cut it after something was read.
  *

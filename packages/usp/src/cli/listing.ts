@@ -69,10 +69,12 @@ export async function runListing(run: LsRun): Promise<Listing> {
     ...run.options,
     onWarning: (w) => log.warning(w),
     onProgress: (stats) => progress.update(progressCounts(stats)),
-    onResponse: (info) =>
+    onResponse: (info) => {
+      log.release();
       log.debug(
         `${info.status} ${info.finalUrl}${info.finalUrl === info.url ? '' : ` (requested ${info.url})`}`,
-      ),
+      );
+    },
     // tabtree is written as the walk reports its nodes in tree order: each sitemap once it and
     // everything before it is read, while later ones are still parsed (the print no longer waits
     // for the whole walk, then runs alone on one thread).

@@ -20,6 +20,12 @@ const WARNINGS_SHOWN_BY_DEFAULT = 100;
 const ALWAYS_SHOWN = new Set(['too-large', 'truncated', 'limit', 'aborted', 'unreachable', 'gzip']);
 
 /**
+ * Warnings that say a request failed: held back at the default verbosity until the site shows
+ * it answers, so that a site never reached gets the one line naming why, not one per request.
+ */
+const HELD_UNTIL_ANSWERED = new Set(['fetch', 'unreachable']);
+
+/**
  * Where diagnostics go: stderr or a log file, filtered by verbosity (0: warnings, as usp's
  * default WARNING level; 1 `-v`: info; 2 `-vv`: debug). Never stdout.
  */
@@ -31,6 +37,8 @@ export class Log {
   #warnings = 0;
   /** Warnings left out at the default verbosity, by code. */
   readonly #hidden = new Map<string, number>();
+  /** Failed-request warnings waiting for the site to answer (`holdFailures`); `null`: none held. */
+  #held: Warning[] | null = null;
 
   constructor(verbosity: number, logFile?: string) {
     this.verbosity = verbosity;
@@ -49,7 +57,35 @@ export class Log {
     this.#sink.write(`${line}\n`);
   }
 
+  /**
+   * From now on, at the default verbosity, warnings of failed requests wait until the site
+   * answers (`release`, or any other warning) and are dropped if it never does (`dropHeld`).
+   */
+  holdFailures(): void {
+    if (this.verbosity === 0) this.#held = [];
+  }
+
+  /** The site answered: the held warnings are written, in order, and no more are held. */
+  release(): void {
+    const held = this.#held;
+    if (held === null) return;
+    this.#held = null;
+    for (const w of held) this.warning(w);
+  }
+
+  /** The site never answered: the held warnings go unwritten (one line says why instead). */
+  dropHeld(): void {
+    this.#held = null;
+  }
+
   warning(w: Warning): void {
+    if (this.#held !== null) {
+      if (HELD_UNTIL_ANSWERED.has(w.code)) {
+        this.#held.push(w);
+        return;
+      }
+      this.release();
+    }
     this.#warnings++;
     if (this.verbosity === 0 && this.#warnings > WARNINGS_SHOWN_BY_DEFAULT && !ALWAYS_SHOWN.has(w.code)) {
       this.#hidden.set(w.code, (this.#hidden.get(w.code) ?? 0) + 1);

@@ -184,7 +184,8 @@ export async function runLs(args: string[], signal: AbortSignal): Promise<number
   // scavenges for the same allocation (2.6M-URL site: 2,052 against 1,011); without the
   // collections, the larger young generation let spent chunks pile up (peak 123 -> 156 MiB).
   tuneParseWorkers({ youngGenerationMb: 3 * LS_SEMI_SPACE_MB, externalGcStepMb: LS_EXTERNAL_STEP_MB });
-  let summary: WalkSummary;
+  let summary: WalkSummary | undefined;
+  log.holdFailures();
   try {
     const out = new Output(process.stdout, { eager: STREAMED.has(format) });
     ({ summary } = await runListing({
@@ -198,6 +199,9 @@ export async function runLs(args: string[], signal: AbortSignal): Promise<number
     }));
   } finally {
     progress.clear();
+    // A site never reached gets one line, below; -v shows each failed request.
+    if (summary?.outcome === 'unreachable') log.dropHeld();
+    else log.release();
     log.summary();
     await log.close();
     await client.close();

@@ -37,8 +37,8 @@ export const NETWORK_HELP = `network:
   --ca-file FILE            trust the certificate authorities in this PEM file instead of Node's
   --max-size SIZE           largest sitemap body, after decompression: 500k, 10M, 1G or bytes
                             (default 100M, as usp); a larger one becomes an invalid sitemap
-  --timeout DURATION        time one request may take, body included: 1500ms, 30s, 2m
-                            (default 2m)
+  --timeout DURATION        time one request may take, headers and body included: 1500ms,
+                            30s, 2m (default 2m); unset, the headers may take 30s of it at most
   --retries N               attempts per request, the first included (default 5, as usp)
   --concurrency N           sitemaps fetched at once (default 4)
   --allow-private-networks  allow loopback, private and link-local addresses everywhere; without
