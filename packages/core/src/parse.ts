@@ -118,14 +118,14 @@ export {
 export { parseIsoDate, parseRfc2822Date, parseW3cDate } from './engine/date.js';
 export { createDocumentDecoder, type DocumentDecoder } from './engine/decode.js';
 export { type UnwrapGzipOptions, unwrapGzip } from './engine/detect.js';
+export { parseDocument } from './engine/document.js';
 export {
   checkParseDocumentOptions,
   DEFAULT_DOCUMENT_LIMITS,
   type DocumentLimits,
   type ParseDocumentOptions,
   type ParseObserver,
-  parseDocument,
-} from './engine/document.js';
+} from './engine/document-options.js';
 export { FeedPageEmitter, feedNewsStory, feedText } from './engine/feed-entry.js';
 export { type FeedLink, resolveFeedLink } from './engine/feed-url.js';
 export { capGunzipOutput, type Gunzip, GunzipError, gunzip } from './engine/gunzip.js';

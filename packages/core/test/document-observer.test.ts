@@ -4,7 +4,8 @@ import { newPageDraft } from '../src/contract/model.js';
 import type { DocumentPosition, TextFormat, XmlFormat } from '../src/contract/plugin.js';
 import { createRegistry } from '../src/contract/registry.js';
 import type { Warning } from '../src/contract/warning.js';
-import { type ParseObserver, parseDocument } from '../src/engine/document.js';
+import { parseDocument } from '../src/engine/document.js';
+import type { ParseObserver } from '../src/engine/document-options.js';
 import { SITEMAP_NS } from './tiny-formats.js';
 
 /** A urlset that reports each `<url>` it reads, and warns about a `<loc>` that is not http(s). */

@@ -18,7 +18,8 @@ import {
 } from '../src/contract/sitemap.js';
 import { SitemapDate } from '../src/contract/sitemap-date.js';
 import type { Warning } from '../src/contract/warning.js';
-import { DEFAULT_DOCUMENT_LIMITS, type ParseDocumentOptions, parseDocument } from '../src/engine/document.js';
+import { parseDocument } from '../src/engine/document.js';
+import { DEFAULT_DOCUMENT_LIMITS, type ParseDocumentOptions } from '../src/engine/document-options.js';
 import { type ParseSitemapNodeOptions, parseSitemap } from '../src/engine/parse-sitemap.js';
 import {
   pageUrls,

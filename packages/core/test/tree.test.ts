@@ -16,7 +16,7 @@ import type {
 import { SitemapDate } from '../src/contract/sitemap-date.js';
 import type { Warning } from '../src/contract/warning.js';
 import { headerLookup, type WebClient, type WebResponse } from '../src/contract/web-client.js';
-import type { ParseDocumentOptions } from '../src/engine/document.js';
+import type { ParseDocumentOptions } from '../src/engine/document-options.js';
 import { KNOWN_SITEMAP_PATHS, knownPathUrls } from '../src/walk/known-paths.js';
 import type { TreeOptions, WalkPagesWithClientOptions } from '../src/walk/options.js';
 import type { StoredDocument, WalkedDocument } from '../src/walk/revisit.js';

@@ -3,7 +3,8 @@ import { memoryPageStore, type PageStore } from '../contract/page-store.js';
 import { type ParsedDocument, sitemapFromDocument } from '../contract/parsed-document.js';
 import type { Sitemap } from '../contract/sitemap.js';
 import type { SitemapDate } from '../contract/sitemap-date.js';
-import { checkParseDocumentOptions, type ParseDocumentOptions, parseDocument } from './document.js';
+import { parseDocument } from './document.js';
+import { checkParseDocumentOptions, type ParseDocumentOptions } from './document-options.js';
 
 export interface ParseSitemapNodeOptions extends ParseDocumentOptions {
   /** Where the node keeps its pages (default: in memory). */

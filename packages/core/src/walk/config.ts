@@ -3,12 +3,12 @@ import type { PageStore } from '../contract/page-store.js';
 import type { ParsedDocument } from '../contract/parsed-document.js';
 import type { Registry, RegistryLoader } from '../contract/registry.js';
 import type { WebClient } from '../contract/web-client.js';
+import { parseDocument } from '../engine/document.js';
 import {
   DEFAULT_DOCUMENT_LIMITS,
   type DocumentLimits,
   type ParseDocumentOptions,
-  parseDocument,
-} from '../engine/document.js';
+} from '../engine/document-options.js';
 import type { Gunzip } from '../engine/gunzip.js';
 import { rejectUnknownOptions } from '../engine/options.js';
 import { isHttpUrl } from '../engine/url.js';

@@ -5,7 +5,7 @@ import type { Registry, RegistryLoader } from '../contract/registry.js';
 import type { SitemapDate } from '../contract/sitemap-date.js';
 import type { WarningListener } from '../contract/warning.js';
 import type { WebClient } from '../contract/web-client.js';
-import type { DocumentLimits, ParseDocumentOptions } from '../engine/document.js';
+import type { DocumentLimits, ParseDocumentOptions } from '../engine/document-options.js';
 import type { Gunzip } from '../engine/gunzip.js';
 import type { OriginBreaker, OriginBreakerOptions } from './origin-breaker.js';
 import type { Revisit, WalkedDocument } from './revisit.js';

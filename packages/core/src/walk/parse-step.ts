@@ -4,7 +4,7 @@ import { type ParsedDocument, sitemapFromDocument } from '../contract/parsed-doc
 import { AbstractIndexSitemap, type PagesSitemapType } from '../contract/sitemap.js';
 import type { Warning } from '../contract/warning.js';
 import type { WebResponse } from '../contract/web-client.js';
-import type { ParseDocumentOptions } from '../engine/document.js';
+import type { ParseDocumentOptions } from '../engine/document-options.js';
 import type { FetchResult, FetchTask } from './task.js';
 import type { WalkState } from './walk-state.js';
 
