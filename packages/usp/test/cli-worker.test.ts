@@ -179,12 +179,13 @@ function worker(
   id: string,
   extra: string[] = [],
   env: Record<string, string> = {},
+  url = redis.url,
 ): ChildProcess {
   const child = spawnCli(
     [
       'worker',
       '--queue',
-      redis.url,
+      url,
       '--queue-name',
       queueName,
       '--out',
@@ -231,8 +232,8 @@ function stderrLine(child: ChildProcess, re: RegExp): Promise<void> {
 }
 
 /** Starts the producer of the farm's sites on queue `name`; resolves with its exit code and stderr. */
-function produce(name: string): Promise<{ code: number | null; stderr: string }> {
-  const producer = spawnCli(['batch', '--queue', redis.url, '--queue-name', name, sitesFile]);
+function produce(name: string, url = redis.url): Promise<{ code: number | null; stderr: string }> {
+  const producer = spawnCli(['batch', '--queue', url, '--queue-name', name, sitesFile]);
   children.push(producer);
   let stderr = '';
   producer.stderr?.on('data', (d: Buffer) => {
@@ -444,6 +445,55 @@ describe('usp worker and usp batch --queue', () => {
           .map((r) => r.site)
           .sort(),
       ).toEqual(farm.sites.map((s) => s.homepage).sort());
+    }
+  });
+
+  it('the same list enqueued twice (a second producer once sites have finished): one run, every site walked once, both producers tell all 50', {
+    timeout: 180_000,
+  }, async () => {
+    const out = join(dir, 'twice');
+    const workers = ['t1', 't2'].map((id) => worker('twice', out, id));
+    const first = produce('twice');
+    await stderrLine(workers[0], /usp: http:\/\/\S+: \w+/);
+    const second = produce('twice');
+    const [a, b] = await Promise.all([first, second]);
+    for (const r of [a, b]) {
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/usp batch: 50 sites \(/);
+    }
+    expect(b.stderr).toMatch(/\d+ finished earlier in this run \(not walked again/);
+    for (const w of workers) expect(await stop(w)).toBe(0);
+    // Plain reading, no rule needed: each site in one sites.ndjson, each page once.
+    const plain = allWorkers(out, 'sites').map((r) => r.site);
+    expect(plain.sort()).toEqual(farm.sites.map((s) => s.homepage).sort());
+    const pages = keys(allWorkers(out, 'pages'));
+    expect(new Set(pages).size).toBe(pages.length);
+  });
+
+  it('Redis without persistence restarted mid-run: the producer lists the lost sites and exits 1 instead of waiting for ever; nothing twice', {
+    timeout: 180_000,
+  }, async () => {
+    const volatile = await startTestRedis();
+    try {
+      const out = join(dir, 'volatile');
+      const workers = ['v1', 'v2'].map((id) => worker('volatile', out, id, [], {}, volatile.url));
+      const producer = produce('volatile', volatile.url);
+      await stderrLine(workers[0], /usp: http:\/\/\S+: \w+/);
+      await volatile.restart();
+      const { code, stderr } = await producer;
+      expect(code, stderr).toBe(1);
+      const lost = [...stderr.matchAll(/^ {2}(http\S+)$/gm)].map((m) => m[1]);
+      expect(stderr).toMatch(new RegExp(`usp batch: ${lost.length} sites lost with Redis's data`));
+      expect(lost.length).toBeGreaterThan(0);
+      for (const w of workers) expect(await stop(w)).toBe(0);
+      const view = readerView(out);
+      expect(view.twice).toEqual([]);
+      // Each site is walked (in the files) or listed as lost: none missing without a word.
+      const written = new Set(view.sites.map((r) => r.site));
+      for (const s of farm.sites)
+        expect(written.has(s.homepage) || lost.includes(s.homepage), s.homepage).toBe(true);
+    } finally {
+      await volatile.stop();
     }
   });
 

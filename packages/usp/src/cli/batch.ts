@@ -39,6 +39,7 @@ export const BATCH_OPTIONS = {
   queue: { type: 'string' },
   'queue-name': { type: 'string' },
   'no-wait': { type: 'boolean' },
+  'new-run': { type: 'boolean' },
 } satisfies OptionSpec;
 
 export const BATCH_HELP = `${BATCH_USAGE}
@@ -90,8 +91,11 @@ distributed (workers on any number of machines run "usp worker", see its help):
                             results; without --out, --state and the walk options (the workers' own)
   --queue-name NAME         the queue (default usp-sites)
   --no-wait                 enqueue and exit
-  (a site already waiting or being walked is not enqueued twice; jobs that failed after their
-  retries are listed at the end, and make the exit status 1)
+  --new-run                 start a new run of the queue instead of joining its open one
+  (the sites join the queue's open run, which ends 1h after its last use: a site it finished is
+  not walked again, its result is told; a site already waiting or being walked is not enqueued
+  twice; jobs that failed after their retries, and jobs Redis lost (a restart without
+  persistence), are listed at the end and make the exit status 1)
 
 ${NETWORK_HELP}
   (--concurrency is per site; --allow-private-networks is needed for sites on private addresses)
