@@ -373,16 +373,28 @@ describe('usp worker and usp batch --queue', () => {
     wholeReaderView(out);
   });
 
-  it('goes on when Redis restarts mid-run: nothing lost, nothing twice', { timeout: 180_000 }, async () => {
+  it('goes on when Redis restarts mid-run: nothing lost, nothing twice; one line when it goes away and one when it is back', {
+    timeout: 180_000,
+  }, async () => {
     const out = join(dir, 'restart');
     const workers = ['r1', 'r2'].map((id) => worker('restart', out, id));
     const producer = produce('restart');
     await stderrLine(workers[0], /usp: http:\/\/\S+: \w+/);
+    // Down until the workers have said so (no clock), then up again on the same port.
+    process.kill(redis.pid, 'SIGTERM');
+    const away = new RegExp(`^usp: Redis at 127\\.0\\.0\\.1:${redis.port} went away; waiting$`, 'm');
+    await Promise.all(workers.map((w) => stderrLine(w, away)));
     await redis.restart();
     const { code, stderr: producerErr } = await producer;
     expect(code, producerErr).toBe(0);
     expect(producerErr).toMatch(/usp batch: 50 sites \(/);
     for (const w of workers) expect(await stop(w)).toBe(0);
+    for (const text of [...workers.map((w) => stderrOf.get(w) ?? ''), producerErr]) {
+      expect(text).not.toMatch(/Unhandled error event|\n\s+at /);
+      expect(text).not.toContain(`ECONNREFUSED 127.0.0.1:${redis.port}`);
+      expect(text.match(/Redis at \S+ went away; waiting\n/g) ?? []).toHaveLength(1);
+      expect(text.match(/Redis at \S+ is back\n/g) ?? []).toHaveLength(1);
+    }
     expect(
       allWorkers(out, 'sites')
         .map((r) => r.site)
