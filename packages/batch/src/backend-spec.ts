@@ -27,6 +27,11 @@ export interface BackendDriver<T, C = undefined> {
   readonly schemes: readonly string[];
   /** The forms of spec it takes, for messages: `FILE`, `sqlite:FILE`, `redis://HOST[:PORT][/DB]`. */
   readonly forms: readonly string[];
+  /**
+   * Whether it takes this spec of one of its schemes (default: all): two drivers of plain paths
+   * tell theirs apart by name (`results.sqlite` a file store, any other path a directory).
+   */
+  matches?(spec: BackendSpec): boolean;
   /** Opens the backend. Errors are the backend's own (a locked file, a server that does not answer). */
   open(spec: BackendSpec, context: C): Promise<T>;
 }
@@ -44,7 +49,8 @@ export function parseBackendSpec(text: string, option = 'spec'): BackendSpec {
 }
 
 /**
- * Opens the backend `spec` names with the first of `drivers` that takes its scheme. A scheme no
+ * Opens the backend `spec` names with the first of `drivers` that takes it (its scheme, and
+ * `matches` when the driver has one). A scheme no
  * driver takes is one `InvalidOptionError` (code `USP_INVALID_OPTION`) naming `option` and the
  * forms the drivers take.
  */
@@ -55,7 +61,7 @@ export async function openBackend<T, C>(
   option: string,
 ): Promise<T> {
   const parsed = parseBackendSpec(spec, option);
-  const driver = drivers.find((d) => d.schemes.includes(parsed.scheme));
+  const driver = drivers.find((d) => d.schemes.includes(parsed.scheme) && (d.matches?.(parsed) ?? true));
   if (driver === undefined) {
     const forms = drivers.flatMap((d) => d.forms).join(', ');
     const what = parsed.scheme === '' ? 'a plain path' : `the scheme ${parsed.scheme}:`;

@@ -2,9 +2,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type BackendDriver,
-  type NdjsonSink,
+  type BackendSpec,
   openBackend,
   openNdjsonSink,
+  type SiteSink,
   type StateStore,
   StateStoreError,
 } from '@usp-ts/batch';
@@ -12,8 +13,9 @@ import { InvalidOptionError } from '@usp-ts/core';
 import { UsageError } from './args.js';
 import { loadOptionalPackage } from './optional-package.js';
 
-// The backends `usp batch` and `usp worker` open from their flags, through batch's one resolver
-// (`openBackend`): a new state store or result store is one driver added to a list below.
+// The backends `usp batch` and `usp worker` open from `--out` and `--state`, through batch's one
+// resolver (`openBackend`): a new result store or state store is one driver added to a list
+// below, and neither command sniffs a scheme of its own.
 
 /** What opening a state store may wait on. */
 export interface StateContext {
@@ -22,20 +24,28 @@ export interface StateContext {
 }
 
 /** How `--out` is opened. */
-export interface OutputContext {
+export interface OutputContext extends StateContext {
+  /** `--state`, when given. */
+  readonly state?: string;
   /** Go on with the run the output holds (`--resume`); `'if-any'`: when it holds one (a restarted worker). */
   readonly resume: boolean | 'if-any';
   /** The writer's own part of the output (a worker's id: `DIR/<id>/` for files). */
   readonly writer?: string;
   readonly gzip?: boolean;
-  /** The run's state: the output recognises a site whose state was saved just before a kill. */
-  readonly state: StateStore | null;
   /** A queue's void copies (see `openNdjsonSink`). */
   readonly voidedCopies?: (tokens: readonly string[]) => Promise<ReadonlySet<string>>;
   readonly onDropped?: (sites: readonly string[]) => void;
 }
 
-/** The SQLite store is loaded only when asked for: a native module nobody else needs. */
+/** Where a run's rows and state go, opened together and closed together. */
+export interface RunOutput {
+  readonly sink: SiteSink & { readonly done: ReadonlySet<string>; close(): Promise<void> };
+  readonly state: StateStore | null;
+  /** Closes the sink, then the state (the store's file with them, for an SQLite `--out`). */
+  close(): Promise<void>;
+}
+
+/** The SQLite state store is loaded only when asked for: a native module nobody else needs. */
 async function sqliteState(path: string): Promise<StateStore> {
   let mod: typeof import('@usp-ts/state-sqlite');
   try {
@@ -77,27 +87,77 @@ export const STATE_DRIVERS: readonly BackendDriver<StateStore, StateContext>[] =
   },
 ];
 
+/** A plain path names an SQLite file by its extension; any other path is a directory. */
+const isSqliteFile = (spec: BackendSpec): boolean =>
+  spec.scheme === 'sqlite' || /\.(sqlite3?|db)$/i.test(spec.location);
+
 /** `--out` of `usp batch` and `usp worker`. */
-export const OUTPUT_DRIVERS: readonly BackendDriver<NdjsonSink, OutputContext>[] = [
+export const OUTPUT_DRIVERS: readonly BackendDriver<RunOutput, OutputContext>[] = [
+  {
+    // The rows and the state in one file, each site's rows and next state in one transaction.
+    schemes: ['sqlite', ''],
+    forms: ['FILE.sqlite', 'FILE.db', 'sqlite:FILE'],
+    matches: isSqliteFile,
+    async open(spec, context) {
+      if (context.state !== undefined) {
+        throw new InvalidOptionError(
+          'state',
+          `--out ${spec.text} keeps the state in the same file: leave out --state`,
+        );
+      }
+      if (context.gzip === true) {
+        throw new InvalidOptionError('gzip', `is for NDJSON files, not --out ${spec.text}`);
+      }
+      const { openSqliteStore } = await loadOptionalPackage(
+        '@usp-ts/state-sqlite',
+        `--out ${spec.text}`,
+        () => import('@usp-ts/state-sqlite'),
+      );
+      const store = openSqliteStore(spec.location, { resume: context.resume === true });
+      return { sink: store.sink, state: store.state, close: () => store.close() };
+    },
+  },
   {
     schemes: [''],
     forms: ['DIR'],
-    open(spec, context) {
+    async open(spec, context) {
       const dir = context.writer === undefined ? spec.location : join(spec.location, context.writer);
-      return openNdjsonSink({
-        dir,
-        ...(context.gzip !== undefined ? { gzip: context.gzip } : {}),
-        // A writer restarted under its id goes on with its own files (cutting what a kill left).
-        resume: context.resume === 'if-any' ? existsSync(join(dir, 'journal.ndjson')) : context.resume,
-        state: context.state,
-        ...(context.voidedCopies !== undefined ? { voidedCopies: context.voidedCopies } : {}),
-        ...(context.onDropped !== undefined ? { onDropped: context.onDropped } : {}),
-      });
+      const state =
+        context.state === undefined
+          ? null
+          : await openBackend(context.state, STATE_DRIVERS, context, 'state');
+      let sink: Awaited<ReturnType<typeof openNdjsonSink>>;
+      try {
+        sink = await openNdjsonSink({
+          dir,
+          ...(context.gzip !== undefined ? { gzip: context.gzip } : {}),
+          // A writer restarted under its id goes on with its own files (cutting what a kill left).
+          resume: context.resume === 'if-any' ? existsSync(join(dir, 'journal.ndjson')) : context.resume,
+          // A worker's output never recognises the shared state's marks (its sites are fenced).
+          state: context.writer === undefined ? state : null,
+          ...(context.voidedCopies !== undefined ? { voidedCopies: context.voidedCopies } : {}),
+          ...(context.onDropped !== undefined ? { onDropped: context.onDropped } : {}),
+        });
+      } catch (error) {
+        await state?.close();
+        throw error;
+      }
+      return {
+        sink,
+        state,
+        async close() {
+          try {
+            await sink.close();
+          } finally {
+            await state?.close();
+          }
+        },
+      };
     },
   },
 ];
 
-/** A spec no driver takes is a usage error (exit 2), said in one line. */
+/** A spec no driver takes (or options that do not go together) is a usage error, said in one line. */
 async function asUsage<T>(open: () => Promise<T>, usage: string): Promise<T> {
   try {
     return await open();
@@ -109,12 +169,7 @@ async function asUsage<T>(open: () => Promise<T>, usage: string): Promise<T> {
   }
 }
 
-/** Opens `--state SPEC`. */
-export function openStateFlag(spec: string, context: StateContext, usage: string): Promise<StateStore> {
-  return asUsage(() => openBackend(spec, STATE_DRIVERS, context, 'state'), usage);
-}
-
-/** Opens `--out SPEC`. */
-export function openOutputFlag(spec: string, context: OutputContext, usage: string): Promise<NdjsonSink> {
-  return asUsage(() => openBackend(spec, OUTPUT_DRIVERS, context, 'out'), usage);
+/** Opens `--out SPEC` and, with it, `--state` (`context.state`). */
+export function openRunOutput(out: string, context: OutputContext, usage: string): Promise<RunOutput> {
+  return asUsage(() => openBackend(out, OUTPUT_DRIVERS, context, 'out'), usage);
 }
