@@ -1,7 +1,7 @@
 import { DEFAULT_PER_HOST, DEFAULT_SITES } from '@usp-ts/batch';
 import { type StateStore, StateStoreError } from '@usp-ts/core';
 import { createWebClient, type WebClientOptions } from '@usp-ts/fetcher';
-import { nodeGunzip } from '../gunzip-node.js';
+import { nodeGunzip } from '../node/gunzip.js';
 import { duration, integer, type OptionSpec, type Parsed, str } from './args.js';
 import {
   DISCOVERY_OPTIONS,
