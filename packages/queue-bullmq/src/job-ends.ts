@@ -8,6 +8,8 @@ export type JobEnd =
 
 /** A running reader of job ends; `close()` stops it (after the read in progress, if any). */
 export interface JobEndReader {
+  /** Reads the ends written so far now (after the read in progress, if any). */
+  readNow(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -112,6 +114,12 @@ export async function readJobEnds(
   timer = setTimeout(tick, intervalMs);
 
   return {
+    async readNow() {
+      await reading;
+      const now = readAll();
+      reading = now.catch(() => {});
+      await now;
+    },
     async close() {
       if (closing) return;
       closing = true;

@@ -1,13 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import type { SiteJob } from '@usp-ts/batch';
 import { InvalidOptionError, rejectUnknownOptions } from '@usp-ts/core';
-import type { Redis } from 'ioredis';
 import { bullmq } from './cjs-deps.js';
-import { assertRedisReachable, bullConnection, checkConnection, type RedisConnection } from './connection.js';
+import {
+  assertRedisReachable,
+  bullConnection,
+  checkConnection,
+  type RedisConnection,
+  type RedisConnectionState,
+  RedisOutage,
+} from './connection.js';
 import { voidFailedCopies } from './copy-claims.js';
 import { type AddingLease, holdAddingLease } from './idle-watch.js';
+import type { QueueJob } from './job-data.js';
 import { type JobEndReader, readJobEnds } from './job-ends.js';
 import { siteJobId, siteOfJobId } from './job-id.js';
+import { DEFAULT_KEEP_RUN_MS, lookupJobs, openRun, touchRun } from './runs.js';
 import { checkQueueName, DEFAULT_QUEUE_NAME } from './site-queue.js';
 
 /** Options of `enqueueSites`. */
@@ -22,6 +29,13 @@ export interface EnqueueSitesOptions<R = unknown> {
   /** Walk these sites in full: no conditional requests, no `<lastmod>` skips. Default `false`. */
   readonly full?: boolean;
   /**
+   * Open a new run instead of joining the queue's open one: every site is walked again, even one
+   * the open run finished. Default `false`.
+   */
+  readonly newRun?: boolean;
+  /** How long a run stays open after it was last used (enqueued to, a site finished). Default 1 hour. */
+  readonly keepRunMs?: number;
+  /**
    * Wait until every site of the list has finished (walked, or failed for good), calling
    * `onResult` for each. Default `false`: enqueue and return.
    */
@@ -32,31 +46,46 @@ export interface EnqueueSitesOptions<R = unknown> {
   readonly onResult?: (outcome: SiteOutcome<R>) => void;
   /** Stops waiting (the jobs stay queued; workers go on). */
   readonly signal?: AbortSignal;
+  /** Told once when Redis goes away mid-run (`'away'`, with its `HOST:PORT`) and once when it is back. */
+  readonly onConnection?: (state: RedisConnectionState, address: string) => void;
 }
 
 /** How the list went into the queue. */
 export interface EnqueueReport {
+  /** The run the sites belong to: the queue's open run, joined, or a new one. */
+  readonly run: string;
   /** Sites in the list (each once). */
   readonly sites: number;
   /** Jobs added. */
   readonly added: number;
   /** Sites already waiting or being walked (enqueued by an earlier call): not added again. */
   readonly alreadyQueued: number;
+  /** Sites the run finished earlier (another producer's, or this list's before a restart): not walked again, their recorded result reported. */
+  readonly doneBefore: number;
   /** Sites whose job had failed for good earlier: that job was removed and the site enqueued again. */
   readonly requeued: number;
 }
 
 /** How one site of the list ended. */
 export type SiteOutcome<R = unknown> =
-  | { readonly site: string; readonly ok: true; readonly result: R }
-  | { readonly site: string; readonly ok: false; readonly error: string; readonly attempts: number };
+  | { readonly site: string; readonly ok: true; readonly result: R; readonly before?: true }
+  | {
+      readonly site: string;
+      readonly ok: false;
+      readonly error: string;
+      readonly attempts: number;
+      /** The job vanished from Redis (a restart without persistence): nothing of it was kept. */
+      readonly lost?: true;
+    };
 
 /** The end of a waiting `enqueueSites`. */
 export interface EnqueueResult extends EnqueueReport {
-  /** Sites that finished (walked or failed); equals `sites` unless the wait was aborted. */
+  /** Sites that finished (walked, failed or lost); equals `sites` unless the wait was aborted. */
   readonly finished: number;
   /** Jobs that failed for good, with their last error: what the summary lists. */
   readonly failed: readonly { readonly site: string; readonly error: string; readonly attempts: number }[];
+  /** Sites whose job Redis lost while they waited or ran (a restart without persistence). */
+  readonly lost: readonly string[];
 }
 
 const OPTION_KEYS = {
@@ -65,10 +94,13 @@ const OPTION_KEYS = {
   attempts: true,
   backoffMs: true,
   full: true,
+  newRun: true,
+  keepRunMs: true,
   wait: true,
   onEnqueued: true,
   onResult: true,
   signal: true,
+  onConnection: true,
 } satisfies Record<keyof EnqueueSitesOptions, true>;
 
 /** Jobs added per round trip. */
@@ -83,15 +115,14 @@ const CHUNK = 500;
 const READ_ENDS_MS = 500;
 
 /**
- * KEYS: job hashes. Returns 1 for each that exists, else 0: one round trip for a chunk, where
- * BullMQ's `getJobState` is one script call per job, and a site enqueued for the first time
- * (most of them) has no job at all.
+ * How often a waiting producer keeps its run open and checks that Redis still has it: a Redis
+ * without persistence that restarts forgets every job, and a producer waiting for them would
+ * wait for ever. One small script a check; the jobs are looked at only when the run is gone.
  */
-const JOBS_EXIST_LUA = `
-local out = {}
-for i = 1, #KEYS do out[i] = redis.call('EXISTS', KEYS[i]) end
-return out
-`;
+const LOST_CHECK_MS = 2_000;
+
+/** The reason given for a lost job. */
+const LOST_REASON = 'lost: Redis lost the job (restarted without persistence?); nothing of it was kept';
 
 function positiveInt(name: string, value: unknown, fallback: number, min: number): number {
   if (value === undefined) return fallback;
@@ -99,15 +130,55 @@ function positiveInt(name: string, value: unknown, fallback: number, min: number
   throw new InvalidOptionError(name, `expected an integer >= ${min}, got ${String(value)}`);
 }
 
+/** The wait's bookkeeping: sites pending, and how those that ended are told. */
+class Waiting<R> {
+  readonly pending = new Set<string>();
+  readonly failed: { site: string; error: string; attempts: number }[] = [];
+  readonly lost: string[] = [];
+  finished = 0;
+  wake: (() => void) | null = null;
+  // A job found waiting or active may finish between the existence check and `pending.add`: ends
+  // of jobs not yet pending are kept until the chunk they belong to is settled, then dropped.
+  readonly early = new Map<string, SiteOutcome<R>>();
+  enqueueing = true;
+  constructor(private readonly onResult: ((outcome: SiteOutcome<R>) => void) | undefined) {}
+
+  settle(outcome: SiteOutcome<R>): void {
+    this.finished++;
+    if (!outcome.ok) {
+      if (outcome.lost === true) this.lost.push(outcome.site);
+      else this.failed.push({ site: outcome.site, error: outcome.error, attempts: outcome.attempts });
+    }
+    this.onResult?.(outcome);
+    this.wake?.();
+  }
+
+  deliver(jobId: string, outcome: SiteOutcome<R>): void {
+    if (this.pending.delete(jobId)) this.settle(outcome);
+    else if (this.enqueueing) this.early.set(jobId, outcome);
+  }
+
+  /** Settles the ends that came before their chunk's jobs were pending. */
+  settleEarly(ids: readonly string[]): void {
+    for (const id of ids) {
+      const outcome = this.early.get(id);
+      if (outcome !== undefined && this.pending.delete(id)) this.settle(outcome);
+    }
+    this.early.clear();
+  }
+}
+
 /**
  * Puts one job per site on the queue, its id the site (normalised homepage: pass sites as the
  * batch's site list gives them), so a site already waiting or being walked is not added twice.
- * Completed jobs are removed once their result is published, so the next run enqueues the site
- * again; a job that had failed for good is removed and enqueued afresh.
+ * The sites belong to the queue's open run (see "Runs" in the README): a site that run finished
+ * already is not enqueued again, its recorded result is reported. Completed jobs are removed once
+ * their result is published; a job that had failed for good is removed and enqueued afresh.
  *
  * With `wait`, reads the jobs that end from before the first job is added (in batches, every
  * 500 ms) and returns once every site of the list has finished; each worker's result reaches
- * `onResult`.
+ * `onResult`. Jobs that Redis loses meanwhile (a restart without persistence) are found within
+ * a few seconds of its return and end as `lost`.
  *
  * A connection given as a URL is checked with one PING first: a Redis that does not answer
  * within 5 s rejects with `RedisUnreachableError` (code `USP_CONNECTION`) instead of retrying
@@ -124,42 +195,27 @@ export async function enqueueSites<R = unknown>(
   const queueName = checkQueueName(options.queueName ?? DEFAULT_QUEUE_NAME);
   const attempts = positiveInt('attempts', options.attempts, 3, 1);
   const backoffMs = positiveInt('backoffMs', options.backoffMs, 10_000, 0);
+  const keepRunMs = positiveInt('keepRunMs', options.keepRunMs, DEFAULT_KEEP_RUN_MS, 1_000);
   const wait = options.wait === true;
   await assertRedisReachable(connection, options.signal !== undefined ? { signal: options.signal } : {});
 
-  const queue = new bullmq.Queue<SiteJob, R>(queueName, { connection: bullConnection(connection) });
+  const queue = new bullmq.Queue<QueueJob, R>(queueName, { connection: bullConnection(connection) });
+  // Redis trouble is waited out (ioredis reconnects), told once each way; the lost-job check
+  // covers what a Redis without persistence forgets.
+  const outage =
+    options.onConnection !== undefined ? new RedisOutage(connection, options.onConnection) : null;
+  queue.on('error', (error) => outage?.report(error));
   let ends: JobEndReader | null = null;
   let adding: AddingLease | null = null;
-  const pending = new Set<string>();
-  const failed: { site: string; error: string; attempts: number }[] = [];
-  let finished = 0;
-  let wake: (() => void) | null = null;
-  const settle = (outcome: SiteOutcome<R>) => {
-    finished++;
-    if (!outcome.ok) failed.push({ site: outcome.site, error: outcome.error, attempts: outcome.attempts });
-    options.onResult?.(outcome);
-    wake?.();
-  };
-  // A job found waiting or active may finish between the existence check and `pending.add`: ends
-  // of jobs not yet pending are kept until the chunk they belong to is settled, then dropped.
-  const early = new Map<string, SiteOutcome<R>>();
-  let enqueueing = true;
-  const deliver = (jobId: string, outcome: SiteOutcome<R>) => {
-    if (pending.delete(jobId)) settle(outcome);
-    else if (enqueueing) early.set(jobId, outcome);
-  };
+  const w = new Waiting<R>(options.onResult);
 
   try {
-    const redis = (await queue.getBackend().client) as unknown as Redis;
-    if (!('uspJobsExist' in redis)) redis.defineCommand('uspJobsExist', { lua: JOBS_EXIST_LUA });
-    const client = redis as Redis & { uspJobsExist(keys: number, ...names: string[]): Promise<number[]> };
-    // Workers told to exit when idle wait while a producer adds (see idle-watch.ts).
-    adding = await holdAddingLease(queue, randomUUID());
+    const run = await openRun(queue, keepRunMs, options.newRun === true);
     if (wait) {
       ends = await readJobEnds(queue, READ_ENDS_MS, (end) => {
         const site = siteOfJobId(end.jobId);
         if (end.ok) {
-          deliver(end.jobId, { site, ok: true, result: end.returnvalue as R });
+          w.deliver(end.jobId, { site, ok: true, result: end.returnvalue as R });
           return;
         }
         // The event carries no attempt count. A copy the job kept is void before the failure is
@@ -169,48 +225,54 @@ export async function enqueueSites<R = unknown>(
           .then(() => queue.getJob(end.jobId))
           .then(
             (job) =>
-              deliver(end.jobId, {
+              w.deliver(end.jobId, {
                 site,
                 ok: false,
                 error: end.failedReason,
                 attempts: job?.attemptsMade ?? attempts,
               }),
-            () => deliver(end.jobId, { site, ok: false, error: end.failedReason, attempts }),
+            () => w.deliver(end.jobId, { site, ok: false, error: end.failedReason, attempts }),
           );
       });
     }
+    // Workers told to exit when idle wait while a producer adds (see idle-watch.ts).
+    adding = await holdAddingLease(queue, randomUUID());
 
-    let count = 0;
-    let added = 0;
-    let alreadyQueued = 0;
-    let requeued = 0;
-    const seen = new Set<string>();
-    let chunk: string[] = [];
-    const flush = async () => {
+    const tally = { count: 0, added: 0, alreadyQueued: 0, doneBefore: 0, requeued: 0 };
+    const data = (site: string): QueueJob => ({
+      site,
+      run,
+      ...(options.full === true ? { full: true } : {}),
+      ...(keepRunMs !== DEFAULT_KEEP_RUN_MS ? { keepRunMs } : {}),
+    });
+    const flush = async (chunk: readonly string[]) => {
       const ids = chunk.map(siteJobId);
-      chunk = [];
-      const exist = await client.uspJobsExist(ids.length, ...ids.map((id) => queue.toKey(id)));
-      const states = await Promise.all(
-        ids.map((id, i) => (exist[i] === 1 ? queue.getJobState(id) : ('unknown' as const))),
-      );
+      const found = await lookupJobs(queue, run, ids);
       const fresh: string[] = [];
       for (let i = 0; i < ids.length; i++) {
-        const state = states[i];
+        const f = found[i];
+        if (typeof f === 'object') {
+          // Finished earlier in this run: reported, not walked again.
+          tally.doneBefore++;
+          w.settle({ site: chunk[i], ok: true, result: f.done as R, before: true });
+          continue;
+        }
+        const state = f === 'exists' ? await queue.getJobState(ids[i]) : 'unknown';
         if (state === 'failed' || state === 'completed') {
           // Its copies go to the site's next job, which names them void (see `VOID_FAILED_LUA`).
           if (state === 'failed') await voidFailedCopies(queue, ids[i]);
           await queue.remove(ids[i]);
-          if (state === 'failed') requeued++;
+          if (state === 'failed') tally.requeued++;
           fresh.push(ids[i]);
         } else if (state === 'unknown') fresh.push(ids[i]);
-        else alreadyQueued++;
-        if (wait) pending.add(ids[i]);
+        else tally.alreadyQueued++;
+        if (wait) w.pending.add(ids[i]);
       }
       if (fresh.length > 0) {
         await queue.addBulk(
           fresh.map((id) => ({
             name: 'site',
-            data: { site: siteOfJobId(id), ...(options.full === true ? { full: true } : {}) },
+            data: data(siteOfJobId(id)),
             opts: {
               jobId: id,
               attempts,
@@ -220,50 +282,104 @@ export async function enqueueSites<R = unknown>(
             },
           })),
         );
-        added += fresh.length;
+        tally.added += fresh.length;
       }
-      for (const id of ids) {
-        const outcome = early.get(id);
-        if (outcome !== undefined && pending.delete(id)) settle(outcome);
-      }
-      early.clear();
+      w.settleEarly(ids);
     };
+    const seen = new Set<string>();
+    let chunk: string[] = [];
     for await (const site of sites) {
       if (seen.has(site)) continue;
       seen.add(site);
-      count++;
+      tally.count++;
       chunk.push(site);
-      if (chunk.length >= CHUNK) await flush();
-    }
-    if (chunk.length > 0) await flush();
-    enqueueing = false;
-    await adding.end();
-    adding = null;
-    seen.clear();
-    const report: EnqueueReport = { sites: count, added, alreadyQueued, requeued };
-    options.onEnqueued?.(report);
-
-    if (wait) {
-      const signal = options.signal;
-      // One listener for the whole wait, not one per wake-up: those piled up on the signal (and
-      // Node warned of a listener leak past ten sites).
-      const onAbort = () => wake?.();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      try {
-        while (pending.size > 0 && !signal?.aborted) {
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-          });
-          wake = null;
-        }
-      } finally {
-        signal?.removeEventListener('abort', onAbort);
+      if (chunk.length >= CHUNK) {
+        await flush(chunk);
+        chunk = [];
       }
     }
-    return { ...report, finished, failed };
+    if (chunk.length > 0) await flush(chunk);
+    w.enqueueing = false;
+    seen.clear();
+    await adding.end();
+    adding = null;
+    const report: EnqueueReport = {
+      run,
+      sites: tally.count,
+      added: tally.added,
+      alreadyQueued: tally.alreadyQueued,
+      doneBefore: tally.doneBefore,
+      requeued: tally.requeued,
+    };
+    options.onEnqueued?.(report);
+    if (wait && ends !== null) await waitForAll(queue, run, keepRunMs, ends, w, options.signal);
+    return { ...report, finished: w.finished, failed: w.failed, lost: w.lost };
   } finally {
     await adding?.end().catch(() => {});
     await ends?.close();
     await queue.close();
+    outage?.close();
   }
 }
+
+/**
+ * Waits until every pending site has ended, keeping the run open, and ends as `lost` the jobs
+ * that Redis forgot (found when the run's pointer is gone: see `TOUCH_RUN_LUA`).
+ */
+async function waitForAll<R>(
+  queue: QueueKeysAndJobs,
+  run: string,
+  keepRunMs: number,
+  ends: JobEndReader,
+  w: Waiting<R>,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  // One listener for the whole wait, not one per wake-up: those piled up on the signal (and
+  // Node warned of a listener leak past ten sites).
+  const onAbort = () => w.wake?.();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  let checking = false;
+  const check = async () => {
+    if (checking) return;
+    checking = true;
+    try {
+      if ((await touchRun(queue, run, keepRunMs)) !== 0) return;
+      const ids = [...w.pending];
+      const missing: string[] = [];
+      for (let i = 0; i < ids.length; i += CHUNK) {
+        const part = ids.slice(i, i + CHUNK);
+        const found = await lookupJobs(queue, run, part);
+        part.forEach((id, k) => {
+          const f = found[k];
+          if (f === 'absent') missing.push(id);
+          // Recorded by its worker after the restart (its job, gone, can no longer complete).
+          else if (typeof f === 'object')
+            w.deliver(id, { site: siteOfJobId(id), ok: true, result: f.done as R });
+        });
+      }
+      // A job that completed just now is gone too: its end, in the event stream, is read first.
+      await ends.readNow();
+      for (const id of missing) {
+        w.deliver(id, { site: siteOfJobId(id), ok: false, error: LOST_REASON, attempts: 0, lost: true });
+      }
+    } catch {
+      // Redis away: the next check.
+    } finally {
+      checking = false;
+    }
+  };
+  const timer = setInterval(() => void check(), LOST_CHECK_MS);
+  try {
+    while (w.pending.size > 0 && !signal?.aborted) {
+      await new Promise<void>((resolve) => {
+        w.wake = resolve;
+      });
+      w.wake = null;
+    }
+  } finally {
+    clearInterval(timer);
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+type QueueKeysAndJobs = Parameters<typeof touchRun>[0];

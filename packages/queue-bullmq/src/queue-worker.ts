@@ -5,9 +5,17 @@ import { InvalidOptionError, rejectUnknownOptions, UspError } from '@usp-ts/core
 import type { Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { bullmq } from './cjs-deps.js';
-import { bullConnection, checkConnection, type RedisConnection } from './connection.js';
+import {
+  bullConnection,
+  checkConnection,
+  type RedisConnection,
+  type RedisConnectionState,
+  RedisOutage,
+} from './connection.js';
 import { CARRIED_KEY, CLAIM_COPY_LUA, VOIDED_KEY, VOIDED_TTL_MS, voidFailedCopies } from './copy-claims.js';
 import { queueDrained } from './idle-watch.js';
+import { invalidJobReason, type QueueJob } from './job-data.js';
+import { DEFAULT_KEEP_RUN_MS, doneInRun, recordDone } from './runs.js';
 import { checkQueueName, DEFAULT_QUEUE_NAME } from './site-queue.js';
 
 /** How often an idle worker with `stopWhenIdle` looks at the queue. */
@@ -88,8 +96,13 @@ export interface QueueWorkerOptions<R> {
   readonly process: (job: SiteJob, control: JobControl) => Promise<R>;
   /** Called once BullMQ has recorded a job as completed, with the processor's result. */
   readonly onCompleted?: (result: R) => void;
-  /** Connection errors (Redis gone for a moment) and each failed try of a job (to log, or to stop on). */
+  /** Connection errors (Redis gone for a moment; see `onConnection`) and each failed try of a job (to log, or to stop on). */
   readonly onError?: (error: Error) => void;
+  /**
+   * Told once when Redis goes away (`'away'`, with its `HOST:PORT`) and once when it is back, instead
+   * of a connection error per client and reconnect attempt to `onError`. Default: those go to `onError`.
+   */
+  readonly onConnection?: (state: RedisConnectionState, address: string) => void;
 }
 
 const OPTION_KEYS = {
@@ -105,6 +118,7 @@ const OPTION_KEYS = {
   process: true,
   onCompleted: true,
   onError: true,
+  onConnection: true,
 } satisfies Record<keyof QueueWorkerOptions<unknown>, true>;
 
 /** A running worker. */
@@ -138,15 +152,20 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
   const maxStalledCount = positiveInt('maxStalledCount', options.maxStalledCount, 1, 0);
   const idleMs = positiveInt('idleMs', options.idleMs, 3_000, 0);
   if (typeof options.process !== 'function') throw new InvalidOptionError('process', 'expected a function');
-  const onError = options.onError ?? (() => {});
+  const outage =
+    options.onConnection !== undefined ? new RedisOutage(connection, options.onConnection) : null;
+  const userOnError = options.onError ?? (() => {});
+  const onError = (error: Error) => {
+    if (outage === null || !outage.report(error)) userOnError(error);
+  };
 
   const stopping = new AbortController();
   // Every walk listens on it once per request in flight: many, by design.
   setMaxListeners(0, stopping.signal);
   let running = 0;
-  let worker: Worker<SiteJob, R> | null = null;
+  let worker: Worker<QueueJob, R> | null = null;
   let claimClient: Promise<Redis> | null = null;
-  const claimCopy = async (job: Job<SiteJob, R>, token: string, copy: string): Promise<string[] | null> => {
+  const claimCopy = async (job: Job<QueueJob, R>, token: string, copy: string): Promise<string[] | null> => {
     const w = worker!;
     claimClient ??= (w.getBackend().client as unknown as Promise<Redis>).then((client) => {
       if (!('uspClaimCopy' in client))
@@ -176,7 +195,8 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
   // worker never calls): BullMQ makes that signal's controller only for a processor that takes it,
   // and a controller, a combined signal and its listener limit per job were a tenth of BullMQ's
   // own CPU per job (bench:queue's floor).
-  const processor = async (job: Job<SiteJob, R>, token?: string): Promise<R> => {
+  const replayed = new Set<string>();
+  const processor = async (job: Job<QueueJob, R>, token?: string): Promise<R> => {
     const signal = stopping.signal;
     const copy = randomUUID();
     const control: JobControl = {
@@ -195,9 +215,27 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
         return voids;
       },
     };
+    const id = job.id ?? '';
+    // Not ours (added by other code): fails at once, never retried, never walked.
+    const invalid = invalidJobReason(job.data);
+    if (invalid !== null) throw new bullmq.UnrecoverableError(invalid);
+    const data = job.data;
     running++;
     try {
-      return await options.process(job.data, control);
+      if (data.run !== undefined) {
+        // Finished earlier in its run (this job was added in a race with the first one's end, or
+        // its worker was killed after recording it): the recorded result, not a second walk.
+        const before = await doneInRun(worker!, data.run, id);
+        if (before !== undefined) {
+          replayed.add(id);
+          return before as R;
+        }
+      }
+      const result = await options.process(data, control);
+      if (data.run !== undefined) {
+        await recordDone(worker!, data.run, id, result, data.keepRunMs ?? DEFAULT_KEEP_RUN_MS);
+      }
+      return result;
     } catch (error) {
       if (error instanceof JobReleasedError && token !== undefined) {
         await job.moveToWait(token);
@@ -210,7 +248,7 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
     }
   };
 
-  worker = new bullmq.Worker<SiteJob, R>(queueName, processor, {
+  worker = new bullmq.Worker<QueueJob, R>(queueName, processor, {
     connection: bullConnection(connection),
     concurrency,
     lockDuration: lockDurationMs,
@@ -230,10 +268,11 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
       .finally(() => voiding.delete(done));
     voiding.add(done);
   });
-  if (options.onCompleted !== undefined) {
-    const onCompleted = options.onCompleted;
-    worker.on('completed', (_job, result) => onCompleted(result));
-  }
+  const onCompleted = options.onCompleted;
+  worker.on('completed', (job) => {
+    // A replayed result is the site's walk in another job: told once, by that job.
+    if (!replayed.delete(job.id ?? '')) onCompleted?.(job.returnvalue);
+  });
 
   let closing: Promise<void> | null = null;
   const stop = (): Promise<void> => {
@@ -243,13 +282,15 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
     return closing;
   };
   const closed = new Promise<void>((resolve) => worker.once('closed', () => resolve()));
+  void closed.then(() => outage?.close());
   if (options.stopWhenIdle === true) {
     // See idle-watch.ts: drained means nothing waiting, delayed or active anywhere and no producer
     // adding, for `idleMs` in a row. The worker then closes as BullMQ closes (a job it has just
     // taken is walked to the end), not as `stop()` does (which would hand that job back).
     const queue = new bullmq.Queue(queueName, { connection: bullConnection(connection) });
-    queue.on('error', () => {
-      // Redis gone for a moment: the worker's own error events say so; the next check retries.
+    queue.on('error', (error) => {
+      // Redis gone for a moment: reported once; the next check retries.
+      outage?.report(error);
     });
     let idleSince: number | null = null;
     let timer: ReturnType<typeof setTimeout> | null = null;

@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { startTestRedis, type TestRedis } from '@usp-ts/test-redis';
-import { Queue, Worker } from 'bullmq';
+import { Queue, QueueEvents, Worker } from 'bullmq';
 import { Redis as IORedis, type Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CARRIED_KEY, CLAIM_COPY_LUA, VOIDED_KEY, voidedCopies } from '../src/copy-claims.js';
@@ -103,7 +103,8 @@ describe('enqueueSites and startQueueWorker', () => {
     try {
       expect(await queue.getWaitingCount()).toBe(3);
       const job = await queue.getJob(siteJobId('https://example.com/'));
-      expect(job?.data).toEqual({ site: 'https://example.com/' });
+      expect(job?.data).toEqual({ site: 'https://example.com/', run: first.run });
+      expect(second.run).toBe(first.run);
     } finally {
       await queue.close();
     }
@@ -138,9 +139,202 @@ describe('enqueueSites and startQueueWorker', () => {
     expect(
       outcomes.map((o) => (o.ok ? o.result : null)).sort((a, b) => a!.site.localeCompare(b!.site)),
     ).toEqual([...SITES].sort().map((site) => ({ site, pages: site.length })));
-    // Completed jobs are not kept, so the next run enqueues the sites again.
-    const again = await enqueueSites(SITES, { connection: redis.url, queueName: name, wait: true });
-    expect(again).toMatchObject({ added: 3, alreadyQueued: 0, finished: 3 });
+    // The same list again joins the open run: nothing walked again, the recorded results told.
+    const joined: SiteOutcome[] = [];
+    const same = await enqueueSites(SITES, {
+      connection: redis.url,
+      queueName: name,
+      wait: true,
+      onResult: (o) => joined.push(o),
+    });
+    expect(same).toMatchObject({ run: result.run, added: 0, doneBefore: 3, finished: 3 });
+    expect(seen).toHaveLength(3);
+    expect(joined.map((o) => (o.ok ? o.result : null))).toEqual(
+      [...SITES].map((site) => ({ site, pages: site.length })),
+    );
+    // A new run enqueues every site again.
+    const again = await enqueueSites(SITES, {
+      connection: redis.url,
+      queueName: name,
+      wait: true,
+      newRun: true,
+    });
+    expect(again).toMatchObject({ added: 3, alreadyQueued: 0, doneBefore: 0, finished: 3 });
+    expect(again.run).not.toBe(result.run);
+    expect(seen).toHaveLength(6);
+  });
+
+  it('the same list enqueued again while the first producer waits joins its run: each site walked once, both producers told every result', async () => {
+    const name = nextQueue();
+    const list = Array.from({ length: 40 }, (_, i) => `https://s${i}.example/`);
+    const walked: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    workers.push(
+      startQueueWorker({
+        connection: redis.url,
+        queueName: name,
+        concurrency: 4,
+        process: async (job, control) => {
+          // Half the list is walked before the second producer comes, the rest after.
+          if (walked.length >= 20) await held;
+          walked.push(job.site);
+          await control.confirm();
+          return { site: job.site, pages: 1 };
+        },
+      }),
+    );
+    const firstResults: SiteOutcome[] = [];
+    let twenty!: () => void;
+    const halfway = new Promise<void>((resolve) => {
+      twenty = resolve;
+    });
+    const first = enqueueSites(list, {
+      connection: redis.url,
+      queueName: name,
+      wait: true,
+      onResult: (o) => {
+        firstResults.push(o);
+        if (firstResults.length === 20) twenty();
+      },
+    });
+    await halfway;
+    const secondResults: SiteOutcome[] = [];
+    const second = enqueueSites(list, {
+      connection: redis.url,
+      queueName: name,
+      wait: true,
+      onEnqueued: () => release(),
+      onResult: (o) => secondResults.push(o),
+    });
+    const [a, b] = await Promise.all([first, second]);
+    expect(b.run).toBe(a.run);
+    expect(b.doneBefore).toBeGreaterThanOrEqual(20);
+    expect(b.added + b.alreadyQueued + b.doneBefore).toBe(40);
+    expect(walked.sort()).toEqual([...list].sort());
+    for (const [r, outcomes] of [
+      [a, firstResults],
+      [b, secondResults],
+    ] as const) {
+      expect(r).toMatchObject({ sites: 40, finished: 40, failed: [], lost: [] });
+      expect(outcomes.map((o) => o.site).sort()).toEqual([...list].sort());
+      expect(outcomes.every((o) => o.ok)).toBe(true);
+    }
+  });
+
+  it("a job of a site its run finished already (added in a race with the first job's end) is not walked again: the recorded result", async () => {
+    const name = nextQueue();
+    const walked: string[] = [];
+    workers.push(
+      startQueueWorker({
+        connection: redis.url,
+        queueName: name,
+        process: async (job) => {
+          walked.push(job.site);
+          return { site: job.site, pages: 7 };
+        },
+      }),
+    );
+    const done = await enqueueSites(['https://example.com/'], {
+      connection: redis.url,
+      queueName: name,
+      wait: true,
+    });
+    // What a producer that checked before the first job ended would add: a second job in the run.
+    const queue = new Queue(name, { connection: { url: redis.url } });
+    const events = new QueueEvents(name, { connection: { url: redis.url } });
+    try {
+      await events.waitUntilReady();
+      const job = await queue.add(
+        'site',
+        { site: 'https://example.com/', run: done.run },
+        { jobId: siteJobId('https://example.com/'), removeOnComplete: true },
+      );
+      expect(await job.waitUntilFinished(events)).toEqual({ site: 'https://example.com/', pages: 7 });
+    } finally {
+      await events.close();
+      await queue.close();
+    }
+    expect(walked).toEqual(['https://example.com/']);
+  });
+
+  it('a Redis without persistence restarted mid-run: the waiting producer ends with the jobs it lost listed, not waiting for ever', {
+    timeout: 60_000,
+  }, async () => {
+    const volatile = await startTestRedis();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const worker = startQueueWorker({
+      connection: volatile.url,
+      queueName: 'lost',
+      concurrency: 1,
+      process: async (job) => {
+        started();
+        await held;
+        return job.site;
+      },
+    });
+    try {
+      const waiting = enqueueSites(SITES, { connection: volatile.url, queueName: 'lost', wait: true });
+      await running;
+      await volatile.restart();
+      const result = await waiting;
+      expect(result.finished).toBe(3);
+      expect([...result.lost].sort()).toEqual([...SITES].sort());
+      expect(result.failed).toEqual([]);
+    } finally {
+      release();
+      await worker.stop();
+      await volatile.stop();
+    }
+  });
+
+  it('jobs that are not ours (a number, null, an object, a 2 MB string as site) fail at once with a clear reason, never reaching the processor', async () => {
+    const name = nextQueue();
+    const walked: unknown[] = [];
+    workers.push(
+      startQueueWorker({
+        connection: redis.url,
+        queueName: name,
+        process: async (job) => {
+          walked.push(job.site);
+          return 1;
+        },
+      }),
+    );
+    const queue = new Queue(name, { connection: { url: redis.url } });
+    const events = new QueueEvents(name, { connection: { url: redis.url } });
+    try {
+      await events.waitUntilReady();
+      const cases: [unknown, RegExp][] = [
+        [42, /its data is number 42/],
+        [null, /its data is null/],
+        [{ site: 42 }, /"site" is number 42, not a URL/],
+        [{ site: { href: 'https://example.com/' } }, /"site" is an object/],
+        [{ site: 'x'.repeat(2_000_000) }, /"site" is 2000000 characters long \(at most 2048\)/],
+        [{ site: 'not a url' }, /is not an http\(s\) URL/],
+        [{ site: 'https://example.com/', run: 7 }, /"run" is number 7/],
+        [{ site: 'https://example.com/', extra: 1 }, /unknown field "extra"/],
+      ];
+      for (const [data, reason] of cases) {
+        const job = await queue.add('site', data as never, { attempts: 3 });
+        await expect(job.waitUntilFinished(events)).rejects.toThrow(reason);
+        const failed = await queue.getJob(job.id!);
+        expect(failed?.attemptsMade).toBe(1);
+      }
+      expect(walked).toEqual([]);
+    } finally {
+      await events.close();
+      await queue.close();
+    }
   });
 
   it('a waiting producer keeps one abort listener on its signal however many reads bring ends, none after', async () => {
@@ -251,8 +445,10 @@ describe('enqueueSites and startQueueWorker', () => {
       attempts: 1,
       wait: true,
     });
-    expect(again).toMatchObject({ added: 3, requeued: 1, finished: 3 });
+    // The same list in the same run: only the failed site is walked again.
+    expect(again).toMatchObject({ added: 1, requeued: 1, doneBefore: 2, finished: 3 });
     expect(again.failed).toHaveLength(1);
+    expect(tries.get('https://example.org/a%20b/')).toBe(1);
   });
 
   it('a stopping worker releases its running jobs to the queue, and another walks them', async () => {
@@ -393,7 +589,12 @@ describe('enqueueSites and startQueueWorker', () => {
     );
     // The job's list of copies went with its completion: the next run of the site starts afresh.
     tries.length = 0;
-    await enqueueSites(['https://example.com/'], { connection: redis.url, queueName: name, wait: true });
+    await enqueueSites(['https://example.com/'], {
+      connection: redis.url,
+      queueName: name,
+      wait: true,
+      newRun: true,
+    });
     expect(tries.map((t) => t.voids)).toEqual([[]]);
   });
 
@@ -474,7 +675,7 @@ describe('enqueueSites and startQueueWorker', () => {
     expect(second).toMatchObject({ added: 1, requeued: 1, finished: 1, failed: [] });
     expect(walked).toEqual([['dead-copy']]);
     // Carried once: the run after that starts afresh.
-    await enqueueSites([site], { connection: redis.url, queueName: name, wait: true });
+    await enqueueSites([site], { connection: redis.url, queueName: name, wait: true, newRun: true });
     expect(walked).toEqual([['dead-copy'], []]);
   });
 

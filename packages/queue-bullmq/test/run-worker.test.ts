@@ -416,7 +416,12 @@ describe('runWorker', () => {
         state,
         name,
       });
-      const result = await enqueueSites(homes, { connection: redis.url, queueName, wait: true });
+      const result = await enqueueSites(homes, {
+        connection: redis.url,
+        queueName,
+        wait: true,
+        newRun: true,
+      });
       await worker.stop();
       await state.close();
       return { sink, result };

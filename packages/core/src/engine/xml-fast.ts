@@ -51,13 +51,7 @@ export class FastTokenizer implements TakeOver {
   #stalls = 0;
   /** What sax is to be written when it takes over, in write-sized pieces. */
   #replay: string[] = [];
-  // The start tag `#startTag` read.
-  #name = '';
-  #attrs: Record<string, string> = {};
-  #attrNames: string[] = EMPTY_NAMES.slice();
-  #attrCount = 0;
-  #selfClosing = false;
-  #names = new Map<string, string>();
+  readonly #tag = new StartTag();
 
   /**
    * `maxStretch` is the engine's markup limit and sax's text flush size at most: sax acts on a
@@ -161,23 +155,20 @@ export class FastTokenizer implements TakeOver {
       } else if (c < 128 && NAME_START[c] === 1) {
         // A second root element is an error for sax.
         if (open.length === 0 && this.rootSeen) return -commit - 1;
-        end = this.#startTag(buf, i);
+        const tag = this.#tag;
+        end = tag.read(buf, i);
         if (end === MORE) return commit;
         if (end === BAIL || end - commit > max) return -commit - 1;
         if (text !== '') {
           sink.text(text);
           text = '';
         }
-        const names = this.#attrNames;
-        for (let k = 0; k < this.#attrCount; k++) sink.attribute(names[k] as string);
+        const names = tag.attrNames;
+        for (let k = 0; k < tag.count; k++) sink.attribute(names[k] as string);
         this.rootSeen = true;
-        if (this.#selfClosing) {
-          sink.startElement(this.#name, this.#attrs);
-          sink.endElement();
-        } else {
-          open.push(this.#name);
-          sink.startElement(this.#name, this.#attrs);
-        }
+        sink.startElement(tag.name, tag.attrs);
+        if (tag.selfClosing) sink.endElement();
+        else open.push(tag.name);
       } else if (c === 0x21) {
         if (buf.startsWith('<!--', i)) {
           const dashes = buf.indexOf('--', i + 4);
@@ -224,30 +215,40 @@ export class FastTokenizer implements TakeOver {
       if (this.rootSeen) commit = end;
     }
   }
+}
+
+/** The start tag the fast path read last: its name and attributes, in document order. */
+class StartTag {
+  name = '';
+  attrs: Record<string, string> = {};
+  readonly attrNames: string[] = EMPTY_NAMES.slice();
+  count = 0;
+  selfClosing = false;
+  readonly #names = new Map<string, string>();
 
   /**
-   * Reads the start tag at `i` into `#name`, `#attrs`, `#attrNames` and `#selfClosing`;
+   * Reads the start tag at `i` into `name`, `attrs`, `attrNames` (`count` of them) and `selfClosing`;
    * returns the index after it, MORE or BAIL.
    */
-  #startTag(buf: string, i: number): number {
+  read(buf: string, i: number): number {
     const len = buf.length;
     let j = i + 2;
     while (j < len && NAME[buf.charCodeAt(j)] === 1) j++;
     if (j >= len) return MORE;
-    this.#name = this.#nameAt(buf, i + 1, j);
+    this.name = this.#nameAt(buf, i + 1, j);
     const attrs: Record<string, string> = {};
-    this.#attrs = attrs;
-    this.#attrCount = 0;
+    this.attrs = attrs;
+    this.count = 0;
     let c = buf.charCodeAt(j);
     for (;;) {
       if (c === 0x3e) {
-        this.#selfClosing = false;
+        this.selfClosing = false;
         return j + 1;
       }
       if (c === 0x2f) {
         if (j + 1 >= len) return MORE;
         if (buf.charCodeAt(j + 1) !== 0x3e) return BAIL;
-        this.#selfClosing = true;
+        this.selfClosing = true;
         return j + 2;
       }
       if (!isWs(c)) return BAIL;
@@ -278,7 +279,7 @@ export class FastTokenizer implements TakeOver {
       // object (`__proto__`): rare enough to leave to sax.
       if (name in attrs) return BAIL;
       attrs[name] = value;
-      this.#attrNames[this.#attrCount++] = name;
+      this.attrNames[this.count++] = name;
       j = close + 1;
       if (j >= len) return MORE;
       c = buf.charCodeAt(j);

@@ -20,9 +20,31 @@ export class NamespaceScopes {
     this.#warn = warn;
   }
 
-  /** The namespace `prefix` is bound to, if any. */
-  lookup(prefix: string): string | undefined {
-    return this.#prefixes.get(prefix);
+  // What `resolve` found.
+  ns = '';
+  local = '';
+
+  /**
+   * Sets `ns` and `local` for the element name `name` as written. An undeclared prefix keeps the
+   * written name, in no namespace, so it can never pass for an element of a real namespace.
+   */
+  resolve(name: string): void {
+    const colon = name.indexOf(':');
+    if (colon === -1) {
+      this.ns = this.defaultNs;
+      this.local = name;
+      return;
+    }
+    const prefix = name.slice(0, colon);
+    const bound = this.#prefixes.get(prefix);
+    if (bound === undefined) {
+      this.unbound(prefix, name);
+      this.ns = '';
+      this.local = name;
+    } else {
+      this.ns = bound;
+      this.local = name.slice(colon + 1);
+    }
   }
 
   /** Applies the `xmlns` and `xmlns:p` attributes of the element at `depth`. */

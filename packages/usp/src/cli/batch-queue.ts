@@ -12,7 +12,16 @@ import { BatchReport, siteLine } from './batch-report.js';
 import { countSitesOrSay, inputLines } from './input-lines.js';
 
 /** The flags that mean something to the producer; the walk's own belong to `usp worker`. */
-const PRODUCER_FLAGS = new Set(['queue', 'queue-name', 'no-wait', 'full', 'verbose', 'no-progress', 'help']);
+const PRODUCER_FLAGS = new Set([
+  'queue',
+  'queue-name',
+  'no-wait',
+  'new-run',
+  'full',
+  'verbose',
+  'no-progress',
+  'help',
+]);
 
 /**
  * `usp batch SITES --queue redis://…`: one job per site on the queue (invalid lines are reported
@@ -57,12 +66,21 @@ export async function runQueuedBatch(
       queueName,
       wait,
       ...(flag(p, 'full') ? { full: true } : {}),
+      ...(flag(p, 'new-run') ? { newRun: true } : {}),
       signal,
+      onConnection: (state, address) => {
+        report.clear();
+        process.stderr.write(
+          state === 'away'
+            ? `usp batch: Redis at ${address} went away; waiting\n`
+            : `usp batch: Redis at ${address} is back\n`,
+        );
+      },
       onEnqueued: (r) => {
-        if (verbose > 0 || !wait) {
+        if (verbose > 0 || !wait || r.doneBefore > 0) {
           report.clear();
           process.stderr.write(
-            `usp batch: ${r.sites} sites on ${queueName}: ${r.added} added, ${r.alreadyQueued} already queued${r.requeued > 0 ? `, ${r.requeued} failed before and enqueued again` : ''}\n`,
+            `usp batch: ${r.sites} sites on ${queueName} (run ${r.run}): ${r.added} added, ${r.alreadyQueued} already queued${r.doneBefore > 0 ? `, ${r.doneBefore} finished earlier in this run (not walked again; --new-run walks them)` : ''}${r.requeued > 0 ? `, ${r.requeued} failed before and enqueued again` : ''}\n`,
           );
         }
       },
@@ -74,6 +92,8 @@ export async function runQueuedBatch(
             report.clear();
             process.stderr.write(siteLine(r));
           }
+        } else if (o.lost === true) {
+          countStatus(counts, 'lost');
         } else {
           countStatus(counts, 'failed job');
         }
@@ -95,15 +115,21 @@ export async function runQueuedBatch(
       return 0;
     }
     process.stderr.write(`${report.summary()}\n`);
+    if (done.lost.length > 0) {
+      // Redis forgot them (a restart without persistence): nobody walks them now.
+      process.stderr.write(
+        `usp batch: ${done.lost.length} sites lost with Redis's data (no persistence?); enqueue them again:\n`,
+      );
+      for (const site of done.lost) process.stderr.write(`  ${site}\n`);
+    }
     if (done.failed.length > 0) {
       // Not a site problem (those are rows): a worker could not write or save, or a bug.
       process.stderr.write(`usp batch: ${done.failed.length} jobs failed after their retries:\n`);
       for (const f of done.failed) {
         process.stderr.write(`  ${f.site}: ${f.error} (${f.attempts} tries)\n`);
       }
-      return 1;
     }
-    return 0;
+    return done.failed.length > 0 || done.lost.length > 0 ? 1 : 0;
   } finally {
     report.clear();
   }
