@@ -497,6 +497,39 @@ describe('usp worker and usp batch --queue', () => {
     }
   });
 
+  it('takes the Redis password from the environment (REDISCLI_AUTH, USP_REDIS_URL), never from the command line', {
+    timeout: 120_000,
+  }, async () => {
+    const locked = await startTestRedis({ password: 'pw secret' });
+    try {
+      const enqueue = (env: Record<string, string>) =>
+        runCli(['batch', '--queue', locked.url, '--queue-name', 'auth', '--no-wait', sitesFile], { env });
+      const refused = await enqueue({});
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/NOAUTH|Authentication required/);
+      const queued = await enqueue({ REDISCLI_AUTH: 'pw secret' });
+      expect(queued.code, queued.stderr).toBe(0);
+      expect(queued.stderr).toContain('50 added');
+      // The worker: no --queue at all, the URL and the password from the environment.
+      const out = join(dir, 'auth');
+      const w = spawnCli(
+        ['worker', '--queue-name', 'auth', '--out', out, '--worker-id', 'a', '--exit-when-idle', ...FAST],
+        { USP_REDIS_URL: locked.url, REDISCLI_AUTH: 'pw secret' },
+      );
+      children.push(w);
+      let stderr = '';
+      w.stderr?.on('data', (d: Buffer) => {
+        stderr += d.toString('utf8');
+      });
+      const [code] = await once(w, 'close');
+      expect(code, stderr).toBe(0);
+      expect(w.spawnargs.join(' ')).not.toContain('secret');
+      expect(committed(join(out, 'a'), 'sites')).toHaveLength(50);
+    } finally {
+      await locked.stop();
+    }
+  });
+
   it('refuses the walk options on the producer, and a worker without --queue', async () => {
     const r = await runCli(['batch', '--queue', redis.url, '--out', join(dir, 'x'), sitesFile]);
     expect(r.code).toBe(2);

@@ -92,6 +92,7 @@ distributed (workers on any number of machines run "usp worker", see its help):
   --queue-name NAME         the queue (default usp-sites)
   --no-wait                 enqueue and exit
   --new-run                 start a new run of the queue instead of joining its open one
+  (the Redis password: REDISCLI_AUTH in the environment, for a URL that carries none)
   (the sites join the queue's open run, which ends 1h after its last use: a site it finished is
   not walked again, its result is told; a site already waiting or being walked is not enqueued
   twice; jobs that failed after their retries, and jobs Redis lost (a restart without

@@ -49,7 +49,8 @@ one line); one that goes away once the worker runs is waited for, and the worker
 
 options:
   -h, --help                show this help message and exit
-  --queue URL               the queue's Redis: redis://HOST:PORT[/DB] (required)
+  --queue URL               the queue's Redis: redis://HOST:PORT[/DB] (required; default the
+                            environment's USP_REDIS_URL)
   --queue-name NAME         the queue (default ${DEFAULT_QUEUE_NAME})
   -o, --out DIR             output directory (required); this worker writes DIR/<worker-id>/
   --worker-id ID            this worker's name and output subdirectory (default <host>-<pid>): a
@@ -84,6 +85,11 @@ options:
 
 ${NETWORK_HELP}
 
+environment:
+  USP_REDIS_URL             the queue's Redis when --queue is not given
+  REDISCLI_AUTH             the Redis password for a --queue or --state URL that carries none
+                            (as redis-cli takes it; a password in a URL shows in ps)
+
 exit status:
   0  stopped by SIGTERM/SIGINT or --exit-when-idle
   1  could not start or go on: Redis unreachable at start (no answer within 5s), output not
@@ -100,9 +106,10 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
   if (p.positionals.length > 0) {
     throw new UsageError(`unrecognized arguments: ${p.positionals.join(' ')}`, WORKER_USAGE);
   }
-  const queueOption = str(p, 'queue');
+  // USP_REDIS_URL keeps a URL with its password out of the command line (and out of ps).
+  const queueOption = str(p, 'queue') ?? (process.env.USP_REDIS_URL || undefined);
   if (queueOption === undefined)
-    throw new UsageError('the following arguments are required: --queue', WORKER_USAGE);
+    throw new UsageError('the following arguments are required: --queue (or USP_REDIS_URL)', WORKER_USAGE);
   const queue = redisUrl(queueOption, 'queue', WORKER_USAGE);
   const out = str(p, 'out');
   if (out === undefined) throw new UsageError('the following arguments are required: --out', WORKER_USAGE);
