@@ -45,7 +45,8 @@ own pages.ndjson, sitemaps.ndjson, sites.ndjson and journal.ndjson under DIR/<wo
 each site's result (status and counts) back to the producer. SIGTERM or Ctrl-C: stop taking sites,
 hand the unfinished ones back to the queue (they are walked again from the start), exit 0. A Redis
 (--queue, or --state redis://...) that does not answer a PING within 5s at start is an error (exit 1,
-one line); one that goes away once the worker runs is waited for, and the worker goes on.
+one line); one that goes away once the worker runs is waited for ("Redis at HOST:PORT went away;
+waiting", then "... is back"), and the worker goes on.
 
 options:
   -h, --help                show this help message and exit
@@ -213,6 +214,14 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
           report.clear();
           process.stderr.write(siteLine(r));
         }
+      },
+      onConnection: (state, address) => {
+        report.clear();
+        process.stderr.write(
+          state === 'away'
+            ? `usp: Redis at ${address} went away; waiting\n`
+            : `usp: Redis at ${address} is back\n`,
+        );
       },
       onError: (error) => {
         // The output or the state failing is this worker's end; Redis trouble is retried by ioredis.
