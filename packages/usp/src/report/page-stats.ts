@@ -50,8 +50,28 @@ function bump(counts: Record<string, number>, key: string): void {
   counts[key] = (counts[key] ?? 0) + 1;
 }
 
+/**
+ * `YYYY-MM-DD` of a day number (days since 1970-01-01, UTC), by the civil-from-days arithmetic
+ * rather than a `Date` and its ISO string: the report takes one for every page with a `lastmod`,
+ * a million on a large site.
+ */
+export function civilDay(days: number): string {
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor(
+    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365,
+  );
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  return `${String(y).padStart(4, '0')}-${m < 10 ? '0' : ''}${m}-${d < 10 ? '0' : ''}${d}`;
+}
+
 function isoDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  return civilDay(Math.floor(ms / DAY_MS));
 }
 
 /** Counts what a report shows of pages; `now` fixes "today" (tests pass their own). */
@@ -59,6 +79,11 @@ export class PageStats {
   readonly data: PageStatsData;
   readonly #now: number;
   readonly #firstRecentDay: number;
+  /** The last page's day and its `YYYY-MM-DD`: neighbouring pages mostly share a day. */
+  #lastDay = Number.NaN;
+  #lastDayKey = '';
+  /** Pages per priority tenth (0 to 10); named at `finish`. */
+  readonly #priorityTenths = new Array<number>(11).fill(0);
   /** Checked page URL -> the hrefs of its alternates (other than itself). */
   readonly #alternates = new Map<string, string[]>();
 
@@ -93,7 +118,7 @@ export class PageStats {
     d.pages++;
     this.#lastmod(page);
     bump(d.changefreq, page.changeFrequency ?? 'none');
-    bump(d.priority, page.priority.toFixed(1));
+    this.#priorityTenths[Math.round(page.priority * 10)]++;
     const story = page.newsStory;
     if (story !== null) {
       d.newsStories++;
@@ -115,13 +140,18 @@ export class PageStats {
     if (lastmod === null) return;
     d.withLastmod++;
     const ms = lastmod.epochMs;
-    const iso = new Date(ms).toISOString();
-    bump(d.lastmodByMonth, iso.slice(0, 7));
+    const day = Math.floor(ms / DAY_MS);
+    if (day !== this.#lastDay) {
+      this.#lastDay = day;
+      this.#lastDayKey = civilDay(day);
+    }
+    const key = this.#lastDayKey;
+    bump(d.lastmodByMonth, key.slice(0, 7));
     if (ms > this.#now) {
       d.futureLastmod++;
       return;
     }
-    if (Math.floor(ms / DAY_MS) >= this.#firstRecentDay) bump(d.lastmodByDay, iso.slice(0, 10));
+    if (day >= this.#firstRecentDay) bump(d.lastmodByDay, key);
     const ageDays = (this.#now - ms) / DAY_MS;
     for (const days of FRESHNESS_DAYS) if (ageDays <= days) d.freshWithin[days]++;
   }
@@ -146,6 +176,9 @@ export class PageStats {
    */
   finish(): PageStatsData {
     const d = this.data;
+    this.#priorityTenths.forEach((n, tenth) => {
+      if (n > 0) d.priority[(tenth / 10).toFixed(1)] = n;
+    });
     for (const [url, hrefs] of this.#alternates) {
       for (const href of hrefs) {
         const back = this.#alternates.get(href);
