@@ -1,8 +1,8 @@
 import { DEFAULT_MAX_SITEMAPS, isHttpUrl, stripUrlToHomepage, type WalkSummary } from '@usp-ts/core';
 import { createWebClient, type RetryInfo } from '@usp-ts/fetcher';
-import { collectOnExternalGrowth } from '../external-memory-gc.js';
-import { clientOptionsFor, type SitemapTreeOptions } from '../tree.js';
-import { tuneParseWorkers } from '../worker-pool.js';
+import { clientOptionsFor, type SitemapTreeOptions } from '../api/tree.js';
+import { collectOnExternalGrowth } from '../node/external-memory-gc.js';
+import { tuneParseWorkers } from '../worker/pool.js';
 import {
   choice,
   count,
