@@ -52,13 +52,11 @@ export function parseW3cDate(s: string): SitemapDate | null | typeof NOT_W3C {
 }
 
 /**
- * Where the part just read ends, and the microseconds below the millisecond of the time read: a
- * part returns one number and leaves these, so parsing allocates nothing but the result.
+ * What a part of the date leaves beside the number it returns (where it ended, the microseconds
+ * below the millisecond of a time, the start of a `YYYY-MM` month), so parsing allocates
+ * nothing but the result.
  */
-let cursor = 0;
-let partMicros = 0;
-/** The milliseconds of a `YYYY-MM` date (see MONTH_ONLY). */
-let monthStart = 0;
+const part = { cursor: 0, micros: 0, monthStart: 0 };
 
 /** {@link parseW3cDate} for text that `commonW3cDate` has already turned down. */
 function generalW3cDate(s: string): SitemapDate | null | typeof NOT_W3C {
@@ -73,8 +71,8 @@ function generalW3cDate(s: string): SitemapDate | null | typeof NOT_W3C {
   if (i === end) return year === 0 ? null : new SitemapDate(daysFromCivil(year, 1, 1) * MS_PER_DAY, null);
   const days = datePart(s, i, end, year);
   if (days === null || days === NOT_W3C) return days;
-  i = cursor;
-  if (days === MONTH_ONLY) return new SitemapDate(monthStart, null);
+  i = part.cursor;
+  if (days === MONTH_ONLY) return new SitemapDate(part.monthStart, null);
   let ms = days * MS_PER_DAY;
   let micros = 0;
   const c = i < end ? s.charCodeAt(i) : -1;
@@ -82,8 +80,8 @@ function generalW3cDate(s: string): SitemapDate | null | typeof NOT_W3C {
     const time = timePart(s, i + 1, end);
     if (time === null || time === NOT_W3C) return time;
     ms += time;
-    micros = partMicros;
-    i = cursor;
+    micros = part.micros;
+    i = part.cursor;
   }
   let offset: number | null = null;
   if (i < end) {
@@ -96,12 +94,12 @@ function generalW3cDate(s: string): SitemapDate | null | typeof NOT_W3C {
   return new SitemapDate(ms, offset, micros);
 }
 
-/** `datePart` read a `YYYY-MM` date, whole: `monthStart` holds its milliseconds. */
+/** `datePart` read a `YYYY-MM` date, whole: `part.monthStart` holds its milliseconds. */
 const MONTH_ONLY = Number.MIN_SAFE_INTEGER;
 
 /**
  * The date after the year at `i` (`-MM-DD`, `-MM`, `MMDD`, `-Www[-D]`, `Www[D]`, `-DDD`): the days
- * since 1970 (`cursor` after it), MONTH_ONLY, `null` for an impossible date or NOT_W3C.
+ * since 1970 (`part.cursor` after it), MONTH_ONLY, `null` for an impossible date or NOT_W3C.
  */
 function datePart(s: string, i: number, end: number, year: number): number | null | typeof NOT_W3C {
   let c = s.charCodeAt(i);
@@ -110,7 +108,7 @@ function datePart(s: string, i: number, end: number, year: number): number | nul
     if (digitRun(s, i, end) !== 4) return NOT_W3C;
     const month = digits(s, i, 2);
     const day = digits(s, i + 2, 2);
-    cursor = i + 4;
+    part.cursor = i + 4;
     return validDate(year, month, day) ? daysFromCivil(year, month, day) : null;
   }
   i++;
@@ -119,7 +117,7 @@ function datePart(s: string, i: number, end: number, year: number): number | nul
   const run = digitRun(s, i, end);
   if (run === 3) {
     const ordinal = digits(s, i, 3);
-    cursor = i + 3;
+    part.cursor = i + 3;
     if (year === 0 || ordinal < 1 || ordinal > (isLeap(year) ? 366 : 365)) return null;
     return daysFromCivil(year, 1, 1) + ordinal - 1;
   }
@@ -128,13 +126,13 @@ function datePart(s: string, i: number, end: number, year: number): number | nul
   i += 2;
   if (i === end) {
     if (year === 0 || month < 1 || month > 12) return null;
-    monthStart = daysFromCivil(year, month, 1) * MS_PER_DAY;
-    cursor = i;
+    part.monthStart = daysFromCivil(year, month, 1) * MS_PER_DAY;
+    part.cursor = i;
     return MONTH_ONLY;
   }
   if (s.charCodeAt(i) !== 0x2d || digitRun(s, i + 1, end) !== 2) return NOT_W3C;
   const day = digits(s, i + 1, 2);
-  cursor = i + 3;
+  part.cursor = i + 3;
   return validDate(year, month, day) ? daysFromCivil(year, month, day) : null;
 }
 
@@ -147,13 +145,13 @@ function weekPart(
 ): number | null | typeof NOT_W3C {
   const w = parseWeek(s, i, end, extended, year);
   if (w === NOT_W3C || w === null) return w;
-  cursor = w.next;
+  part.cursor = w.next;
   return w.days;
 }
 
 /**
  * The time at `i` (`hh[:mm[:ss[.f]]]` or `hhmm[ss[.f]]`, then an optional AM/PM): milliseconds into
- * the day (`partMicros` the microseconds below them, `cursor` after it), `null` for an impossible
+ * the day (`part.micros` the microseconds below them, `part.cursor` after it), `null` for an impossible
  * time or NOT_W3C.
  */
 function timePart(s: string, i: number, end: number): number | null | typeof NOT_W3C {
@@ -188,7 +186,7 @@ function timePart(s: string, i: number, end: number): number | null | typeof NOT
     return NOT_W3C;
   }
   let ms = 0;
-  partMicros = 0;
+  part.micros = 0;
   if (withSeconds && i < end) {
     const c = s.charCodeAt(i);
     if ((c === 0x2e /* . */ || c === 0x2c) /* , */ && isAsciiDigit(s.charCodeAt(i + 1))) {
@@ -208,7 +206,7 @@ function timePart(s: string, i: number, end: number): number | null | typeof NOT
         n++;
       }
       ms = Math.floor(frac / 1000);
-      partMicros = frac % 1000;
+      part.micros = frac % 1000;
     }
   }
   // `2024-05-08 08:53:11 AM` (cdc.gov): common enough on large sitemaps to keep off luxon.
@@ -223,7 +221,7 @@ function timePart(s: string, i: number, end: number): number | null | typeof NOT
     }
   }
   if (hour > 23 || minute > 59 || second > 59) return null;
-  cursor = i;
+  part.cursor = i;
   return ms + hour * 3_600_000 + minute * 60_000 + second * 1000;
 }
 
