@@ -21,11 +21,17 @@ if (!has('main')) args.push(`--since=${has('origin/main') ? 'origin/main' : 'HEA
 const requireCli = createRequire(
   createRequire(`${root}package.json`).resolve('@changesets/cli/package.json'),
 );
+// Its report (a line per package, per bump) is printed only when it fails: a passing run is one
+// line of ours, not twenty of changesets'.
 const r = spawnSync(process.execPath, [requireCli.resolve('./bin.js'), ...args], {
   cwd: root,
-  stdio: 'inherit',
+  encoding: 'utf8',
 });
-if (r.status !== 0) process.exit(r.status ?? 1);
+if (r.status !== 0) {
+  process.stdout.write(r.stdout ?? '');
+  process.stderr.write(r.stderr ?? '');
+  process.exit(r.status ?? 1);
+}
 
 const { default: getReleasePlan } = requireCli('@changesets/get-release-plan');
 const plan = await getReleasePlan(root);
@@ -40,3 +46,8 @@ if (leaving.length > 0) {
   );
   process.exit(1);
 }
+const released = plan.releases.filter((x) => x.type !== 'none');
+const bumps = [...new Set(released.map((x) => x.type))].join(', ') || 'nothing';
+console.log(
+  `changeset status: ${plan.changesets.length} changesets, ${released.length} packages to release (${bumps})`,
+);

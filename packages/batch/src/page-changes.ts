@@ -1,9 +1,7 @@
 import { hash } from 'node:crypto';
 import { type Page, type PageWriter, pageToJSON, type StoredPages } from '@usp-ts/core';
+import { ENTRY_BYTES, readDigest, writeDigest } from './page-digest.js';
 import type { Change, ListedPageRow, PageRow } from './rows.js';
-
-/** Bytes a page takes in `SitemapState.pages`: 8 of its URL's hash, 8 of its row's hash. */
-const ENTRY_BYTES = 16;
 
 /** The first 8 bytes of SHA-1, as an 8-character latin1 string (a Map key that costs little). */
 function hash8(text: string): string {
@@ -13,7 +11,7 @@ function hash8(text: string): string {
 /** Reads a stored digest into URL hash → row hash. */
 function digestMap(digest: Uint8Array): Map<string, string> {
   const map = new Map<string, string>();
-  const buf = Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength);
+  const buf = readDigest(digest).entries;
   for (let i = 0; i + ENTRY_BYTES <= buf.length; i += ENTRY_BYTES) {
     map.set(buf.toString('latin1', i, i + 8), buf.toString('latin1', i + 8, i + 16));
   }
@@ -52,6 +50,8 @@ export class PageTracker implements PageWriter {
   /** `#digest` as a Buffer, made once per growth instead of once per page. */
   #view = Buffer.alloc(0);
   #count = 0;
+  /** The pages' URLs, in order: kept in the digest so a page gone next time is named. */
+  readonly #urls: string[] = [];
   #news = false;
   #change: Change = 'unchanged';
 
@@ -70,6 +70,16 @@ export class PageTracker implements PageWriter {
     return this.#count;
   }
 
+  /** The document's final URL (the `sitemap` of its rows). */
+  get sitemap(): string {
+    return this.#o.sitemap;
+  }
+
+  /** The last run's digest of the document, `null` when there is none. */
+  get previousPages(): Uint8Array | null {
+    return this.#o.previous?.pages ?? null;
+  }
+
   /** Whether any page carried a Google News story. */
   get news(): boolean {
     return this.#news;
@@ -80,9 +90,9 @@ export class PageTracker implements PageWriter {
     return this.#change;
   }
 
-  /** The pages' digest for the state (`SitemapState.pages`). */
+  /** The pages' digest for the state (`SitemapState.pages`, layout 2 of `page-digest.ts`): a new array. */
   get digest(): Uint8Array {
-    return this.#digest.subarray(0, this.#count * ENTRY_BYTES);
+    return writeDigest(this.#digest.subarray(0, this.#count * ENTRY_BYTES), this.#urls);
   }
 
   append(page: Page): void {
@@ -94,6 +104,7 @@ export class PageTracker implements PageWriter {
       return;
     }
     const urlHash = hash8(page.url);
+    this.#urls.push(page.url);
     const text = JSON.stringify(json);
     const rowHash = hash8(text);
     this.#remember(urlHash, rowHash);

@@ -20,6 +20,7 @@ import { OutputError } from './output-error.js';
 import { PageTracker } from './page-changes.js';
 import type { PolitenessGate } from './politeness-gate.js';
 import { RecordingClient } from './recording-client.js';
+import { cutDocumentState, disappearedPageRows, removedPageRows } from './removed-pages.js';
 import type { PageRow, SitemapRow, SiteResult, SiteStatus } from './rows.js';
 import { DEFAULT_PROBE_TIMEOUT_MS, probeFailureText, probeSite } from './unreachable-probe.js';
 
@@ -313,7 +314,15 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
         rec !== undefined &&
         rec.sha256 !== null &&
         !node.warnings.some((w) => w.code === 'truncated' || w.code === 'limit');
-      if (!complete) return;
+      if (!complete) {
+        if (tracker !== null)
+          next.set(
+            doc.requestedUrl,
+            cutDocumentState({ requestedUrl: doc.requestedUrl, node, tracker, before }),
+          );
+        return;
+      }
+      if (tracker !== null) for (const removed of removedPageRows(site, tracker)) emit(removed);
       if (before !== null && before.bodySha256 !== null && before.indexLastmod !== null && lm !== null) {
         const lastmodMoved = lm !== before.indexLastmod;
         const bodyChanged = rec.sha256 !== before.bodySha256;
@@ -408,6 +417,10 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
       for (const [url, rec] of prevByUrl) {
         if (next.has(url)) continue;
         if (status !== 'ok' || client.records.has(url)) next.set(url, rec);
+      }
+      if (status === 'ok' && prev !== null) {
+        const loadPages = (url: string) => state.loadPages(site, url);
+        for (const removed of await disappearedPageRows({ site, prev, next, loadPages })) emit(removed);
       }
       const newState: SiteState = {
         site,

@@ -32,12 +32,12 @@ describe('makeDirectory', () => {
 
   // procfs answers ENOENT for any new name although the parent exists: Node's own recursive
   // mkdir spins there for ever (the batch hung with `--out /proc/…` before makeDirectory).
-  it.skipIf(!existsSync('/proc/self'))('throws ENOENT under /proc', () => {
+  it.skipIf(!existsSync('/proc/self'))('throws ENOENT under /proc (skipped where there is no procfs)', () => {
     expect(() => makeDirectory('/proc/usp-test-no-such-dir/out')).toThrow(/ENOENT/);
   });
 
   it.skipIf(!existsSync('/proc/self'))(
-    'an output directory under /proc is an OutputError, not a hang',
+    'an output directory under /proc is an OutputError, not a hang (skipped where there is no procfs)',
     async () => {
       const err = await openNdjsonSink({ dir: '/proc/usp-test-no-such-dir/out' }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(OutputError);

@@ -716,8 +716,9 @@ describe('parseDocument: memory', () => {
       pageStore: countingPageStore(),
     });
     expect((doc.sitemap as PagesSitemap).pageCount).toBe(300_000);
-    // 12 MB flows through; a reader that kept its chunks would hold most of it.
-    expect(peak).toBeLessThan(3_000_000);
+    // 12 MB flows through; a reader that kept its chunks would hold most of it. Half of it is
+    // the bound: the V8 of Node 24 counts 3.3 MB at the peak where Node 20's counted under 3.
+    expect(peak).toBeLessThan(6_000_000);
   });
 });
 

@@ -128,3 +128,84 @@ function withoutCredentials(url: string): string {
   u.password = '';
   return u.href;
 }
+
+/** Socket errors that mean "Redis is not there right now", as ioredis reports them while it reconnects. */
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
+
+/** Whether `error` says the connection to Redis is gone (not that a command failed). */
+export function isConnectionError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
+  return /^Connection is closed|^Stream isn't writeable|^connect E[A-Z]+/.test(error.message);
+}
+
+/** `HOST:PORT` of a connection, for messages (never its password). */
+export function redisAddress(connection: RedisConnection): string {
+  if (typeof connection === 'string') {
+    const u = new URL(connection);
+    return `${u.hostname}:${u.port || '6379'}`;
+  }
+  return `${connection.options.host ?? '127.0.0.1'}:${connection.options.port ?? 6379}`;
+}
+
+/** What `onConnection` is told: Redis went away (once), then came back (once). */
+export type RedisConnectionState = 'away' | 'back';
+
+/**
+ * One report per outage, however many clients see it: a worker holds about five connections (BullMQ's
+ * two, the gate's two, the state's), and each used to print a stack for every reconnect attempt
+ * (ten `[ioredis] Unhandled error event` lines a restart). The first connection error says "away";
+ * a client of its own then reconnects every 500 ms and says "back" once Redis answers.
+ */
+export class RedisOutage {
+  readonly #connection: RedisConnection;
+  readonly #on: (state: RedisConnectionState, address: string) => void;
+  #probe: Redis | null = null;
+  #closed = false;
+  constructor(connection: RedisConnection, on: (state: RedisConnectionState, address: string) => void) {
+    this.#connection = connection;
+    this.#on = on;
+  }
+
+  /** Takes an error of any client: `true` when it was a connection error (reported here). */
+  report(error: unknown): boolean {
+    if (!isConnectionError(error)) return false;
+    if (this.#probe === null && !this.#closed) this.#watch();
+    return true;
+  }
+
+  #watch(): void {
+    const options = { maxRetriesPerRequest: null, retryStrategy: () => 500 };
+    const probe =
+      typeof this.#connection === 'string'
+        ? new ioredis.Redis(this.#connection, options)
+        : this.#connection.duplicate(options);
+    this.#probe = probe;
+    const address = redisAddress(this.#connection);
+    this.#on('away', address);
+    probe.on('error', () => {
+      // The outage is reported once, above.
+    });
+    probe.once('ready', () => {
+      probe.disconnect();
+      this.#probe = null;
+      if (!this.#closed) this.#on('back', address);
+    });
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#probe?.disconnect();
+    this.#probe = null;
+  }
+}

@@ -1,6 +1,7 @@
 export {
   assertRedisReachable,
   type RedisConnection,
+  type RedisConnectionState,
   type RedisReachableOptions,
   RedisUnreachableError,
 } from './connection.js';

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidOptionError, rejectUnknownOptions } from '@usp-ts/core';
 import { bullmq } from './cjs-deps.js';
-import { assertRedisReachable, bullConnection, checkConnection, type RedisConnection } from './connection.js';
+import {
+  assertRedisReachable,
+  bullConnection,
+  checkConnection,
+  type RedisConnection,
+  type RedisConnectionState,
+  RedisOutage,
+} from './connection.js';
 import { voidFailedCopies } from './copy-claims.js';
 import { type AddingLease, holdAddingLease } from './idle-watch.js';
 import type { QueueJob } from './job-data.js';
@@ -39,6 +46,8 @@ export interface EnqueueSitesOptions<R = unknown> {
   readonly onResult?: (outcome: SiteOutcome<R>) => void;
   /** Stops waiting (the jobs stay queued; workers go on). */
   readonly signal?: AbortSignal;
+  /** Told once when Redis goes away mid-run (`'away'`, with its `HOST:PORT`) and once when it is back. */
+  readonly onConnection?: (state: RedisConnectionState, address: string) => void;
 }
 
 /** How the list went into the queue. */
@@ -91,6 +100,7 @@ const OPTION_KEYS = {
   onEnqueued: true,
   onResult: true,
   signal: true,
+  onConnection: true,
 } satisfies Record<keyof EnqueueSitesOptions, true>;
 
 /** Jobs added per round trip. */
@@ -190,8 +200,11 @@ export async function enqueueSites<R = unknown>(
   await assertRedisReachable(connection, options.signal !== undefined ? { signal: options.signal } : {});
 
   const queue = new bullmq.Queue<QueueJob, R>(queueName, { connection: bullConnection(connection) });
-  // Redis trouble is waited out (ioredis reconnects); the lost-job check covers what it forgets.
-  queue.on('error', () => {});
+  // Redis trouble is waited out (ioredis reconnects), told once each way; the lost-job check
+  // covers what a Redis without persistence forgets.
+  const outage =
+    options.onConnection !== undefined ? new RedisOutage(connection, options.onConnection) : null;
+  queue.on('error', (error) => outage?.report(error));
   let ends: JobEndReader | null = null;
   let adding: AddingLease | null = null;
   const w = new Waiting<R>(options.onResult);
@@ -305,6 +318,7 @@ export async function enqueueSites<R = unknown>(
     await adding?.end().catch(() => {});
     await ends?.close();
     await queue.close();
+    outage?.close();
   }
 }
 

@@ -5,7 +5,13 @@ import { InvalidOptionError, rejectUnknownOptions, UspError } from '@usp-ts/core
 import type { Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { bullmq } from './cjs-deps.js';
-import { bullConnection, checkConnection, type RedisConnection } from './connection.js';
+import {
+  bullConnection,
+  checkConnection,
+  type RedisConnection,
+  type RedisConnectionState,
+  RedisOutage,
+} from './connection.js';
 import { CARRIED_KEY, CLAIM_COPY_LUA, VOIDED_KEY, VOIDED_TTL_MS, voidFailedCopies } from './copy-claims.js';
 import { queueDrained } from './idle-watch.js';
 import { invalidJobReason, type QueueJob } from './job-data.js';
@@ -90,8 +96,13 @@ export interface QueueWorkerOptions<R> {
   readonly process: (job: SiteJob, control: JobControl) => Promise<R>;
   /** Called once BullMQ has recorded a job as completed, with the processor's result. */
   readonly onCompleted?: (result: R) => void;
-  /** Connection errors (Redis gone for a moment) and each failed try of a job (to log, or to stop on). */
+  /** Connection errors (Redis gone for a moment; see `onConnection`) and each failed try of a job (to log, or to stop on). */
   readonly onError?: (error: Error) => void;
+  /**
+   * Told once when Redis goes away (`'away'`, with its `HOST:PORT`) and once when it is back, instead
+   * of a connection error per client and reconnect attempt to `onError`. Default: those go to `onError`.
+   */
+  readonly onConnection?: (state: RedisConnectionState, address: string) => void;
 }
 
 const OPTION_KEYS = {
@@ -107,6 +118,7 @@ const OPTION_KEYS = {
   process: true,
   onCompleted: true,
   onError: true,
+  onConnection: true,
 } satisfies Record<keyof QueueWorkerOptions<unknown>, true>;
 
 /** A running worker. */
@@ -140,7 +152,12 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
   const maxStalledCount = positiveInt('maxStalledCount', options.maxStalledCount, 1, 0);
   const idleMs = positiveInt('idleMs', options.idleMs, 3_000, 0);
   if (typeof options.process !== 'function') throw new InvalidOptionError('process', 'expected a function');
-  const onError = options.onError ?? (() => {});
+  const outage =
+    options.onConnection !== undefined ? new RedisOutage(connection, options.onConnection) : null;
+  const userOnError = options.onError ?? (() => {});
+  const onError = (error: Error) => {
+    if (outage === null || !outage.report(error)) userOnError(error);
+  };
 
   const stopping = new AbortController();
   // Every walk listens on it once per request in flight: many, by design.
@@ -265,13 +282,15 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
     return closing;
   };
   const closed = new Promise<void>((resolve) => worker.once('closed', () => resolve()));
+  void closed.then(() => outage?.close());
   if (options.stopWhenIdle === true) {
     // See idle-watch.ts: drained means nothing waiting, delayed or active anywhere and no producer
     // adding, for `idleMs` in a row. The worker then closes as BullMQ closes (a job it has just
     // taken is walked to the end), not as `stop()` does (which would hand that job back).
     const queue = new bullmq.Queue(queueName, { connection: bullConnection(connection) });
-    queue.on('error', () => {
-      // Redis gone for a moment: the worker's own error events say so; the next check retries.
+    queue.on('error', (error) => {
+      // Redis gone for a moment: reported once; the next check retries.
+      outage?.report(error);
     });
     let idleSince: number | null = null;
     let timer: ReturnType<typeof setTimeout> | null = null;

@@ -188,6 +188,11 @@ export function redisPolitenessGate(options: RedisGateOptions): RedisPolitenessG
     enableAutoPipelining: false,
     autoResubscribe: false,
   });
+  // A restart is waited out (above); the worker's own connections report it, once (`RedisOutage`):
+  // without a listener, ioredis printed a stack for each reconnect attempt of each client.
+  const quiet = () => {};
+  client.on('error', quiet);
+  subscriber.on('error', quiet);
   let readyBefore = false;
   subscriber.on('ready', () => {
     if (readyBefore) subscriber.subscribe(channel, wantedChannel).catch(() => {});

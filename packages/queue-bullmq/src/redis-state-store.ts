@@ -71,6 +71,9 @@ export function redisStateStore(options: RedisStateStoreOptions): StateStore {
     typeof connection === 'string'
       ? new ioredis.Redis(connection, redisOptions)
       : connection.duplicate(redisOptions);
+  // The restart is waited out (above) and reported by the run's own connections, once: without a
+  // listener, ioredis printed a stack for each reconnect attempt.
+  client.on('error', () => {});
   const siteKey = (site: string) => `${prefix}site:${site}`;
   const pagesKey = (site: string) => `${prefix}pages:${site}`;
   const marksKey = `${prefix}marks`;

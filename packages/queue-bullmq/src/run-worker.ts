@@ -15,7 +15,7 @@ import {
   type StateStore,
   type WebClient,
 } from '@usp-ts/core';
-import { checkConnection, type RedisConnection } from './connection.js';
+import { checkConnection, type RedisConnection, type RedisConnectionState } from './connection.js';
 import { type JobControl, JobReleasedError, type QueueWorker, startQueueWorker } from './queue-worker.js';
 import { redisPolitenessGate } from './redis-gate.js';
 
@@ -63,6 +63,8 @@ export interface RunWorkerOptions {
   /** Called as each site ends: its rows are kept and BullMQ has recorded the job as completed. */
   readonly onResult?: (result: SiteResult) => void;
   readonly onError?: (error: Error) => void;
+  /** See `startQueueWorker`: Redis went away, once, and came back, once. */
+  readonly onConnection?: (state: RedisConnectionState, address: string) => void;
 }
 
 const OPTION_KEYS = {
@@ -87,6 +89,7 @@ const OPTION_KEYS = {
   idleMs: true,
   onResult: true,
   onError: true,
+  onConnection: true,
 } satisfies Record<keyof RunWorkerOptions, true>;
 
 /**
@@ -160,6 +163,7 @@ export function runWorker(options: RunWorkerOptions): QueueWorker {
     ...(options.stopWhenIdle !== undefined ? { stopWhenIdle: options.stopWhenIdle } : {}),
     ...(options.idleMs !== undefined ? { idleMs: options.idleMs } : {}),
     ...(options.onError !== undefined ? { onError: options.onError } : {}),
+    ...(options.onConnection !== undefined ? { onConnection: options.onConnection } : {}),
     ...(options.onResult !== undefined ? { onCompleted: options.onResult } : {}),
     async process(job, control) {
       const result = await walkSite(job.full === true ? { site: job.site, full: true } : { site: job.site }, {

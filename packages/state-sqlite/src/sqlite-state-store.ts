@@ -1,3 +1,5 @@
+import { accessSync, constants, existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import {
   errorText,
   type RunMark,
@@ -83,7 +85,40 @@ function problemOf(error: unknown, path: string): StateStoreError {
       },
     );
   }
+  if (ACCESS.test(code)) {
+    const readOnly = notWritable(path);
+    if (readOnly !== null) {
+      return new StateStoreError('io', `state file ${path} cannot be written: ${readOnly} (${message})`, {
+        cause: error,
+        path,
+      });
+    }
+  }
   return new StateStoreError('io', `state file ${path}: ${message}`, { cause: error, path });
+}
+
+/** SQLite's codes for a file it could not open or write ("unable to open", "disk I/O error", ...). */
+const ACCESS = /^SQLITE_(READONLY|CANTOPEN|IOERR|PERM|AUTH)/;
+
+/**
+ * Which of the state file and its directory (where SQLite makes its `-wal` and `-shm` files)
+ * cannot be written, said the way a user fixes it; `null` when both can. SQLite's own words for
+ * these ("disk I/O error", "unable to open database file") name neither the path nor the cause.
+ */
+function notWritable(path: string): string | null {
+  for (const p of [path, dirname(resolve(path))]) {
+    if (!existsSync(p)) continue;
+    try {
+      accessSync(p, constants.W_OK);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      const what = p === path ? p : `its directory ${p}`;
+      return code === 'EROFS'
+        ? `${what} is on a read-only file system`
+        : `${what} is read-only (permission denied)`;
+    }
+  }
+  return null;
 }
 
 /**

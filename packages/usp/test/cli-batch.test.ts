@@ -254,7 +254,7 @@ describe('usp batch', () => {
 
   // Node's recursive mkdir spins for ever under /proc (ENOENT for a parent that exists).
   it.skipIf(!existsSync('/proc/self'))(
-    'exits 1 with one line when --out cannot be created (under /proc), not spinning',
+    'exits 1 with one line when --out cannot be created (under /proc), not spinning (skipped where there is no procfs)',
     async () => {
       const r = await runCli(['batch', '--out', '/proc/usp-test-no-such-dir/out', ...FAST, sitesFile]);
       expect(r.code).toBe(1);
@@ -455,27 +455,37 @@ describe('usp batch progress line', () => {
   })();
 
   // util-linux's `script` runs the CLI on a pseudo-terminal: stderr is a TTY there.
-  it.skipIf(!hasScript)('is drawn on stderr when it is a terminal, and not with --no-progress', async () => {
-    const few = farm.sites.filter((s) => s.kind === 'urlset').slice(0, 3);
-    const file = join(dir, 'tty.txt');
-    writeFileSync(file, few.map((s) => s.homepage).join('\n'));
-    const onTty = (name: string, extra: string[]) =>
-      new Promise<string>((resolve, reject) => {
-        const cmd = [process.execPath, CLI, 'batch', '--out', join(dir, name), ...extra, ...FAST, file].join(
-          ' ',
-        );
-        execFile('script', ['-qfec', cmd, '/dev/null'], { env: cliEnv() }, (err, stdout) =>
-          err ? reject(err) : resolve(stdout),
-        );
-      });
-    const shown = await onTty('tty1', []);
-    expect(shown).toMatch(/\rsites \d\/3 \(\d active\) \| pages \d+ \| [\d.]+ req\/s \| 304s 0/);
-    expect(shown).not.toMatch(/failed/);
-    // Erased before the summary, which stays.
-    expect(shown).toMatch(/\r\x1b\[Kusp batch: 3 sites \(3 ok\)/);
-    const hidden = await onTty('tty2', ['--no-progress']);
-    expect(hidden).toMatch(/usp batch: 3 sites \(3 ok\)/);
-    expect(hidden).not.toMatch(/sites \d\/3/);
-    expect(hidden).not.toContain('\x1b[K');
-  });
+  it.skipIf(!hasScript)(
+    'is drawn on stderr when it is a terminal, and not with --no-progress (skipped without util-linux script)',
+    async () => {
+      const few = farm.sites.filter((s) => s.kind === 'urlset').slice(0, 3);
+      const file = join(dir, 'tty.txt');
+      writeFileSync(file, few.map((s) => s.homepage).join('\n'));
+      const onTty = (name: string, extra: string[]) =>
+        new Promise<string>((resolve, reject) => {
+          const cmd = [
+            process.execPath,
+            CLI,
+            'batch',
+            '--out',
+            join(dir, name),
+            ...extra,
+            ...FAST,
+            file,
+          ].join(' ');
+          execFile('script', ['-qfec', cmd, '/dev/null'], { env: cliEnv() }, (err, stdout) =>
+            err ? reject(err) : resolve(stdout),
+          );
+        });
+      const shown = await onTty('tty1', []);
+      expect(shown).toMatch(/\rsites \d\/3 \(\d active\) \| pages \d+ \| [\d.]+ req\/s \| 304s 0/);
+      expect(shown).not.toMatch(/failed/);
+      // Erased before the summary, which stays.
+      expect(shown).toMatch(/\r\x1b\[Kusp batch: 3 sites \(3 ok\)/);
+      const hidden = await onTty('tty2', ['--no-progress']);
+      expect(hidden).toMatch(/usp batch: 3 sites \(3 ok\)/);
+      expect(hidden).not.toMatch(/sites \d\/3/);
+      expect(hidden).not.toContain('\x1b[K');
+    },
+  );
 });

@@ -5,8 +5,9 @@ import type { PageRow, SiteResult } from '@usp-ts/batch';
 import { openSqliteStore } from '@usp-ts/state-sqlite';
 import { openPostgresStore } from '@usp-ts/store-postgres';
 import { startTestPostgres, type TestPostgres } from '@usp-ts/test-postgres';
+import { startSiteFarm } from '@usp-ts/test-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './cli-helpers.js';
+import { runCli, writeAnsweringSites } from './cli-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'usp-export-'));
 let pg: TestPostgres;
@@ -141,5 +142,34 @@ describe('usp export', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr.trim().split('\n')).toHaveLength(1);
     expect(missing.stderr).toMatch(/cannot open .*none\.sqlite/);
+  });
+});
+
+describe('usp batch --out FILE.sqlite', () => {
+  it('keeps the rows and the state in one file: a second run says nothing new, export reads both runs', async () => {
+    const farm = await startSiteFarm({ sites: 6, seed: 33, bigSites: 0 });
+    try {
+      const sites = join(dir, 'sites.txt');
+      writeAnsweringSites(sites, farm);
+      const file = join(dir, 'batch.sqlite');
+      const net = ['--allow-private-networks', '--timeout', '1500ms', '--retries', '1', '--no-progress'];
+      const first = await runCli(['batch', '--out', file, ...net, sites]);
+      expect(first.code).toBe(0);
+      const fresh = (await runCli(['export', file])).stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      const truth = farm.allPages();
+      expect(new Set(fresh.map((r) => r.url))).toEqual(truth);
+      expect(fresh.every((r) => r.change === 'new')).toBe(true);
+      const second = await runCli(['batch', '--out', `sqlite:${file}`, ...net, sites]);
+      expect(second.code).toBe(0);
+      expect((await runCli(['export', file, '--change', 'new,changed,removed'])).stdout).toBe('');
+      const refused = await runCli(['batch', '--out', file, '--state', join(dir, 's.sqlite'), ...net, sites]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/keeps the state in the same file: leave out --state/);
+    } finally {
+      await farm.close();
+    }
   });
 });

@@ -447,15 +447,16 @@ describe('usp ls', () => {
     expect(bad.stderr).toContain('--sitemap sitemap.xml is not a HTTP(s) URL');
   });
 
-  it('refuses --no-normalize-homepage with a URL that is not a directory, rather than appending /', async () => {
-    const r = await runCli(['ls', ...NET, '--no-normalize-homepage', `${o}/sitemap_index.xml`]);
-    expect(r.code).toBe(2);
-    expect(r.stdout).toBe('');
-    expect(r.stderr.trimEnd().split('\n').at(-1)).toBe(
-      `usp: error: with --no-normalize-homepage the URL must be a directory ending in /, got ${o}/sitemap_index.xml (for one sitemap, use --sitemap ${o}/sitemap_index.xml)`,
+  it('--no-normalize-homepage with a URL that is not a directory appends the / as usp does, with a note', async () => {
+    const r = await runCli(['ls', ...NET, '--no-normalize-homepage', '-k', `${o}/sitemap_index.xml`]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n')[0]).toBe(`${o}/sitemap_index.xml/`);
+    expect(r.stderr.trimEnd().split('\n')[0]).toBe(
+      `usp: note: --no-normalize-homepage: walking ${o}/sitemap_index.xml/ as the homepage, as usp does (to read just the sitemap ${o}/sitemap_index.xml and what it names: usp ls --sitemap ${o}/sitemap_index.xml)`,
     );
     const dir = await runCli(['ls', ...NET, '--no-normalize-homepage', '-k', `${o}/`]);
     expect(dir.code).toBe(0);
+    expect(dir.stderr).not.toContain('note:');
     expect(dir.stdout.split('\n')[1]).toBe(`\t${o}/robots.txt`);
   });
 

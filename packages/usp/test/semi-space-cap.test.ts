@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { lastJsonLine, runNode } from '@usp-ts/test-server';
 import { describe, expect, it } from 'vitest';
+import { TUNES_THIS_V8 } from '../src/cli/v8-flags.js';
 
 // V8's heap sizes are per process: looked at in a child.
 
@@ -74,16 +75,24 @@ async function youngGenerationMb(cap: boolean): Promise<Child> {
 }
 
 describe('capSemiSpaces', () => {
-  it('holds the young generation at the cap from the call on, also while worker threads start', async () => {
-    // Without the cap the same allocation grows it past 8 MiB: the test can fail.
-    // A worker with a 4 MB young generation reaches its maximum, two semi-spaces of 2 MiB.
-    const free = await youngGenerationMb(false);
-    expect(free.youngMb).toBeGreaterThan(8);
-    expect(free.workerMb).toEqual([4, 4]);
-    // Two semi-spaces of 2 MiB in the main thread at once, and never more, sampled every round;
-    // each worker, which cannot grow while the factor is 1, starts at its maximum.
-    expect(await youngGenerationMb(true)).toEqual({ afterCapMb: 4, maxMb: 4, youngMb: 4, workerMb: [4, 4] });
-  });
+  it.skipIf(!TUNES_THIS_V8)(
+    'holds the young generation at the cap from the call on, also while worker threads start (skipped on V8 13+, Node 24: the CLI leaves a V8 it has not measured alone)',
+    async () => {
+      // Without the cap the same allocation grows it past 8 MiB: the test can fail.
+      // A worker with a 4 MB young generation reaches its maximum, two semi-spaces of 2 MiB.
+      const free = await youngGenerationMb(false);
+      expect(free.youngMb).toBeGreaterThan(8);
+      expect(free.workerMb).toEqual([4, 4]);
+      // Two semi-spaces of 2 MiB in the main thread at once, and never more, sampled every round;
+      // each worker, which cannot grow while the factor is 1, starts at its maximum.
+      expect(await youngGenerationMb(true)).toEqual({
+        afterCapMb: 4,
+        maxMb: 4,
+        youngMb: 4,
+        workerMb: [4, 4],
+      });
+    },
+  );
 });
 
 describe('capSemiSpaces and Node’s code cache', () => {

@@ -10,6 +10,8 @@ export interface TestRedisOptions {
    * every write. Default `false`: `--save '' --appendonly no`, nothing ever touches the disk.
    */
   persistent?: boolean;
+  /** Require this password (`--requirepass`); `url` then carries none, as a client given it by environment would. */
+  password?: string;
 }
 
 export interface TestRedis {
@@ -133,6 +135,7 @@ export async function startTestRedis(options: TestRedisOptions = {}): Promise<Te
     'no',
     '--loglevel',
     'notice',
+    ...(options.password !== undefined ? ['--requirepass', options.password] : []),
   ];
 
   let child: ChildProcess | undefined;

@@ -175,5 +175,12 @@ export function redisUrl(value: string, name: string, usage: string): string {
       usage,
     );
   }
+  // A password on the command line is visible to every user of the machine (ps): as redis-cli
+  // does, REDISCLI_AUTH gives it to a URL that carries none.
+  const auth = process.env.REDISCLI_AUTH;
+  if (url.password === '' && auth !== undefined && auth !== '') {
+    url.password = encodeURIComponent(auth);
+    return url.href;
+  }
   return value;
 }

@@ -68,6 +68,14 @@ export async function runQueuedBatch(
       ...(flag(p, 'full') ? { full: true } : {}),
       ...(flag(p, 'new-run') ? { newRun: true } : {}),
       signal,
+      onConnection: (state, address) => {
+        report.clear();
+        process.stderr.write(
+          state === 'away'
+            ? `usp batch: Redis at ${address} went away; waiting\n`
+            : `usp batch: Redis at ${address} is back\n`,
+        );
+      },
       onEnqueued: (r) => {
         if (verbose > 0 || !wait || r.doneBefore > 0) {
           report.clear();

@@ -5,14 +5,13 @@ import {
   DEFAULT_PROBE_TIMEOUT_MS,
   DEFAULT_SITE_DEADLINE_MS,
   DEFAULT_SITES,
-  type NdjsonSink,
   OutputError,
-  openNdjsonSink,
   type SiteResult,
 } from '@usp-ts/batch';
-import { DEFAULT_MAX_SITEMAPS, type StateStore, StateStoreError } from '@usp-ts/core';
+import { DEFAULT_MAX_SITEMAPS, StateStoreError } from '@usp-ts/core';
 import { count, flag, type OptionSpec, onePositional, parse, str, UsageError } from './args.js';
 import { tuneJitForBatch } from './batch-jit.js';
+import { type BatchOutput, openBatchOutput } from './batch-output.js';
 import { BatchReport, siteLine } from './batch-report.js';
 import { loadDefaultRegistry } from './default-registry.js';
 import { groupDigits } from './digits.js';
@@ -20,7 +19,7 @@ import { countSitesOrSay, inputLines } from './input-lines.js';
 import { NETWORK_HELP } from './network.js';
 import { loadOptionalPackage } from './optional-package.js';
 import { capSemiSpaces } from './semi-space-cap.js';
-import { batchWebClient, openState, SITE_WALK_OPTIONS, siteWalkSettings } from './site-walk.js';
+import { batchWebClient, SITE_WALK_OPTIONS, siteWalkSettings } from './site-walk.js';
 
 /**
  * The batch's semi-spaces, MiB (its young generation is two of them). A batch allocates a lot
@@ -56,12 +55,16 @@ options:
   -o, --out DIR             output directory (required): pages.ndjson, sitemaps.ndjson,
                             sites.ndjson and journal.ndjson; locked while the run writes it (a
                             second run on it exits 1 naming the first: pid, host, since when; a
-                            lock left by a killed run is taken over)
+                            lock left by a killed run is taken over); or an SQLite file
+                            (FILE.sqlite, FILE.db, sqlite:FILE) holding the run's rows and the
+                            state together: no --state, no journal (usp export reads it)
   --gzip                    write .ndjson.gz files
   --state FILE              SQLite state file for incremental runs (created when missing): pages
-                            get "change": new | changed | unchanged, unchanged sitemaps emit nothing
-  --resume                  go on with the run in --out after a crash or kill: sites already
-                            written are skipped, a site cut off is walked again
+                            get "change": new | changed | unchanged | removed, unchanged sitemaps
+                            emit nothing
+  --resume                  go on with the run in --out (a file: its last unfinished run) after a
+                            crash or kill: sites already written are skipped, a site cut off is
+                            walked again
   --full                    ignore the state's validators and lastmod skips this time
   --full-every DURATION     a full walk of a site when its last one is older (e.g. 7d; default never)
   --sites N                 sites walked at once (default ${DEFAULT_SITES})
@@ -92,6 +95,7 @@ distributed (workers on any number of machines run "usp worker", see its help):
   --queue-name NAME         the queue (default usp-sites)
   --no-wait                 enqueue and exit
   --new-run                 start a new run of the queue instead of joining its open one
+  (the Redis password: REDISCLI_AUTH in the environment, for a URL that carries none)
   (the sites join the queue's open run, which ends 1h after its last use: a site it finished is
   not walked again, its result is told; a site already waiting or being walked is not enqueued
   twice; jobs that failed after their retries, and jobs Redis lost (a restart without
@@ -149,18 +153,17 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
   if (counted === null) return 1;
   const { total } = counted;
 
-  let state: StateStore | null = null;
-  let sink: NdjsonSink | null = null;
+  let output: BatchOutput | null = null;
   const report = new BatchReport(!flag(p, 'no-progress'));
   const client = batchWebClient(clientOptions, sites, perHost);
   try {
     try {
-      if (statePath !== undefined) state = await openState(statePath);
-      sink = await openNdjsonSink({
-        dir: out,
-        ...(flag(p, 'gzip') ? { gzip: true } : {}),
+      output = await openBatchOutput({
+        out,
+        statePath,
+        gzip: flag(p, 'gzip'),
         resume: flag(p, 'resume'),
-        state,
+        usage: BATCH_USAGE,
       });
     } catch (err) {
       if (err instanceof StateStoreError || err instanceof OutputError) {
@@ -169,6 +172,7 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
       }
       throw err;
     }
+    const { sink, state } = output;
     const done = sink.done;
     report.total = total;
     // After the client, the state and the sink have loaded what they need (undici, node:http,
@@ -220,8 +224,7 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
     const clientClosed = client.close();
     clientClosed.catch(() => {});
     try {
-      await sink?.close();
-      await state?.close();
+      await output?.close();
     } finally {
       await clientClosed;
     }

@@ -25,6 +25,7 @@ commands:
   batch          walk many sites into NDJSON files: politely, resumably, incrementally
   worker         walk the sites "usp batch --queue" put on a Redis queue (many machines)
   export         write a run's page rows from an SQLite or PostgreSQL store as NDJSON or CSV
+  report         write an HTML report of a site's sitemaps, a sitemap file or a batch run
   demo           serve an example site on 127.0.0.1 and list it, offline
 
 Run "usp <command> --help" for a command's options.`;
@@ -52,6 +53,10 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; help: string }>> = 
   export: async () => {
     const m = await import('./export.js');
     return { run: m.runExport, help: m.EXPORT_HELP };
+  },
+  report: async () => {
+    const m = await import('./report.js');
+    return { run: m.runReport, help: m.REPORT_HELP };
   },
   demo: async () => {
     const m = await import('./demo.js');

@@ -59,7 +59,7 @@ const CSV_COLUMNS = [
 
 function csvRow(row: PageRow): string {
   if (row.change === 'removed')
-    return [row.site, row.sitemap, row.url, 'removed'].map(csvField).join(',') + ',,,,,,,,';
+    return `${[row.site, row.sitemap, row.url, 'removed'].map(csvField).join(',')},,,,,,,,`;
   return [
     row.site,
     row.sitemap,

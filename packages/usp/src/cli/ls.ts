@@ -84,8 +84,8 @@ options:
                             is url, else the first sitemap's scheme://host/
   --wp                      also probe /wp-sitemap.xml (WordPress)
   --sitemap-txt             also probe /sitemap.txt
-  --no-normalize-homepage   don't reduce the URL to scheme://host/ first; the URL must then be a
-                            directory, ending in / (for one sitemap, use --sitemap)
+  --no-normalize-homepage   don't reduce the URL to scheme://host/ first: walk it as a directory,
+                            a / appended as usp does (for one sitemap, use --sitemap)
   --no-progress             no progress line (it shows only when stderr is a terminal)
 ${PLUGIN_HELP}
 
@@ -140,13 +140,9 @@ export async function runLs(args: string[], signal: AbortSignal): Promise<number
       : onePositional(p, 'url', LS_USAGE);
   if (!isHttpUrl(url)) throw new UsageError(`URL ${url} is not a HTTP(s) URL`, LS_USAGE);
   const normalizeHomepage = !flag(p, 'no-normalize-homepage');
-  // Appending a `/` silently turned `.../sitemap.xml` into a directory that lists nothing.
-  if (!normalizeHomepage && !/^[^?#]*\/$/.test(url)) {
-    throw new UsageError(
-      `with --no-normalize-homepage the URL must be a directory ending in /, got ${url} (for one sitemap, use --sitemap ${url})`,
-      LS_USAGE,
-    );
-  }
+  // usp appends the `/` (normalize_homepage_url=False); said aloud, since `.../sitemap.xml` then
+  // becomes a directory that most likely lists nothing.
+  const appendsSlash = !normalizeHomepage && !url.endsWith('/');
   const format = choice(p, 'format', FORMATS, 'tabtree', LS_USAGE);
   const walksOneSitemap = normalizeHomepage && sitemaps.length === 0 && looksLikeSitemap(url);
   const options: SitemapTreeOptions = {
@@ -165,6 +161,11 @@ export async function runLs(args: string[], signal: AbortSignal): Promise<number
   const log = new Log(count(p, 'verbose'), str(p, 'log-file'));
   const progress = new Progress(!flag(p, 'no-progress'));
   log.attach(progress);
+  if (appendsSlash) {
+    log.note(
+      `--no-normalize-homepage: walking ${url}/ as the homepage, as usp does (to read just the sitemap ${url} and what it names: usp ls --sitemap ${url})`,
+    );
+  }
   if (walksOneSitemap) {
     log.note(
       `${url} looks like a sitemap; walking the whole site from ${stripUrlToHomepage(url)} (to read just that sitemap and what it names: usp ls --sitemap ${url})`,

@@ -1,5 +1,8 @@
 /** Node 20 (V8 11.3) and 22 (V8 12.4), whose flags the CLI sets and whose use of them is known. */
-const KNOWN_V8 = /^1[12]\./;
+export const KNOWN_V8 = /^1[12]\./;
+
+/** Whether this process's V8 is one the CLI tunes (tests of the tuning run only there). */
+export const TUNES_THIS_V8 = KNOWN_V8.test(process.versions.v8);
 
 /**
  * Whether the CLI may set V8 flags of a kind: on a V8 it knows, and only when the process was not

@@ -45,11 +45,13 @@ own pages.ndjson, sitemaps.ndjson, sites.ndjson and journal.ndjson under DIR/<wo
 each site's result (status and counts) back to the producer. SIGTERM or Ctrl-C: stop taking sites,
 hand the unfinished ones back to the queue (they are walked again from the start), exit 0. A Redis
 (--queue, or --state redis://...) that does not answer a PING within 5s at start is an error (exit 1,
-one line); one that goes away once the worker runs is waited for, and the worker goes on.
+one line); one that goes away once the worker runs is waited for ("Redis at HOST:PORT went away;
+waiting", then "... is back"), and the worker goes on.
 
 options:
   -h, --help                show this help message and exit
-  --queue URL               the queue's Redis: redis://HOST:PORT[/DB] (required)
+  --queue URL               the queue's Redis: redis://HOST:PORT[/DB] (required; default the
+                            environment's USP_REDIS_URL)
   --queue-name NAME         the queue (default ${DEFAULT_QUEUE_NAME})
   -o, --out DIR             output directory (required); this worker writes DIR/<worker-id>/
   --worker-id ID            this worker's name and output subdirectory (default <host>-<pid>): a
@@ -84,6 +86,11 @@ options:
 
 ${NETWORK_HELP}
 
+environment:
+  USP_REDIS_URL             the queue's Redis when --queue is not given
+  REDISCLI_AUTH             the Redis password for a --queue or --state URL that carries none
+                            (as redis-cli takes it; a password in a URL shows in ps)
+
 exit status:
   0  stopped by SIGTERM/SIGINT or --exit-when-idle
   1  could not start or go on: Redis unreachable at start (no answer within 5s), output not
@@ -100,9 +107,10 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
   if (p.positionals.length > 0) {
     throw new UsageError(`unrecognized arguments: ${p.positionals.join(' ')}`, WORKER_USAGE);
   }
-  const queueOption = str(p, 'queue');
+  // USP_REDIS_URL keeps a URL with its password out of the command line (and out of ps).
+  const queueOption = str(p, 'queue') ?? (process.env.USP_REDIS_URL || undefined);
   if (queueOption === undefined)
-    throw new UsageError('the following arguments are required: --queue', WORKER_USAGE);
+    throw new UsageError('the following arguments are required: --queue (or USP_REDIS_URL)', WORKER_USAGE);
   const queue = redisUrl(queueOption, 'queue', WORKER_USAGE);
   const out = str(p, 'out');
   if (out === undefined) throw new UsageError('the following arguments are required: --out', WORKER_USAGE);
@@ -206,6 +214,14 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
           report.clear();
           process.stderr.write(siteLine(r));
         }
+      },
+      onConnection: (state, address) => {
+        report.clear();
+        process.stderr.write(
+          state === 'away'
+            ? `usp: Redis at ${address} went away; waiting\n`
+            : `usp: Redis at ${address} is back\n`,
+        );
       },
       onError: (error) => {
         // The output or the state failing is this worker's end; Redis trouble is retried by ioredis.

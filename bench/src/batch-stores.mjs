@@ -1,0 +1,134 @@
+// The result stores of issue 33 beside NDJSON, in the same rounds: the batch of N sites (default
+// 1,000, the site farm of the batch case) into NDJSON (+ SQLite state), into one SQLite file
+// (rows and state) and into PostgreSQL (rows and state; a private cluster of tools/test-postgres,
+// fsync off), fresh, then with nothing changed. Each run is a child process under GNU time (wall,
+// CPU of the process tree, peak RSS; PostgreSQL's own CPU is not the child's and is not counted).
+// Page rows are counted in the store (a streamed read of pages.ndjson, SELECT count(*)) and the
+// fresh runs checked against the generator's ground truth. Results: results/batch-stores.md.
+// Usage: node src/batch-stores.mjs [--sites N] [--big N] [--rounds N]
+import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { readSqlitePageRows } from '@usp-ts/state-sqlite';
+import { readPageRows } from '@usp-ts/store-postgres';
+import { startTestPostgres } from '@usp-ts/test-postgres';
+import { startSiteFarm } from '@usp-ts/test-server';
+import { spawnTimed } from './timed.mjs';
+
+const ARGS = process.argv.slice(2).filter((a, i) => !(i === 0 && a === '--'));
+const { values } = parseArgs({
+  args: ARGS,
+  options: {
+    sites: { type: 'string', default: '1000' },
+    big: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '1' },
+    md: { type: 'string', default: fileURLToPath(new URL('../results/batch-stores.md', import.meta.url)) },
+  },
+});
+const RUN = fileURLToPath(new URL('./store-run.mjs', import.meta.url));
+const n = Number(values.sites);
+const rounds = Number(values.rounds);
+const farm = await startSiteFarm({ sites: n, seed: 17, bigSites: Number(values.big) });
+const pg = await startTestPostgres();
+const work = mkdtempSync(join(tmpdir(), 'usp-stores-bench-'));
+const sitesFile = join(work, 'sites.txt');
+writeFileSync(sitesFile, farm.sitesFile());
+const truth = farm.allPages();
+console.log(`${n} sites, ${truth.size} page URLs; load average ${loadavg()[0].toFixed(1)}`);
+
+/** Page URLs of a run's rows, read as a stream (pages.ndjson can pass 1 GB at 10,000 sites). */
+async function urlsOf(kind, where, run) {
+  const urls = [];
+  if (kind === 'ndjson') {
+    const lines = createInterface({
+      input: createReadStream(join(where, 'pages.ndjson')),
+      crlfDelay: Infinity,
+    });
+    for await (const line of lines) if (line !== '') urls.push(JSON.parse(line).url);
+  } else if (kind === 'sqlite') {
+    for (const r of readSqlitePageRows(where, { run: 'latest' })) urls.push(r.url);
+  } else {
+    for await (const r of readPageRows(where, { run })) urls.push(r.url);
+  }
+  return urls;
+}
+
+const stores = [];
+for (let r = 0; r < rounds; r++) {
+  const sqlite = join(work, `r${r}.sqlite`);
+  const pgUrl = await pg.createDatabase(`r${r}`);
+  stores.push(
+    {
+      kind: 'ndjson',
+      round: r,
+      target: (run) => join(work, `r${r}-${run}`),
+      extra: join(work, `r${r}-state.sqlite`),
+    },
+    { kind: 'sqlite', round: r, target: () => sqlite, extra: '-' },
+    { kind: 'postgres', round: r, target: () => pgUrl, extra: null },
+  );
+}
+const rows = [];
+try {
+  for (const run of ['fresh', 'no-change']) {
+    for (const s of stores) {
+      farm.resetCounters();
+      const target = s.target(run);
+      const extra = s.kind === 'postgres' ? `${run}` : s.extra;
+      const t = await spawnTimed(process.execPath, [RUN, s.kind, target, extra, sitesFile], {
+        stdout: 'pipe',
+      }).done;
+      if (t.code !== 0) throw new Error(`${s.kind} ${run}: exit ${t.code}: ${t.stderr.slice(-500)}`);
+      const urls = await urlsOf(s.kind, target, run);
+      const exact = urls.length === truth.size && urls.every((u) => truth.has(u));
+      const row = {
+        run,
+        store: s.kind,
+        round: s.round,
+        wallS: t.wallS,
+        cpuS: t.cpuS,
+        rssMiB: t.peakRssMiB,
+        rows: urls.length,
+        exact,
+        load: loadavg()[0],
+      };
+      rows.push(row);
+      console.log(JSON.stringify(row));
+    }
+  }
+} finally {
+  await farm.close();
+  await pg.stop();
+  rmSync(work, { recursive: true, force: true });
+}
+const median = (xs) => {
+  const v = [...xs].sort((a, b) => a - b);
+  return v.length % 2 === 1 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+};
+const pick = (run, store, k) =>
+  median(rows.filter((r) => r.run === run && r.store === store).map((r) => r[k]));
+const lines = [
+  `| run | store | wall s | CPU s | peak RSS MiB | page rows | vs NDJSON wall / CPU |`,
+  '| --- | --- | ---: | ---: | ---: | ---: | --- |',
+];
+for (const run of ['fresh', 'no-change']) {
+  for (const store of ['ndjson', 'sqlite', 'postgres']) {
+    const w = pick(run, store, 'wallS');
+    const c = pick(run, store, 'cpuS');
+    const exact = rows.filter((r) => r.run === run && r.store === store).every((r) => r.exact);
+    lines.push(
+      `| ${run} | ${store} | ${w.toFixed(2)} | ${c.toFixed(2)} | ${pick(run, store, 'rssMiB').toFixed(0)} | ${pick(run, store, 'rows')}${run === 'fresh' ? (exact ? ' (= ground truth)' : ' (≠ ground truth)') : ''} | ${(w / pick(run, 'ndjson', 'wallS')).toFixed(2)} / ${(c / pick(run, 'ndjson', 'cpuS')).toFixed(2)} |`,
+    );
+  }
+}
+for (const store of ['ndjson', 'sqlite', 'postgres']) {
+  lines.push(
+    `\n${store}: no-change run ${(pick('fresh', store, 'wallS') / pick('no-change', store, 'wallS')).toFixed(1)}× faster than fresh (wall).`,
+  );
+}
+const md = `${n} sites, ${truth.size} page URLs, ${rounds} round(s), medians; load average at the end ${loadavg()[0].toFixed(1)}.\n\n${lines.join('\n')}\n`;
+writeFileSync(values.md, md);
+console.log(md);

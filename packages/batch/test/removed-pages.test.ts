@@ -1,0 +1,123 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { StateStore } from '@usp-ts/core';
+import { createWebClient } from '@usp-ts/fetcher';
+import { OpenedResources } from '@usp-ts/test-server';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { type BatchSink, memorySink } from '../src/batch-sink.js';
+import { memoryStateStore } from '../src/memory-state-store.js';
+import { openNdjsonSink } from '../src/ndjson-sink.js';
+import { hostGate } from '../src/politeness-gate.js';
+import type { PageRow } from '../src/rows.js';
+import { walkSite } from '../src/site-job.js';
+import { FixtureSite, sitemapIndex, testRegistry, urlset } from './fixture-sites.js';
+
+const opened = new OpenedResources();
+afterEach(() => opened.closeAll());
+const dir = mkdtempSync(join(tmpdir(), 'usp-removed-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function startSite(host: string): Promise<{ site: FixtureSite; home: string }> {
+  const site = new FixtureSite();
+  const server = await opened.server({ '*': site.route }, { host });
+  return { site, home: `${server.origin}/` };
+}
+
+async function walk(home: string, state: StateStore, sink: BatchSink = memorySink()) {
+  const client = opened.track(createWebClient({ allowPrivateNetworks: true, retries: 1 }));
+  const result = await walkSite(
+    { site: home },
+    { webClient: client, registry: testRegistry(), gate: hostGate(), sink, state },
+  );
+  return result;
+}
+
+async function pagesOf(home: string, state: StateStore): Promise<[string, string | undefined][]> {
+  const sink = memorySink();
+  await walk(home, state, sink);
+  return sink.rows.pages.map((p: PageRow) => [p.url.slice(home.length), p.change]);
+}
+
+describe('removed pages', () => {
+  it('a sitemap read to its end that no longer lists a page says so, by URL, in the NDJSON file too', async () => {
+    const { site, home } = await startSite('127.0.9.1');
+    const state = memoryStateStore();
+    site.set('/robots.txt', `Sitemap: ${home}a.xml\n`);
+    site.set('/a.xml', urlset([{ loc: `${home}a1` }, { loc: `${home}a2` }, { loc: `${home}a3` }]));
+    expect(await pagesOf(home, state)).toEqual([
+      ['a1', 'new'],
+      ['a2', 'new'],
+      ['a3', 'new'],
+    ]);
+    site.set('/a.xml', urlset([{ loc: `${home}a1` }, { loc: `${home}a3` }, { loc: `${home}a4` }]));
+    const out = join(dir, 'one');
+    const sink = await openNdjsonSink({ dir: out });
+    const r = await walk(home, state, sink);
+    await sink.close();
+    const lines = readFileSync(join(out, 'pages.ndjson'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((p) => [p.url.slice(home.length), p.change])).toEqual([
+      ['a1', 'unchanged'],
+      ['a3', 'unchanged'],
+      ['a4', 'new'],
+      ['a2', 'removed'],
+    ]);
+    expect(lines[3]).toEqual({ site: home, sitemap: `${home}a.xml`, url: `${home}a2`, change: 'removed' });
+    expect(r.pages).toBe(4);
+    // Said once: the next run has nothing to say.
+    expect(await pagesOf(home, state)).toEqual([]);
+  });
+
+  it('a sitemap its index no longer lists removes its pages, and those of the sitemaps below it', async () => {
+    const { site, home } = await startSite('127.0.9.2');
+    const state = memoryStateStore();
+    site.set('/robots.txt', `Sitemap: ${home}idx.xml\n`);
+    site.set('/idx.xml', sitemapIndex([{ loc: `${home}a.xml` }, { loc: `${home}old.xml` }]));
+    site.set('/old.xml', sitemapIndex([{ loc: `${home}b.xml` }]));
+    site.set('/a.xml', urlset([{ loc: `${home}a1` }]));
+    site.set('/b.xml', urlset([{ loc: `${home}b1` }, { loc: `${home}b2` }]));
+    expect((await pagesOf(home, state)).length).toBe(3);
+    site.set('/idx.xml', sitemapIndex([{ loc: `${home}a.xml` }]));
+    expect((await pagesOf(home, state)).sort()).toEqual([
+      ['b1', 'removed'],
+      ['b2', 'removed'],
+    ]);
+    expect(await pagesOf(home, state)).toEqual([]);
+  });
+
+  it('a sitemap that fails this time removes nothing; nor does one listed by an index that failed', async () => {
+    const { site, home } = await startSite('127.0.9.3');
+    const state = memoryStateStore();
+    site.set('/robots.txt', `Sitemap: ${home}idx.xml\nSitemap: ${home}a.xml\n`);
+    site.set('/idx.xml', sitemapIndex([{ loc: `${home}b.xml` }]));
+    site.set('/a.xml', urlset([{ loc: `${home}a1` }]));
+    site.set('/b.xml', urlset([{ loc: `${home}b1` }]));
+    expect((await pagesOf(home, state)).length).toBe(2);
+    site.docs.delete('/idx.xml');
+    site.docs.delete('/a.xml');
+    expect(await pagesOf(home, state)).toEqual([]);
+  });
+
+  it('a sitemap cut short removes nothing and does not report its pages as new again on every run', async () => {
+    const { site, home } = await startSite('127.0.9.4');
+    const state = memoryStateStore();
+    site.set('/robots.txt', `Sitemap: ${home}a.xml\n`);
+    const whole = urlset([{ loc: `${home}a1` }, { loc: `${home}a2` }, { loc: `${home}a3` }]);
+    // The body stops in the middle of the third URL: a truncated document.
+    const cut = whole.slice(0, whole.indexOf(`${home}a3`) + 5);
+    site.set('/a.xml', cut);
+    const first = await pagesOf(home, state);
+    expect(first.map(([, c]) => c).every((c) => c === 'new')).toBe(true);
+    expect(first.map(([u]) => u).slice(0, 2)).toEqual(['a1', 'a2']);
+    expect((await pagesOf(home, state)).filter(([, c]) => c === 'new' || c === 'removed')).toEqual([]);
+    site.set('/a.xml', urlset([{ loc: `${home}a1` }, { loc: `${home}a3` }]));
+    const whole2 = await pagesOf(home, state);
+    expect(whole2.filter(([, c]) => c !== 'unchanged')).toEqual([
+      ['a3', whole2.find(([u]) => u === 'a3')?.[1]],
+      ['a2', 'removed'],
+    ]);
+  });
+});

@@ -1,0 +1,135 @@
+import {
+  isIndexSitemap,
+  isPagesSitemap,
+  type Sitemap,
+  type WalkSummary,
+  type Warning,
+  type WebClient,
+} from '@usp-ts/core';
+import { type WalkPagesOptions, walkPages } from '../tree.js';
+import { PageStats, type PageStatsData } from './page-stats.js';
+import { type RequestFacts, TimingClient } from './timing-client.js';
+import { type WarningGroup, WarningGroups } from './warning-groups.js';
+
+/**
+ * URLs the report lists per sitemap, and in all: the list is for looking up and browsing, the
+ * counts beside it are exact. 20,000 URLs keep a million-page report at a few MB.
+ */
+export const URLS_PER_SITEMAP = 1_000;
+export const MAX_LISTED_URLS = 20_000;
+
+/** One sitemap of the tree, flat in depth-first order (`depth` rebuilds the nesting). */
+export interface ReportSitemap {
+  url: string;
+  type: string;
+  depth: number;
+  /** HTTP status of its request; 304 not modified; `null` with no HTTP answer or no request. */
+  status: number | null;
+  /** Body bytes read (after transport decoding), `null` when not requested. */
+  bytes: number | null;
+  ms: number | null;
+  /** Its own pages; for an index the sum below it. */
+  pages: number;
+  warnings: number;
+  /** Why it could not be read (InvalidSitemap), else `null`. */
+  reason: string | null;
+  /** The first URLS_PER_SITEMAP of its pages, while MAX_LISTED_URLS allows. */
+  urls: string[];
+}
+
+export interface SiteReportData {
+  kind: 'site';
+  url: string;
+  generatedAt: string;
+  summary: WalkSummary;
+  sitemaps: ReportSitemap[];
+  stats: PageStatsData;
+  warnings: WarningGroup[];
+  listedUrls: number;
+}
+
+export interface SiteReportRun {
+  url: string;
+  /** The walk's options, as `ls` builds them (a web client is required: the report times it). */
+  options: WalkPagesOptions & { webClient: WebClient };
+  /** Sees every warning as it comes (the CLI logs them as `ls` does). */
+  onWarning?: (warning: Warning) => void;
+  /** "Today" for the freshness figures (default now). */
+  now?: number;
+}
+
+/** Walks a site as `ls` does and gathers what its report shows; pages are counted, not kept. */
+export async function collectSiteReport(run: SiteReportRun): Promise<SiteReportData> {
+  const client = new TimingClient(run.options.webClient);
+  const stats = new PageStats(run.now);
+  const warnings = new WarningGroups();
+  const nodeFacts = new Map<string, RequestFacts>();
+  const urls = new Map<string, string[]>();
+  let listed = 0;
+  const walk = walkPages(run.url, {
+    ...run.options,
+    webClient: client,
+    onWarning: (w) => {
+      warnings.add(w);
+      run.onWarning?.(w);
+    },
+    onDocument: (doc) => {
+      const facts = client.facts.get(doc.requestedUrl);
+      if (facts !== undefined) nodeFacts.set(doc.node.url, facts);
+      run.options.onDocument?.(doc);
+    },
+  });
+  for await (const { page, sitemap } of walk) {
+    stats.add(page);
+    if (listed >= MAX_LISTED_URLS) continue;
+    let list = urls.get(sitemap.url);
+    if (list === undefined) {
+      list = [];
+      urls.set(sitemap.url, list);
+    }
+    if (list.length < URLS_PER_SITEMAP) {
+      list.push(page.url);
+      listed++;
+    }
+  }
+  const sitemaps: ReportSitemap[] = [];
+  if (walk.tree !== null) flatten(walk.tree, 0, { facts: nodeFacts, urls, warnings }, sitemaps);
+  return {
+    kind: 'site',
+    url: walk.tree?.url ?? run.url,
+    generatedAt: new Date(run.now ?? Date.now()).toISOString(),
+    summary: walk.summary ?? { outcome: 'ok', reason: null, stoppedBy: null, unreachableOrigins: [] },
+    sitemaps,
+    stats: stats.finish(),
+    warnings: warnings.groups(),
+    listedUrls: listed,
+  };
+}
+
+interface FlattenContext {
+  facts: Map<string, RequestFacts>;
+  urls: Map<string, string[]>;
+  warnings: WarningGroups;
+}
+
+/** Appends `node` and its descendants depth-first; returns the pages at and below it. */
+function flatten(node: Sitemap, depth: number, ctx: FlattenContext, out: ReportSitemap[]): number {
+  const facts = ctx.facts.get(node.url);
+  const row: ReportSitemap = {
+    url: node.url,
+    type: node.type,
+    depth,
+    status: facts?.status ?? null,
+    bytes: facts?.bytes ?? null,
+    ms: facts?.ms ?? null,
+    pages: 0,
+    warnings: ctx.warnings.countFor(node.url),
+    reason: node.type === 'InvalidSitemap' ? node.reason : null,
+    urls: ctx.urls.get(node.url) ?? [],
+  };
+  out.push(row);
+  if (isPagesSitemap(node)) row.pages = node.pageCount;
+  else if (isIndexSitemap(node))
+    for (const child of node.subSitemaps) row.pages += flatten(child, depth + 1, ctx, out);
+  return row.pages;
+}
