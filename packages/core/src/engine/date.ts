@@ -51,13 +51,6 @@ export function parseW3cDate(s: string): SitemapDate | null | typeof NOT_W3C {
   return commonW3cDate(s) ?? generalW3cDate(s);
 }
 
-/**
- * What a part of the date leaves beside the number it returns (where it ended, the microseconds
- * below the millisecond of a time, the start of a `YYYY-MM` month), so parsing allocates
- * nothing but the result.
- */
-const part = { cursor: 0, micros: 0, monthStart: 0 };
-
 /** {@link parseW3cDate} for text that `commonW3cDate` has already turned down. */
 function generalW3cDate(s: string): SitemapDate | null | typeof NOT_W3C {
   let end = s.length;
@@ -65,200 +58,175 @@ function generalW3cDate(s: string): SitemapDate | null | typeof NOT_W3C {
   while (i < end && s.charCodeAt(i) <= 32) i++;
   while (end > i && s.charCodeAt(end - 1) <= 32) end--;
   if (end - i < 4) return NOT_W3C;
+
   const year = digits(s, i, 4);
   if (year < 0) return NOT_W3C;
   i += 4;
-  if (i === end) return year === 0 ? null : new SitemapDate(daysFromCivil(year, 1, 1) * MS_PER_DAY, null);
-  const days = datePart(s, i, end, year);
-  if (days === null || days === NOT_W3C) return days;
-  i = part.cursor;
-  if (days === MONTH_ONLY) return new SitemapDate(part.monthStart, null);
-  let ms = days * MS_PER_DAY;
-  let micros = 0;
-  const c = i < end ? s.charCodeAt(i) : -1;
-  if ((c === 0x54 /* T */ || c === 0x74 /* t */ || c === 0x20) && isAsciiDigit(s.charCodeAt(i + 1))) {
-    const time = timePart(s, i + 1, end);
-    if (time === null || time === NOT_W3C) return time;
-    ms += time;
-    micros = part.micros;
-    i = part.cursor;
-  }
-  let offset: number | null = null;
-  if (i < end) {
-    const zone = zonePart(s, i, end);
-    if (zone === null || zone === NOT_W3C) return zone;
-    offset = zone;
-    i = end;
-  }
-  if (offset !== null) ms -= offset * 60_000;
-  return new SitemapDate(ms, offset, micros);
-}
 
-/** `datePart` read a `YYYY-MM` date, whole: `part.monthStart` holds its milliseconds. */
-const MONTH_ONLY = Number.MIN_SAFE_INTEGER;
-
-/**
- * The date after the year at `i` (`-MM-DD`, `-MM`, `MMDD`, `-Www[-D]`, `Www[D]`, `-DDD`): the days
- * since 1970 (`part.cursor` after it), MONTH_ONLY, `null` for an impossible date or NOT_W3C.
- */
-function datePart(s: string, i: number, end: number, year: number): number | null | typeof NOT_W3C {
-  let c = s.charCodeAt(i);
-  if (c === 0x57 /* W, basic week date */) return weekPart(s, i + 1, end, false, year);
-  if (c !== 0x2d /* - */) {
-    if (digitRun(s, i, end) !== 4) return NOT_W3C;
+  let days: number;
+  let c = i < end ? s.charCodeAt(i) : -1;
+  if (c === -1) {
+    if (year === 0) return null;
+    return new SitemapDate(daysFromCivil(year, 1, 1) * MS_PER_DAY, null);
+  }
+  if (c === 0x2d /* - */) {
+    i++;
+    c = i < end ? s.charCodeAt(i) : -1;
+    if (c === 0x57 /* W */) {
+      const w = parseWeek(s, i + 1, end, true, year);
+      if (w === NOT_W3C || w === null) return w;
+      days = w.days;
+      i = w.next;
+    } else {
+      const run = digitRun(s, i, end);
+      if (run === 2) {
+        const month = digits(s, i, 2);
+        i += 2;
+        if (i === end) {
+          if (year === 0 || month < 1 || month > 12) return null;
+          return new SitemapDate(daysFromCivil(year, month, 1) * MS_PER_DAY, null);
+        }
+        if (s.charCodeAt(i) !== 0x2d || digitRun(s, i + 1, end) !== 2) return NOT_W3C;
+        const day = digits(s, i + 1, 2);
+        i += 3;
+        if (!validDate(year, month, day)) return null;
+        days = daysFromCivil(year, month, day);
+      } else if (run === 3) {
+        const ordinal = digits(s, i, 3);
+        i += 3;
+        if (year === 0 || ordinal < 1 || ordinal > (isLeap(year) ? 366 : 365)) return null;
+        days = daysFromCivil(year, 1, 1) + ordinal - 1;
+      } else {
+        return NOT_W3C;
+      }
+    }
+  } else if (c === 0x57 /* W, basic week date */) {
+    const w = parseWeek(s, i + 1, end, false, year);
+    if (w === NOT_W3C || w === null) return w;
+    days = w.days;
+    i = w.next;
+  } else if (digitRun(s, i, end) === 4) {
     const month = digits(s, i, 2);
     const day = digits(s, i + 2, 2);
-    part.cursor = i + 4;
-    return validDate(year, month, day) ? daysFromCivil(year, month, day) : null;
-  }
-  i++;
-  c = i < end ? s.charCodeAt(i) : -1;
-  if (c === 0x57) return weekPart(s, i + 1, end, true, year);
-  const run = digitRun(s, i, end);
-  if (run === 3) {
-    const ordinal = digits(s, i, 3);
-    part.cursor = i + 3;
-    if (year === 0 || ordinal < 1 || ordinal > (isLeap(year) ? 366 : 365)) return null;
-    return daysFromCivil(year, 1, 1) + ordinal - 1;
-  }
-  if (run !== 2) return NOT_W3C;
-  const month = digits(s, i, 2);
-  i += 2;
-  if (i === end) {
-    if (year === 0 || month < 1 || month > 12) return null;
-    part.monthStart = daysFromCivil(year, month, 1) * MS_PER_DAY;
-    part.cursor = i;
-    return MONTH_ONLY;
-  }
-  if (s.charCodeAt(i) !== 0x2d || digitRun(s, i + 1, end) !== 2) return NOT_W3C;
-  const day = digits(s, i + 1, 2);
-  part.cursor = i + 3;
-  return validDate(year, month, day) ? daysFromCivil(year, month, day) : null;
-}
-
-function weekPart(
-  s: string,
-  i: number,
-  end: number,
-  extended: boolean,
-  year: number,
-): number | null | typeof NOT_W3C {
-  const w = parseWeek(s, i, end, extended, year);
-  if (w === NOT_W3C || w === null) return w;
-  part.cursor = w.next;
-  return w.days;
-}
-
-/**
- * The time at `i` (`hh[:mm[:ss[.f]]]` or `hhmm[ss[.f]]`, then an optional AM/PM): milliseconds into
- * the day (`part.micros` the microseconds below them, `part.cursor` after it), `null` for an impossible
- * time or NOT_W3C.
- */
-function timePart(s: string, i: number, end: number): number | null | typeof NOT_W3C {
-  const run = digitRun(s, i, end);
-  let hour: number;
-  let minute = 0;
-  let second = 0;
-  let withSeconds = false;
-  if (run === 2) {
-    hour = digits(s, i, 2);
-    i += 2;
-    if (i < end && s.charCodeAt(i) === 0x3a /* : */) {
-      if (digitRun(s, i + 1, end) !== 2) return NOT_W3C;
-      minute = digits(s, i + 1, 2);
-      i += 3;
-      if (i < end && s.charCodeAt(i) === 0x3a) {
-        if (digitRun(s, i + 1, end) !== 2) return NOT_W3C;
-        second = digits(s, i + 1, 2);
-        withSeconds = true;
-        i += 3;
-      }
-    }
-  } else if (run === 4 || run === 6) {
-    hour = digits(s, i, 2);
-    minute = digits(s, i + 2, 2);
-    if (run === 6) {
-      second = digits(s, i + 4, 2);
-      withSeconds = true;
-    }
-    i += run;
+    i += 4;
+    if (!validDate(year, month, day)) return null;
+    days = daysFromCivil(year, month, day);
   } else {
     return NOT_W3C;
   }
-  let ms = 0;
-  part.micros = 0;
-  if (withSeconds && i < end) {
-    const c = s.charCodeAt(i);
-    if ((c === 0x2e /* . */ || c === 0x2c) /* , */ && isAsciiDigit(s.charCodeAt(i + 1))) {
+
+  let ms = days * MS_PER_DAY;
+  let micros = 0;
+  if (i < end) {
+    c = s.charCodeAt(i);
+    if ((c === 0x54 /* T */ || c === 0x74 /* t */ || c === 0x20) && isAsciiDigit(s.charCodeAt(i + 1))) {
       i++;
-      // Python truncates to microseconds; so do we (no rounding into the next second).
-      let frac = 0;
-      let n = 0;
-      while (i < end && isAsciiDigit(s.charCodeAt(i))) {
-        if (n < 6) {
-          frac = frac * 10 + (s.charCodeAt(i) - 48);
-          n++;
+      const run = digitRun(s, i, end);
+      let hour: number;
+      let minute = 0;
+      let second = 0;
+      let withSeconds = false;
+      if (run === 2) {
+        hour = digits(s, i, 2);
+        i += 2;
+        if (i < end && s.charCodeAt(i) === 0x3a /* : */) {
+          if (digitRun(s, i + 1, end) !== 2) return NOT_W3C;
+          minute = digits(s, i + 1, 2);
+          i += 3;
+          if (i < end && s.charCodeAt(i) === 0x3a) {
+            if (digitRun(s, i + 1, end) !== 2) return NOT_W3C;
+            second = digits(s, i + 1, 2);
+            withSeconds = true;
+            i += 3;
+          }
         }
-        i++;
+      } else if (run === 4 || run === 6) {
+        hour = digits(s, i, 2);
+        minute = digits(s, i + 2, 2);
+        if (run === 6) {
+          second = digits(s, i + 4, 2);
+          withSeconds = true;
+        }
+        i += run;
+      } else {
+        return NOT_W3C;
       }
-      while (n < 6) {
-        frac *= 10;
-        n++;
+      if (withSeconds && i < end) {
+        c = s.charCodeAt(i);
+        if ((c === 0x2e /* . */ || c === 0x2c) /* , */ && isAsciiDigit(s.charCodeAt(i + 1))) {
+          i++;
+          // Python truncates to microseconds; so do we (no rounding into the next second).
+          let frac = 0;
+          let n = 0;
+          while (i < end && isAsciiDigit(s.charCodeAt(i))) {
+            if (n < 6) {
+              frac = frac * 10 + (s.charCodeAt(i) - 48);
+              n++;
+            }
+            i++;
+          }
+          while (n < 6) {
+            frac *= 10;
+            n++;
+          }
+          ms += Math.floor(frac / 1000);
+          micros = frac % 1000;
+        }
       }
-      ms = Math.floor(frac / 1000);
-      part.micros = frac % 1000;
+      // `2024-05-08 08:53:11 AM` (cdc.gov): common enough on large sitemaps to keep off luxon.
+      let j = i < end && s.charCodeAt(i) === 0x20 ? i + 1 : i;
+      const m0 = j < end ? s.charCodeAt(j) | 0x20 : -1;
+      if ((m0 === 0x61 /* a */ || m0 === 0x70) /* p */ && (s.charCodeAt(j + 1) | 0x20) === 0x6d /* m */) {
+        j += 2;
+        if (j === end || s.charCodeAt(j) === 0x20) {
+          if (hour < 1 || hour > 12) return null;
+          hour = (hour % 12) + (m0 === 0x70 ? 12 : 0);
+          i = j;
+        }
+      }
+      if (hour > 23 || minute > 59 || second > 59) return null;
+      ms += hour * 3_600_000 + minute * 60_000 + second * 1000;
     }
   }
-  // `2024-05-08 08:53:11 AM` (cdc.gov): common enough on large sitemaps to keep off luxon.
-  let j = i < end && s.charCodeAt(i) === 0x20 ? i + 1 : i;
-  const m0 = j < end ? s.charCodeAt(j) | 0x20 : -1;
-  if ((m0 === 0x61 /* a */ || m0 === 0x70) /* p */ && (s.charCodeAt(j + 1) | 0x20) === 0x6d /* m */) {
-    j += 2;
-    if (j === end || s.charCodeAt(j) === 0x20) {
-      if (hour < 1 || hour > 12) return null;
-      hour = (hour % 12) + (m0 === 0x70 ? 12 : 0);
-      i = j;
-    }
-  }
-  if (hour > 23 || minute > 59 || second > 59) return null;
-  part.cursor = i;
-  return ms + hour * 3_600_000 + minute * 60_000 + second * 1000;
-}
 
-/**
- * The zone at `i`, running to `end` (`Z`, `±hh[:mm]`, `±hhmm`, one space allowed before it): its
- * offset in minutes, `null` for an impossible offset or NOT_W3C.
- */
-function zonePart(s: string, i: number, end: number): number | null | typeof NOT_W3C {
-  let j = i;
-  if (s.charCodeAt(j) === 0x20) j++;
-  const c = j < end ? s.charCodeAt(j) : -1;
-  if ((c === 0x5a /* Z */ || c === 0x7a) /* z */ && j + 1 === end) return 0;
-  if (c !== 0x2b /* + */ && c !== 0x2d /* - */) return NOT_W3C;
-  const sign = c === 0x2d ? -1 : 1;
-  j++;
-  let offset: number;
-  if (digitRun(s, j, end) === 4) {
-    offset = digits(s, j, 2) * 60 + digits(s, j + 2, 2);
-    if (digits(s, j + 2, 2) > 59) return null;
-    j += 4;
-  } else if (digitRun(s, j, end) === 2) {
-    const h = digits(s, j, 2);
-    j += 2;
-    let m = 0;
-    if (j < end && s.charCodeAt(j) === 0x3a) {
-      if (digitRun(s, j + 1, end) !== 2) return NOT_W3C;
-      m = digits(s, j + 1, 2);
-      j += 3;
+  let offset: number | null = null;
+  if (i < end) {
+    let j = i;
+    if (s.charCodeAt(j) === 0x20) j++;
+    c = j < end ? s.charCodeAt(j) : -1;
+    if ((c === 0x5a /* Z */ || c === 0x7a) /* z */ && j + 1 === end) {
+      offset = 0;
+      i = end;
+    } else if (c === 0x2b /* + */ || c === 0x2d /* - */) {
+      const sign = c === 0x2d ? -1 : 1;
+      j++;
+      if (digitRun(s, j, end) === 4) {
+        offset = digits(s, j, 2) * 60 + digits(s, j + 2, 2);
+        if (digits(s, j + 2, 2) > 59) return null;
+        j += 4;
+      } else if (digitRun(s, j, end) === 2) {
+        const h = digits(s, j, 2);
+        j += 2;
+        let m = 0;
+        if (j < end && s.charCodeAt(j) === 0x3a) {
+          if (digitRun(s, j + 1, end) !== 2) return NOT_W3C;
+          m = digits(s, j + 1, 2);
+          j += 3;
+        }
+        if (m > 59) return null;
+        offset = h * 60 + m;
+      } else {
+        return NOT_W3C;
+      }
+      if (j !== end) return NOT_W3C;
+      if (offset > MAX_OFFSET_MINUTES) return null;
+      offset *= sign;
+      i = end;
     }
-    if (m > 59) return null;
-    offset = h * 60 + m;
-  } else {
-    return NOT_W3C;
   }
-  if (j !== end) return NOT_W3C;
-  if (offset > MAX_OFFSET_MINUTES) return null;
-  return offset * sign;
+  if (i !== end) return NOT_W3C;
+  if (offset !== null) ms -= offset * 60_000;
+  return new SitemapDate(ms, offset, micros);
 }
 
 function parseWeek(
