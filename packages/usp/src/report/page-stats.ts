@@ -50,6 +50,9 @@ function bump(counts: Record<string, number>, key: string): void {
   counts[key] = (counts[key] ?? 0) + 1;
 }
 
+/** Distinct days whose `YYYY-MM-DD` is kept: a site's lastmods fall on a few thousand at most. */
+const MAX_DAY_KEYS = 100_000;
+
 function isoDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
@@ -59,6 +62,13 @@ export class PageStats {
   readonly data: PageStatsData;
   readonly #now: number;
   readonly #firstRecentDay: number;
+  /**
+   * Day number -> `YYYY-MM-DD`: one `Date` and ISO string a distinct day instead of one a page
+   * (a million on a large site).
+   */
+  readonly #dayKeys = new Map<number, string>();
+  /** Pages per priority tenth (0 to 10); named at `finish`. */
+  readonly #priorityTenths = new Array<number>(11).fill(0);
   /** Checked page URL -> the hrefs of its alternates (other than itself). */
   readonly #alternates = new Map<string, string[]>();
 
@@ -93,7 +103,7 @@ export class PageStats {
     d.pages++;
     this.#lastmod(page);
     bump(d.changefreq, page.changeFrequency ?? 'none');
-    bump(d.priority, page.priority.toFixed(1));
+    this.#priorityTenths[Math.round(page.priority * 10)]++;
     const story = page.newsStory;
     if (story !== null) {
       d.newsStories++;
@@ -115,13 +125,18 @@ export class PageStats {
     if (lastmod === null) return;
     d.withLastmod++;
     const ms = lastmod.epochMs;
-    const iso = new Date(ms).toISOString();
-    bump(d.lastmodByMonth, iso.slice(0, 7));
+    const day = Math.floor(ms / DAY_MS);
+    let key = this.#dayKeys.get(day);
+    if (key === undefined) {
+      key = isoDay(day * DAY_MS);
+      if (this.#dayKeys.size < MAX_DAY_KEYS) this.#dayKeys.set(day, key);
+    }
+    bump(d.lastmodByMonth, key.slice(0, 7));
     if (ms > this.#now) {
       d.futureLastmod++;
       return;
     }
-    if (Math.floor(ms / DAY_MS) >= this.#firstRecentDay) bump(d.lastmodByDay, iso.slice(0, 10));
+    if (day >= this.#firstRecentDay) bump(d.lastmodByDay, key);
     const ageDays = (this.#now - ms) / DAY_MS;
     for (const days of FRESHNESS_DAYS) if (ageDays <= days) d.freshWithin[days]++;
   }
@@ -146,6 +161,9 @@ export class PageStats {
    */
   finish(): PageStatsData {
     const d = this.data;
+    this.#priorityTenths.forEach((n, tenth) => {
+      if (n > 0) d.priority[(tenth / 10).toFixed(1)] = n;
+    });
     for (const [url, hrefs] of this.#alternates) {
       for (const href of hrefs) {
         const back = this.#alternates.get(href);
