@@ -2,16 +2,25 @@ import { hostname } from 'node:os';
 import {
   DEFAULT_MAX_CRAWL_DELAY_MS,
   DEFAULT_PER_HOST,
+  isCommitFailure,
+  OutputError,
   type PolitenessGate,
   type SiteResult,
   type SiteSink,
   type SiteWalkOptions,
   type StateStore,
+  StateStoreError,
   walkSite,
 } from '@usp-ts/batch';
 import { InvalidOptionError, type Registry, rejectUnknownOptions, type WebClient } from '@usp-ts/core';
 import { checkConnection, type RedisConnection, type RedisConnectionState } from './connection.js';
-import { type JobControl, JobReleasedError, type QueueWorker, startQueueWorker } from './queue-worker.js';
+import {
+  type JobControl,
+  JobLockLostError,
+  JobReleasedError,
+  type QueueWorker,
+  startQueueWorker,
+} from './queue-worker.js';
 import { redisPolitenessGate } from './redis-gate.js';
 
 /** Options of `runWorker`. */
@@ -97,10 +106,17 @@ const OPTION_KEYS = {
  * Killed after its rows and before BullMQ recorded the job, it leaves a copy that the next try
  * makes void (see `voidedCopies`).
  */
-function confirmingSink(sink: SiteSink, control: JobControl, runId: string): SiteSink {
+function confirmingSink(
+  sink: SiteSink,
+  control: JobControl,
+  runId: string,
+): SiteSink & { committed: SiteResult | null } {
   const fence = async () => ({ token: control.token, voids: await control.confirm() });
   return {
+    /** The result this try kept, once its rows are written. */
+    committed: null,
     begin(site) {
+      const self = this;
       const output = sink.begin(site);
       return {
         // The line the job made with the state's change marks: not serialised a second time.
@@ -108,11 +124,43 @@ function confirmingSink(sink: SiteSink, control: JobControl, runId: string): Sit
         sitemap: (row) => output.sitemap(row),
         async commit(result, options) {
           await output.commit(result, { fence });
+          self.committed = result;
           await options?.saveState?.({ runId, site, offsets: {} });
         },
         discard: () => output.discard(),
       };
     },
+  };
+}
+
+/**
+ * Errors that are the job's, not the site's: the output or the state cannot be written (the worker
+ * stops), the job was handed back or taken over. They fail the try (retried by BullMQ).
+ */
+function isJobFailure(error: unknown): boolean {
+  return (
+    error instanceof JobReleasedError ||
+    error instanceof JobLockLostError ||
+    error instanceof OutputError ||
+    error instanceof StateStoreError ||
+    isCommitFailure(error)
+  );
+}
+
+/** The `error` row of a site whose walk failed in an unexpected way. */
+function internalErrorResult(site: string, error: unknown): SiteResult {
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    site,
+    status: 'error',
+    reason: `internal error: ${message}`,
+    pages: 0,
+    sitemaps: 0,
+    requests: 0,
+    notModified: 0,
+    skipped: 0,
+    bytes: 0,
+    ms: 0,
   };
 }
 
@@ -155,18 +203,32 @@ export function runWorker(options: RunWorkerOptions): QueueWorker {
     ...(options.onConnection !== undefined ? { onConnection: options.onConnection } : {}),
     ...(options.onResult !== undefined ? { onCompleted: options.onResult } : {}),
     async process(job, control) {
-      const result = await walkSite(job.full === true ? { site: job.site, full: true } : { site: job.site }, {
-        webClient: options.webClient,
-        registry: options.registry,
-        gate,
-        sink: confirmingSink(options.sink, control, runId),
-        state: options.state ?? null,
-        ...(options.siteDeadlineMs !== undefined ? { deadlineMs: options.siteDeadlineMs } : {}),
-        ...(options.fullEveryMs !== undefined ? { fullEveryMs: options.fullEveryMs } : {}),
-        ...(options.probeTimeoutMs !== undefined ? { probeTimeoutMs: options.probeTimeoutMs } : {}),
-        ...(options.walkOptions !== undefined ? { walkOptions: options.walkOptions } : {}),
-        signal: control.signal,
-      });
+      const sink = confirmingSink(options.sink, control, runId);
+      let result: SiteResult;
+      try {
+        result = await walkSite(job.full === true ? { site: job.site, full: true } : { site: job.site }, {
+          webClient: options.webClient,
+          registry: options.registry,
+          gate,
+          sink,
+          state: options.state ?? null,
+          ...(options.siteDeadlineMs !== undefined ? { deadlineMs: options.siteDeadlineMs } : {}),
+          ...(options.fullEveryMs !== undefined ? { fullEveryMs: options.fullEveryMs } : {}),
+          ...(options.probeTimeoutMs !== undefined ? { probeTimeoutMs: options.probeTimeoutMs } : {}),
+          ...(options.walkOptions !== undefined ? { walkOptions: options.walkOptions } : {}),
+          signal: control.signal,
+        });
+      } catch (error) {
+        if (isJobFailure(error) || control.signal.aborted) throw error;
+        // Defence in depth: a bug (here, in a plugin, a client) that escaped the walk is this
+        // site's `error` row with its message, as in usp batch; the worker goes on with the others.
+        // Thrown after the site's rows were kept (in a cleanup), it leaves them as they are.
+        if (sink.committed !== null) result = sink.committed;
+        else {
+          result = internalErrorResult(job.site, error);
+          await sink.begin(job.site).commit(result);
+        }
+      }
       // An interrupted walk kept nothing: the job goes back to the queue, walked again from the start.
       if (control.signal.aborted && result.status === 'partial' && result.reason === 'aborted') {
         throw new JobReleasedError();

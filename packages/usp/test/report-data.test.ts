@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { collectBatchReport, reasonKey } from '../src/report/batch-report.js';
 import { barChart } from '../src/report/charts.js';
 import { scriptJson } from '../src/report/html-escape.js';
-import { civilDay, PageStats } from '../src/report/page-stats.js';
+import { PageStats } from '../src/report/page-stats.js';
 import { dayBars, MAX_MONTH_BARS, monthBars } from '../src/report/site-html.js';
 import { WARNING_MEANINGS } from '../src/report/warning-groups.js';
 
@@ -179,13 +179,5 @@ describe('collectBatchReport', () => {
   it('groups reasons with their URLs and numbers made alike', () => {
     expect(reasonKey('https://x/a: 503 Service Unavailable')).toBe('<url>: N Service Unavailable');
     expect(reasonKey(null)).toBe('(no reason given)');
-  });
-});
-
-describe('civilDay', () => {
-  it('names the same day as Date for days across four centuries', () => {
-    for (let days = -150_000; days < 150_000; days += 97) {
-      expect(civilDay(days)).toBe(new Date(days * DAY).toISOString().slice(0, 10));
-    }
   });
 });

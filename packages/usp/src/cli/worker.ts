@@ -9,7 +9,7 @@ import {
   snapshotProgress,
 } from '@usp-ts/batch';
 import { assertRedisReachable, DEFAULT_QUEUE_NAME, runWorker, voidedCopies } from '@usp-ts/queue-bullmq';
-import { createDefaultRegistry } from '../plugins.js';
+import { createDefaultRegistry } from '../plugins/defaults.js';
 import { count, duration, flag, type OptionSpec, parse, redisUrl, str, UsageError } from './args.js';
 import { openRunOutput, type RunOutput } from './backends.js';
 import { tuneJitForBatch } from './batch-jit.js';

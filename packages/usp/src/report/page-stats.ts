@@ -50,28 +50,11 @@ function bump(counts: Record<string, number>, key: string): void {
   counts[key] = (counts[key] ?? 0) + 1;
 }
 
-/**
- * `YYYY-MM-DD` of a day number (days since 1970-01-01, UTC), by the civil-from-days arithmetic
- * rather than a `Date` and its ISO string: the report takes one for every page with a `lastmod`,
- * a million on a large site.
- */
-export function civilDay(days: number): string {
-  const z = days + 719_468;
-  const era = Math.floor(z / 146_097);
-  const doe = z - era * 146_097;
-  const yoe = Math.floor(
-    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365,
-  );
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const m = mp < 10 ? mp + 3 : mp - 9;
-  const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
-  return `${String(y).padStart(4, '0')}-${m < 10 ? '0' : ''}${m}-${d < 10 ? '0' : ''}${d}`;
-}
+/** Distinct days whose `YYYY-MM-DD` is kept: a site's lastmods fall on a few thousand at most. */
+const MAX_DAY_KEYS = 100_000;
 
 function isoDay(ms: number): string {
-  return civilDay(Math.floor(ms / DAY_MS));
+  return new Date(ms).toISOString().slice(0, 10);
 }
 
 /** Counts what a report shows of pages; `now` fixes "today" (tests pass their own). */
@@ -79,9 +62,11 @@ export class PageStats {
   readonly data: PageStatsData;
   readonly #now: number;
   readonly #firstRecentDay: number;
-  /** The last page's day and its `YYYY-MM-DD`: neighbouring pages mostly share a day. */
-  #lastDay = Number.NaN;
-  #lastDayKey = '';
+  /**
+   * Day number -> `YYYY-MM-DD`: one `Date` and ISO string a distinct day instead of one a page
+   * (a million on a large site).
+   */
+  readonly #dayKeys = new Map<number, string>();
   /** Pages per priority tenth (0 to 10); named at `finish`. */
   readonly #priorityTenths = new Array<number>(11).fill(0);
   /** Checked page URL -> the hrefs of its alternates (other than itself). */
@@ -141,11 +126,11 @@ export class PageStats {
     d.withLastmod++;
     const ms = lastmod.epochMs;
     const day = Math.floor(ms / DAY_MS);
-    if (day !== this.#lastDay) {
-      this.#lastDay = day;
-      this.#lastDayKey = civilDay(day);
+    let key = this.#dayKeys.get(day);
+    if (key === undefined) {
+      key = isoDay(day * DAY_MS);
+      if (this.#dayKeys.size < MAX_DAY_KEYS) this.#dayKeys.set(day, key);
     }
-    const key = this.#lastDayKey;
     bump(d.lastmodByMonth, key.slice(0, 7));
     if (ms > this.#now) {
       d.futureLastmod++;
