@@ -31,7 +31,7 @@ if (isMainThread) {
   console.log(JSON.stringify(results));
 } else {
   const { parseDocument } = await import(`${repo}packages/core/dist/index.js`);
-  const { createDefaultRegistry } = await import(`${repo}packages/usp/dist/plugins.js`);
+  const { createDefaultRegistry } = await import(`${repo}packages/usp/dist/index.js`);
   const registry = createDefaultRegistry();
   const { body, rounds } = workerData;
   const once = async () => {

@@ -45,9 +45,11 @@ export interface WebClientOptions {
    * Origins (`http://127.0.0.1:8080`, `https://intranet.example`) let through even when private:
    * exactly that scheme, host and port, compared after WHATWG normalisation (`http://127.1:80` is
    * `http://127.0.0.1`). Narrower than `allowPrivateHosts`: another service on another port of the
-   * same private host stays blocked. Default none.
+   * same private host stays blocked. Or a function asked for each private origin (as `URL.origin`
+   * gives it) when a connection to it is made: for origins learnt as a run goes (a batch lets
+   * through the sites its user listed, read lazily from a long list). Default none.
    */
-  readonly allowPrivateOrigins?: readonly string[];
+  readonly allowPrivateOrigins?: readonly string[] | ((origin: string) => boolean);
   /** Redirects followed per request before `redirect-limit`. Default 10. */
   readonly maxRedirects?: number;
   /** Attempts in all, the first included (usp's `retry_count`). Default 5; 1 disables retrying. */
@@ -129,8 +131,8 @@ export interface ResolvedOptions {
   readonly allowPrivateNetworks: boolean;
   /** Lower-cased, IPv6 without brackets. */
   readonly allowPrivateHosts: ReadonlySet<string>;
-  /** As `URL.origin` gives them. */
-  readonly allowPrivateOrigins: ReadonlySet<string>;
+  /** As `URL.origin` gives them; a function option is asked through `has` (`size` 1). */
+  readonly allowPrivateOrigins: Pick<ReadonlySet<string>, 'has' | 'size'>;
   readonly maxRedirects: number;
   readonly retries: number;
   readonly networkAttempts: number;
@@ -300,17 +302,22 @@ export function resolveOptions(o: WebClientOptions, defaultUserAgent: string): R
   if (o.onRetry !== undefined && typeof o.onRetry !== 'function') {
     throw new InvalidOptionError('onRetry', 'expected a function');
   }
-  const allowPrivateOrigins = new Set<string>();
-  if (o.allowPrivateOrigins !== undefined) {
-    if (!Array.isArray(o.allowPrivateOrigins)) {
-      throw new InvalidOptionError('allowPrivateOrigins', 'expected an array of origins');
+  let allowPrivateOrigins: Pick<ReadonlySet<string>, 'has' | 'size'> = new Set<string>();
+  const askOrigin = o.allowPrivateOrigins;
+  if (typeof askOrigin === 'function') {
+    allowPrivateOrigins = { size: 1, has: (origin) => askOrigin(origin) === true };
+  } else if (askOrigin !== undefined) {
+    const origins = new Set<string>();
+    allowPrivateOrigins = origins;
+    if (!Array.isArray(askOrigin)) {
+      throw new InvalidOptionError('allowPrivateOrigins', 'expected an array of origins, or a function');
     }
-    for (const u of o.allowPrivateOrigins) {
+    for (const u of askOrigin) {
       const origin = typeof u === 'string' ? httpOrigin(u) : null;
       if (origin === null) {
         throw new InvalidOptionError('allowPrivateOrigins', `not an http(s) origin: ${JSON.stringify(u)}`);
       }
-      allowPrivateOrigins.add(origin);
+      origins.add(origin);
     }
   }
   const d = DEFAULTS;

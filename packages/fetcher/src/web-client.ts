@@ -29,6 +29,7 @@ import {
 import { OriginClients } from './origin-clients.js';
 import { withParserTiering } from './parser-tiering.js';
 import { guardPausedParser } from './paused-parser.js';
+import { isProxyFailure, proxyName } from './proxy-failure.js';
 import { proxyFor } from './proxy-routes.js';
 import { backoffDelay, parseRetryAfter, RETRYABLE_STATUSES } from './retry.js';
 import { onStop, StopSignal } from './stop-signal.js';
@@ -43,6 +44,11 @@ export interface FetchErrorResponse extends WebErrorResponse {
   readonly attempts: number;
   /** The server's `Retry-After`, in ms, when it sent one. */
   readonly retryAfterMs?: number;
+  /**
+   * The proxy (`scheme://host:port`, no credentials) when the failure was the proxy's rather
+   * than the site's: unreachable, or refusing the tunnel. The message then starts `Proxy ... failed`.
+   */
+  readonly proxy?: string;
 }
 
 /** The web client `createWebClient` returns. */
@@ -576,6 +582,13 @@ class UndiciWebClient implements FetcherWebClient {
         };
       }
       const c = classifyNetworkError(e);
+      if (proxy !== undefined && isProxyFailure(e, proxy)) {
+        const name = proxyName(proxy);
+        const message = `Proxy ${name} failed: ${c.message}`;
+        const response = errorResponse(requestedUrl, null, c.code, message, c.retryable, attempt);
+        (response as { proxy?: string }).proxy = name;
+        return { kind: 'final', response };
+      }
       return {
         kind: 'final',
         response: errorResponse(requestedUrl, null, c.code, c.message, c.retryable, attempt),

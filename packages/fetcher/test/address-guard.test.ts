@@ -193,6 +193,25 @@ describe('the SSRF guard (default on)', () => {
       expect(other.requests).toEqual([]);
     });
 
+    it('may be a function asked for each private origin as it is connected to (origins learnt as a run goes)', async () => {
+      const home = await server({ '/a': { body: 'home' } });
+      const other = await server({ '/b': { body: 'other service' } });
+      const listed = new Set<string>();
+      const asked: string[] = [];
+      const c = guardedClient({
+        allowPrivateOrigins: (origin) => {
+          asked.push(origin);
+          return listed.has(origin);
+        },
+      });
+      expect(await c.get(`${home.origin}/a`)).toMatchObject({ code: 'blocked' });
+      listed.add(home.origin);
+      expect(await text(await c.get(`${home.origin}/a`))).toBe('home');
+      expect(await c.get(`${other.origin}/b`)).toMatchObject({ code: 'blocked' });
+      expect(other.requests).toEqual([]);
+      expect(asked).toContain(other.origin);
+    });
+
     it('checks its entries early', () => {
       expect(() => guardedClient({ allowPrivateOrigins: ['ftp://127.0.0.1'] })).toThrow(
         /allowPrivateOrigins/,

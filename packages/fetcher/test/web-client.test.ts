@@ -205,6 +205,25 @@ describe('basic requests', () => {
     expect((res as { message: string }).message).toMatch(/requestTimeoutMs \(300 ms\)/);
   });
 
+  it('names a proxy that failed (without its credentials), apart from the site', async () => {
+    const s = await opened.server({ '/x': { body: 'x' } });
+    const c = opened.track(loopbackClient({ retries: 1, proxy: 'http://user:secret@127.0.0.1:1' }));
+    const res = await c.get(`${s.origin}/x`);
+    expect(res).toMatchObject({
+      kind: 'error',
+      status: null,
+      code: 'connection',
+      proxy: 'http://127.0.0.1:1',
+    });
+    expect((res as { message: string }).message).toBe(
+      'Proxy http://127.0.0.1:1 failed: connect ECONNREFUSED 127.0.0.1:1',
+    );
+    expect(s.requests).toEqual([]);
+    // Direct, a refused site is the site's failure.
+    const direct = await opened.track(loopbackClient({ retries: 1 })).get('http://127.0.0.1:1/x');
+    expect(direct).not.toHaveProperty('proxy');
+  });
+
   it('checks options early', () => {
     expect(() => createWebClient({ retries: 0 })).toThrow(InvalidOptionError);
     expect(() => createWebClient({ maxBodyBytes: -1 })).toThrow(InvalidOptionError);

@@ -3,6 +3,8 @@ import {
   type BatchSink,
   DEFAULT_MAX_CRAWL_DELAY_MS,
   DEFAULT_PER_HOST,
+  isCommitFailure,
+  OutputError,
   type PolitenessGate,
   type SiteResult,
   type SiteWalkOptions,
@@ -13,10 +15,17 @@ import {
   type Registry,
   rejectUnknownOptions,
   type StateStore,
+  StateStoreError,
   type WebClient,
 } from '@usp-ts/core';
 import { checkConnection, type RedisConnection, type RedisConnectionState } from './connection.js';
-import { type JobControl, JobReleasedError, type QueueWorker, startQueueWorker } from './queue-worker.js';
+import {
+  type JobControl,
+  JobLockLostError,
+  JobReleasedError,
+  type QueueWorker,
+  startQueueWorker,
+} from './queue-worker.js';
 import { redisPolitenessGate } from './redis-gate.js';
 
 /** Options of `runWorker`. */
@@ -102,9 +111,16 @@ const OPTION_KEYS = {
  * Killed after its rows and before BullMQ recorded the job, it leaves a copy that the next try
  * makes void (see `voidedCopies`).
  */
-function confirmingSink(sink: BatchSink, control: JobControl, runId: string): BatchSink {
+function confirmingSink(
+  sink: BatchSink,
+  control: JobControl,
+  runId: string,
+): BatchSink & { committed: SiteResult | null } {
   return {
+    /** The result this try kept, once its rows are written. */
+    committed: null,
     begin(site) {
+      const self = this;
       const output = sink.begin(site);
       return {
         // The line the job made with the state's change marks: not serialised a second time.
@@ -119,11 +135,43 @@ function confirmingSink(sink: BatchSink, control: JobControl, runId: string): Ba
             throw error;
           }
           await output.commit(result, undefined, { token: control.token, voids });
+          self.committed = result;
           await saveState?.({ runId, site, offsets: {} });
         },
         discard: () => output.discard(),
       };
     },
+  };
+}
+
+/**
+ * Errors that are the job's, not the site's: the output or the state cannot be written (the worker
+ * stops), the job was handed back or taken over. They fail the try (retried by BullMQ).
+ */
+function isJobFailure(error: unknown): boolean {
+  return (
+    error instanceof JobReleasedError ||
+    error instanceof JobLockLostError ||
+    error instanceof OutputError ||
+    error instanceof StateStoreError ||
+    isCommitFailure(error)
+  );
+}
+
+/** The `error` row of a site whose walk failed in an unexpected way. */
+function internalErrorResult(site: string, error: unknown): SiteResult {
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    site,
+    status: 'error',
+    reason: `internal error: ${message}`,
+    pages: 0,
+    sitemaps: 0,
+    requests: 0,
+    notModified: 0,
+    skipped: 0,
+    bytes: 0,
+    ms: 0,
   };
 }
 
@@ -166,18 +214,32 @@ export function runWorker(options: RunWorkerOptions): QueueWorker {
     ...(options.onConnection !== undefined ? { onConnection: options.onConnection } : {}),
     ...(options.onResult !== undefined ? { onCompleted: options.onResult } : {}),
     async process(job, control) {
-      const result = await walkSite(job.full === true ? { site: job.site, full: true } : { site: job.site }, {
-        webClient: options.webClient,
-        registry: options.registry,
-        gate,
-        sink: confirmingSink(options.sink, control, runId),
-        state: options.state ?? null,
-        ...(options.siteDeadlineMs !== undefined ? { deadlineMs: options.siteDeadlineMs } : {}),
-        ...(options.fullEveryMs !== undefined ? { fullEveryMs: options.fullEveryMs } : {}),
-        ...(options.probeTimeoutMs !== undefined ? { probeTimeoutMs: options.probeTimeoutMs } : {}),
-        ...(options.walkOptions !== undefined ? { walkOptions: options.walkOptions } : {}),
-        signal: control.signal,
-      });
+      const sink = confirmingSink(options.sink, control, runId);
+      let result: SiteResult;
+      try {
+        result = await walkSite(job.full === true ? { site: job.site, full: true } : { site: job.site }, {
+          webClient: options.webClient,
+          registry: options.registry,
+          gate,
+          sink,
+          state: options.state ?? null,
+          ...(options.siteDeadlineMs !== undefined ? { deadlineMs: options.siteDeadlineMs } : {}),
+          ...(options.fullEveryMs !== undefined ? { fullEveryMs: options.fullEveryMs } : {}),
+          ...(options.probeTimeoutMs !== undefined ? { probeTimeoutMs: options.probeTimeoutMs } : {}),
+          ...(options.walkOptions !== undefined ? { walkOptions: options.walkOptions } : {}),
+          signal: control.signal,
+        });
+      } catch (error) {
+        if (isJobFailure(error) || control.signal.aborted) throw error;
+        // Defence in depth: a bug (here, in a plugin, a client) that escaped the walk is this
+        // site's `error` row with its message, as in usp batch; the worker goes on with the others.
+        // Thrown after the site's rows were kept (in a cleanup), it leaves them as they are.
+        if (sink.committed !== null) result = sink.committed;
+        else {
+          result = internalErrorResult(job.site, error);
+          await sink.begin(job.site).commit(result);
+        }
+      }
       // An interrupted walk kept nothing: the job goes back to the queue, walked again from the start.
       if (control.signal.aborted && result.status === 'partial' && result.reason === 'aborted') {
         throw new JobReleasedError();

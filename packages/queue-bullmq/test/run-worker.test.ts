@@ -399,6 +399,62 @@ describe('runWorker', () => {
     expect(new Set(lines)).toEqual(new Set(['same']));
   });
 
+  it('a site whose walk fails in an unexpected way (a bug in a client or a sink) is an error row with the message, or keeps what it wrote; the worker goes on with the others', async () => {
+    const meter = new HostMeter();
+    const { homes } = await sites(3, meter);
+    const bad = new URL(homes[0]).hostname;
+    const base = client();
+    // A client whose idle-socket cleanup throws for one site's host: walkSite rejects after its walk.
+    const buggy = new Proxy(base, {
+      get(target, key) {
+        if (key === 'closeIdle') {
+          return (hosts: Iterable<string>) => {
+            if ([...hosts].includes(bad)) throw new TypeError('closeIdle exploded');
+            return (target as unknown as { closeIdle(h: Iterable<string>): void }).closeIdle(hosts);
+          };
+        }
+        const value = Reflect.get(target, key) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const inner = memorySink('internal');
+    // And a sink whose first begin for another site throws: that site's walk never starts.
+    let thrown = false;
+    const sink: BatchSink = {
+      begin(site) {
+        if (site === homes[1] && !thrown) {
+          thrown = true;
+          throw new TypeError('begin exploded');
+        }
+        return inner.begin(site);
+      },
+    };
+    const worker = runWorker({
+      connection: redis.url,
+      queueName: 'internal',
+      webClient: buggy,
+      registry: registry(),
+      sink,
+    });
+    const result = await enqueueSites(homes, {
+      connection: redis.url,
+      queueName: 'internal',
+      wait: true,
+      attempts: 1,
+    });
+    await worker.stop();
+    expect(result).toMatchObject({ finished: 3, failed: [] });
+    // Each site once: the one whose cleanup threw keeps the rows it had written, the one whose
+    // walk never started is an error row with the message, the third is walked as usual.
+    expect(inner.rows.sites.map((r) => r.site).sort()).toEqual([...homes].sort());
+    expect(inner.rows.sites.find((r) => r.site === homes[0])?.status).toBe('ok');
+    expect(inner.rows.sites.find((r) => r.site === homes[1])).toMatchObject({
+      status: 'error',
+      reason: 'internal error: begin exploded',
+    });
+    expect(inner.rows.sites.find((r) => r.site === homes[2])?.status).toBe('ok');
+  });
+
   it('shares the incremental state: a second run over unchanged sites transfers no body and emits no page', async () => {
     const meter = new HostMeter();
     const { homes, pages } = await sites(6, meter);

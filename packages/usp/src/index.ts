@@ -27,18 +27,8 @@ export {
   parseSitemapDocument,
   sitemapFromString,
   UNFETCHED_CHILD_REASON,
-} from './document.js';
-export { nodeGunzip } from './gunzip-node.js';
-export { filePageStore } from './page-store-file.js';
-export { pageUrls } from './page-urls.js';
-export {
-  importPlugins,
-  type LoadedPlugins,
-  PluginModuleError,
-  registryWithPlugins,
-  resolvePluginModule,
-} from './plugin-modules.js';
-export { createDefaultRegistry, defaultPlugins } from './plugins.js';
+} from './api/document.js';
+export { pageUrls } from './api/page-urls.js';
 export {
   clientOptionsFor,
   type SitemapTreeOptions,
@@ -47,7 +37,7 @@ export {
   type WalkPagesOptions,
   walkPages,
   walkSitemapPages,
-} from './tree.js';
+} from './api/tree.js';
 export {
   type Finding,
   type ValidateDocumentOptions,
@@ -55,5 +45,15 @@ export {
   type ValidationReport,
   validateDocument,
   validateSitemap,
-} from './validate.js';
-export { createWorkerParser, type WorkerParser, type WorkerParserOptions } from './worker-pool.js';
+} from './api/validate.js';
+export { nodeGunzip } from './node/gunzip.js';
+export { filePageStore } from './pages/file-store.js';
+export { createDefaultRegistry, defaultPlugins } from './plugins/defaults.js';
+export {
+  importPlugins,
+  type LoadedPlugins,
+  PluginModuleError,
+  registryWithPlugins,
+  resolvePluginModule,
+} from './plugins/modules.js';
+export { createWorkerParser, type WorkerParser, type WorkerParserOptions } from './worker/pool.js';

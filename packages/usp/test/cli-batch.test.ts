@@ -229,6 +229,39 @@ describe('usp batch', () => {
     expect(again.stderr).toMatch(/^usp batch: 4 sites \(4 done before, resumed\); 0 pages, 0 requests/);
   });
 
+  it('walks a listed site on a private address without --allow-private-networks, refuses what its sitemaps point to elsewhere, naming the flag, and counts no request it did not send', async () => {
+    const other = await startTestServer({ '/b.xml': { body: '<urlset/>' } });
+    const home = await startTestServer();
+    try {
+      home.route('/robots.txt', { body: `Sitemap: ${home.origin}/a.xml\nSitemap: ${other.origin}/b.xml\n` });
+      home.route('/a.xml', {
+        body: `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${home.origin}/p</loc></url></urlset>`,
+      });
+      const file = join(dir, 'private.txt');
+      writeFileSync(file, `${home.origin}/\n`);
+      const out = join(dir, 'private');
+      const r = await runCli(['batch', '--out', out, '--timeout', '1500ms', '--retries', '1', '-v', file]);
+      expect(r.code, r.stderr).toBe(0);
+      const [site] = rows(join(out, 'sites.ndjson')) as unknown as { status: string; requests: number }[];
+      expect(site.status).toBe('ok');
+      expect(rows(join(out, 'pages.ndjson')).map((p) => p.url)).toEqual([`${home.origin}/p`]);
+      const refused = rows(join(out, 'sitemaps.ndjson')).find(
+        (m) => m.url === `${other.origin}/b.xml`,
+      ) as unknown as {
+        reason: string;
+      };
+      expect(refused.reason).toContain('(--allow-private-networks)');
+      expect(`${r.stderr}${readFileSync(join(out, 'sitemaps.ndjson'), 'utf8')}`).not.toContain(
+        'allowPrivateNetworks',
+      );
+      expect(other.requests).toEqual([]);
+      expect(site.requests).toBe(home.requests.length);
+    } finally {
+      await other.close();
+      await home.close();
+    }
+  });
+
   it('stops with exit 1 and one line on a locked or corrupt state file, deleting nothing', async () => {
     const corrupt = join(dir, 'corrupt.sqlite');
     const bytes = 'not a database\n'.repeat(500);

@@ -124,6 +124,20 @@ describe('--proxy and the proxy variables', () => {
     expect(bad.code).toBe(2);
   });
 
+  it('says a dead proxy failed, naming it (not its credentials), rather than calling the site unreachable', async () => {
+    // Port 1 on loopback: refused.
+    const dead = await runCli(['ls', ...NET, '--proxy', 'http://user:secret@127.0.0.1:1', `${o}/`]);
+    expect(dead.code).toBe(1);
+    expect(dead.stderr.trimEnd().split('\n')).toEqual([
+      `usp: ${o}/: proxy http://127.0.0.1:1 (set by --proxy) failed, the site was not reached: connect ECONNREFUSED 127.0.0.1:1`,
+    ]);
+    const fromEnv = await runCli(['ls', ...NET, `${o}/`], { env: { HTTP_PROXY: 'http://127.0.0.1:1' } });
+    expect(fromEnv.code).toBe(1);
+    expect(fromEnv.stderr).toContain(
+      `usp: ${o}/: proxy http://127.0.0.1:1 (set in the environment) failed, the site was not reached`,
+    );
+  });
+
   it('reads HTTP_PROXY for http URLs, not HTTPS_PROXY, and goes direct for NO_PROXY hosts', async () => {
     proxy.targets.length = 0;
     const viaEnv = await runCli(['ls', ...NET, '-f', 'pages', `${o}/`], { env: { HTTP_PROXY: proxy.url } });
@@ -173,6 +187,10 @@ describe('--insecure and --ca-file', () => {
     const strict = await runCli(['ls', ...NET, '-f', 'pages', `${origin}/`]);
     expect(strict.code).toBe(1);
     expect(strict.stdout).toBe('');
+    // One line, saying what would get past the certificate.
+    expect(strict.stderr.trimEnd().split('\n')).toEqual([
+      `usp: ${origin}/: site unreachable: ${origin}/robots.txt: self-signed certificate (the certificate did not verify: --ca-file FILE trusts a private certificate authority, --insecure skips the check)`,
+    ]);
     const insecure = await runCli(['ls', ...NET, '-f', 'pages', '--insecure', `${origin}/`]);
     expect(insecure.code).toBe(0);
     expect(insecure.stdout).toBe(`${origin}/secure\n`);

@@ -4,7 +4,7 @@ import { lastJsonLine, runNode } from '@usp-ts/test-server';
 import { describe, expect, it } from 'vitest';
 
 // External memory and collections are per process: looked at in a child, with the built package.
-const GC = fileURLToPath(new URL('../dist/external-memory-gc.js', import.meta.url));
+const GC = fileURLToPath(new URL('../dist/node/external-memory-gc.js', import.meta.url));
 if (!existsSync(GC)) throw new Error(`${GC} is missing: run \`pnpm --filter usp build\` first`);
 
 // Buffers of 64 KiB kept for a while (long enough to be promoted, as chunks waiting their turn

@@ -101,10 +101,10 @@ describe('the parse worker’s modules', () => {
 import { register } from 'node:module';
 register('data:text/javascript,' + encodeURIComponent(process.argv[2]));
 const dist = process.argv[1];
-for (const m of ['plugins.js', 'plugin-modules.js', 'page-codec.js', 'page-records.js', 'gunzip-node.js']) {
+for (const m of ['plugins/defaults.js', 'plugins/modules.js', 'pages/codec.js', 'pages/records.js', 'node/gunzip.js']) {
   await import(new URL(m, dist).href);
 }
-const { createDefaultRegistry } = await import(new URL('plugins.js', dist).href);
+const { createDefaultRegistry } = await import(new URL('plugins/defaults.js', dist).href);
 const { parseDocument } = await import('@usp-ts/core/parse');
 const doc = await parseDocument({
   url: 'https://a.example/s.xml',

@@ -86,7 +86,7 @@ process.stdout.write(JSON.stringify({ bytes: bytes + records.take().length }) + 
         '--input-type=module',
         '--eval',
         child,
-        pathToFileURL(fileURLToPath(new URL('../dist/page-records.js', import.meta.url))).href,
+        pathToFileURL(fileURLToPath(new URL('../dist/pages/records.js', import.meta.url))).href,
       ],
       { guardMs: 60_000, cwd: fileURLToPath(new URL('..', import.meta.url)) },
     );

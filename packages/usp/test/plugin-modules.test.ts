@@ -8,12 +8,12 @@ import {
   PluginModuleError,
   registryWithPlugins,
   resolvePluginModule,
-} from '../src/plugin-modules.js';
-import { createWorkerParser } from '../src/worker-pool.js';
+} from '../src/plugins/modules.js';
+import { createWorkerParser } from '../src/worker/pool.js';
 
 // Plugin modules as `--plugin` and `pluginModules` load them, in this thread and in a worker.
 
-const workerUrl = new URL('../dist/worker.js', import.meta.url);
+const workerUrl = new URL('../dist/worker/worker.js', import.meta.url);
 const RECIPE = 'https://example.com/schemas/recipe/1.0';
 const EXTENSION = `{
   name: 'recipe',

@@ -1,7 +1,7 @@
 import { OpenedResources } from '@usp-ts/test-server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { walkPages } from '../src/tree.js';
-import { createWorkerParser } from '../src/worker-pool.js';
+import { walkPages } from '../src/api/tree.js';
+import { createWorkerParser } from '../src/worker/pool.js';
 import { testClient, until } from './tree-helpers.js';
 
 // Issue 14 item 8: pages of a slowly arriving body reach the consumer as their bytes arrive. Each
@@ -11,7 +11,7 @@ import { testClient, until } from './tree-helpers.js';
 // (With one document per parse thread, the third waited unread for a thread, and the two in
 // flight waited for its pages: nothing moved.) No clock: the server waits on the consumer.
 
-const workerUrl = new URL('../dist/worker.js', import.meta.url);
+const workerUrl = new URL('../dist/worker/worker.js', import.meta.url);
 const opened = new OpenedResources();
 afterEach(() => opened.closeAll());
 

@@ -15,8 +15,8 @@ import {
 import { startTestServer } from '@usp-ts/test-server';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stripUrl } from '../src/cli/output.js';
-import { LineBuffers } from '../src/page-records.js';
-import { decodePage, encodePage, filePageStore, urlLinesOf } from '../src/page-store-file.js';
+import { decodePage, encodePage, filePageStore, urlLinesOf } from '../src/pages/file-store.js';
+import { LineBuffers } from '../src/pages/records.js';
 import { gzip, robots, sitemapIndex, TEXT, testClient, treeOptions, until, XML } from './tree-helpers.js';
 
 const base = mkdtempSync(join(tmpdir(), 'usp-store-test-'));
@@ -271,7 +271,7 @@ describe('filePageStore', () => {
   });
 
   it('leaves nothing behind when the process exits', () => {
-    const dist = fileURLToPath(new URL('../dist/page-store-file.js', import.meta.url));
+    const dist = fileURLToPath(new URL('../dist/pages/file-store.js', import.meta.url));
     if (!existsSync(dist)) return expect.fail(`build the package first: ${dist} is missing`);
     const script = `
       import { filePageStore } from ${JSON.stringify(dist)};
@@ -334,7 +334,7 @@ describe('filePageStore', () => {
 });
 
 describe('filePageStore temp directories', () => {
-  const dist = fileURLToPath(new URL('../dist/page-store-file.js', import.meta.url));
+  const dist = fileURLToPath(new URL('../dist/pages/file-store.js', import.meta.url));
   const PAGE = `{ url: 'http://x.test/', priority: 0.5, lastModified: null, changeFrequency: null,
                   newsStory: null, images: null, alternates: null }`;
   const pagesDirs = (parent: string) => readdirSync(parent).filter((n) => n.startsWith('usp-pages-'));

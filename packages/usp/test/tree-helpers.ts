@@ -8,7 +8,7 @@ import {
   type WalkPagesWithClientOptions,
 } from '@usp-ts/core';
 import { createWebClient, type FetcherWebClient, type WebClientOptions } from '@usp-ts/fetcher';
-import { createDefaultRegistry } from '../src/plugins.js';
+import { createDefaultRegistry } from '../src/plugins/defaults.js';
 
 /** Fast, loopback-friendly client settings: tests never wait on production timeouts. */
 export function testClient(extra: WebClientOptions = {}): FetcherWebClient {

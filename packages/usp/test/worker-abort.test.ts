@@ -5,8 +5,8 @@ import { pathToFileURL } from 'node:url';
 import type { Warning } from '@usp-ts/core';
 import { OpenedResources } from '@usp-ts/test-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { sitemapTreeForHomepage } from '../src/tree.js';
-import { createWorkerParser } from '../src/worker-pool.js';
+import { sitemapTreeForHomepage } from '../src/api/tree.js';
+import { createWorkerParser } from '../src/worker/pool.js';
 import { testClient, until } from './tree-helpers.js';
 
 // Issue 14 item 7: an abort (the deadline, Ctrl-C, the caller's signal: one path in the walk)
@@ -14,7 +14,7 @@ import { testClient, until } from './tree-helpers.js';
 // keeping the pages the worker had already sent. The worker here blocks in an extension for two
 // minutes; the walk must not wait for it.
 
-const workerUrl = new URL('../dist/worker.js', import.meta.url);
+const workerUrl = new URL('../dist/worker/worker.js', import.meta.url);
 const BLOCK_NS = 'urn:usp-test:block';
 
 let dir: string;

@@ -17,21 +17,21 @@ import {
   sitemapFromDocument,
 } from '@usp-ts/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { nodeGunzip } from '../src/gunzip-node.js';
-import { decodePages, encodePages, encodeRecords } from '../src/page-codec.js';
-import { RecordBuffer, recordPages, recordsOf } from '../src/page-records.js';
-import { filePageStore } from '../src/page-store-file.js';
-import { createDefaultRegistry } from '../src/plugins.js';
+import { nodeGunzip } from '../src/node/gunzip.js';
+import { decodePages, encodePages, encodeRecords } from '../src/pages/codec.js';
+import { filePageStore } from '../src/pages/file-store.js';
+import { RecordBuffer, recordPages, recordsOf } from '../src/pages/records.js';
+import { createDefaultRegistry } from '../src/plugins/defaults.js';
 import {
   createStoringWorkerParser,
   createWorkerParser,
   tuneParseWorkers,
   type WorkerParser,
-} from '../src/worker-pool.js';
+} from '../src/worker/pool.js';
 import { runSiteCase } from './site-cases.js';
 
 // The worker script runs compiled (Node 20 cannot load .ts in a worker): the build comes first.
-const workerUrl = new URL('../dist/worker.js', import.meta.url);
+const workerUrl = new URL('../dist/worker/worker.js', import.meta.url);
 
 const NS = 'http://www.sitemaps.org/schemas/sitemap/0.9';
 const IMAGE_NS = 'http://www.google.com/schemas/sitemap-image/1.1';

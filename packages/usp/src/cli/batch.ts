@@ -19,7 +19,7 @@ import { countSitesOrSay, inputLines } from './input-lines.js';
 import { NETWORK_HELP } from './network.js';
 import { loadOptionalPackage } from './optional-package.js';
 import { capSemiSpaces } from './semi-space-cap.js';
-import { batchWebClient, SITE_WALK_OPTIONS, siteWalkSettings } from './site-walk.js';
+import { batchWebClient, listedOrigins, SITE_WALK_OPTIONS, siteWalkSettings } from './site-walk.js';
 
 /**
  * The batch's semi-spaces, MiB (its young generation is two of them). A batch allocates a lot
@@ -102,7 +102,8 @@ distributed (workers on any number of machines run "usp worker", see its help):
   persistence), are listed at the end and make the exit status 1)
 
 ${NETWORK_HELP}
-  (--concurrency is per site; --allow-private-networks is needed for sites on private addresses)
+  (--concurrency is per site; the sites listed may be on private addresses without
+  --allow-private-networks, as the URL of usp ls may, but what their sitemaps point to may not)
 
 exit status:
   0  the run finished (sites that were unreachable or invalid are rows in sites.ndjson)
@@ -155,7 +156,14 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
 
   let output: BatchOutput | null = null;
   const report = new BatchReport(!flag(p, 'no-progress'));
-  const client = batchWebClient(clientOptions, sites, perHost);
+  const listed = listedOrigins();
+  const client = batchWebClient(
+    clientOptions.allowPrivateNetworks === true
+      ? clientOptions
+      : { ...clientOptions, allowPrivateOrigins: listed.allows },
+    sites,
+    perHost,
+  );
   try {
     try {
       output = await openBatchOutput({
@@ -181,7 +189,7 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
     // (and watches V8's flags only when a worker thread starts, which a batch never does).
     capSemiSpaces(BATCH_SEMI_SPACE_MB);
     tuneJitForBatch();
-    const results = batchWalk(inputLines(source), {
+    const results = batchWalk(listed.note(inputLines(source)), {
       webClient: client,
       registry: loadDefaultRegistry,
       sink,

@@ -8,6 +8,6 @@ let loaded: Promise<Registry> | undefined;
  * extension packages was ~50 M instructions before its first request. One registry a process.
  */
 export const loadDefaultRegistry: RegistryLoader = () => {
-  loaded ??= import('../plugins.js').then((m) => m.createDefaultRegistry());
+  loaded ??= import('../plugins/defaults.js').then((m) => m.createDefaultRegistry());
   return loaded;
 };

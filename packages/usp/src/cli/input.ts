@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { LOCAL_DUMMY_URL } from '../document.js';
+import { LOCAL_DUMMY_URL } from '../api/document.js';
 import { InputFileError } from './cli-errors.js';
 
 /** Opens a file for streaming, turning the usual failures into one clear message. */

@@ -7,7 +7,7 @@ import {
   type WalkStats,
   type WalkSummary,
 } from '@usp-ts/core';
-import { type SitemapTreeOptions, sitemapTreeForHomepage, walkPages } from '../tree.js';
+import { type SitemapTreeOptions, sitemapTreeForHomepage, walkPages } from '../api/tree.js';
 import type { Log, Progress, ProgressCounts } from './log.js';
 import {
   CSV_HEADER,

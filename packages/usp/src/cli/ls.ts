@@ -1,8 +1,8 @@
 import { DEFAULT_MAX_SITEMAPS, isHttpUrl, stripUrlToHomepage, type WalkSummary } from '@usp-ts/core';
 import { createWebClient, type RetryInfo } from '@usp-ts/fetcher';
-import { collectOnExternalGrowth } from '../external-memory-gc.js';
-import { clientOptionsFor, type SitemapTreeOptions } from '../tree.js';
-import { tuneParseWorkers } from '../worker-pool.js';
+import { clientOptionsFor, type SitemapTreeOptions } from '../api/tree.js';
+import { collectOnExternalGrowth } from '../node/external-memory-gc.js';
+import { tuneParseWorkers } from '../worker/pool.js';
 import {
   choice,
   count,
@@ -32,6 +32,7 @@ import { NETWORK_HELP, NETWORK_OPTIONS, webClientOptionsFrom } from './network.j
 import { FORMATS, Output } from './output.js';
 import { PLUGIN_HELP, PLUGIN_OPTIONS, pluginsFrom } from './plugins.js';
 import { capSemiSpaces } from './semi-space-cap.js';
+import { FirstNetworkFailure, unreachableLine } from './unreachable-line.js';
 
 export const LS_USAGE =
   'usage: usp ls [-h] [-f FORMAT] [-r] [-k] [-u] [-v] [-l LOG_FILE] [--extra-known-path PATH] [--sitemap URL] [options] [url]';
@@ -186,6 +187,7 @@ export async function runLs(args: string[], signal: AbortSignal): Promise<number
   // collections, the larger young generation let spent chunks pile up (peak 123 -> 156 MiB).
   tuneParseWorkers({ youngGenerationMb: 3 * LS_SEMI_SPACE_MB, externalGcStepMb: LS_EXTERNAL_STEP_MB });
   let summary: WalkSummary | undefined;
+  const failure = new FirstNetworkFailure();
   log.holdFailures();
   try {
     const out = new Output(process.stdout, { eager: STREAMED.has(format) });
@@ -193,7 +195,7 @@ export async function runLs(args: string[], signal: AbortSignal): Promise<number
       url,
       format,
       strip: flag(p, 'strip-url'),
-      options: { ...options, webClient: client },
+      options: { ...options, webClient: failure.watch(client) },
       log,
       progress,
       out,
@@ -208,7 +210,8 @@ export async function runLs(args: string[], signal: AbortSignal): Promise<number
     await client.close();
   }
   if (summary.outcome === 'unreachable') {
-    process.stderr.write(`usp: ${url}: site unreachable: ${summary.reason}\n`);
+    const proxySource = str(p, 'proxy') !== undefined ? 'set by --proxy' : 'set in the environment';
+    process.stderr.write(`${unreachableLine(url, summary, failure.first, proxySource)}\n`);
     return 1;
   }
   return 0;

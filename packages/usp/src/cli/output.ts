@@ -10,8 +10,8 @@ import {
   SitemapDate,
   sitemapToJSON,
 } from '@usp-ts/core';
-import { LineBuffers } from '../page-records.js';
-import { urlLinesOf } from '../page-store-file.js';
+import { urlLinesOf } from '../pages/file-store.js';
+import { LineBuffers } from '../pages/records.js';
 
 /** Output formats of `usp ls` and `usp parse`. */
 export const FORMATS = ['tabtree', 'pages', 'json', 'ndjson', 'csv'] as const;

@@ -9,8 +9,8 @@ import {
   stripUrlToHomepage,
   type Warning,
 } from '@usp-ts/core';
-import { LOCAL_DUMMY_URL, parseSitemapDocument } from '../document.js';
-import { filePageStore } from '../page-store-file.js';
+import { LOCAL_DUMMY_URL, parseSitemapDocument } from '../api/document.js';
+import { filePageStore } from '../pages/file-store.js';
 import {
   choice,
   count,

@@ -4,7 +4,7 @@ import {
   PluginModuleError,
   registryWithPlugins,
   resolvePluginModule,
-} from '../plugin-modules.js';
+} from '../plugins/modules.js';
 import { list, type OptionSpec, type Parsed, UsageError } from './args.js';
 
 /** `--plugin MODULE`, shared by `ls`, `parse` and `validate`. */

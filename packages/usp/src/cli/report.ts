@@ -2,12 +2,12 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { isHttpUrl, stripUrlToHomepage } from '@usp-ts/core';
 import { createWebClient } from '@usp-ts/fetcher';
+import { clientOptionsFor, type WalkPagesOptions } from '../api/tree.js';
 import { batchReportHtml } from '../report/batch-html.js';
 import { collectBatchReport, storeReport } from '../report/batch-report.js';
 import { collectFileReport } from '../report/file-report.js';
 import { siteReportHtml } from '../report/site-html.js';
 import { collectSiteReport, MAX_LISTED_URLS, URLS_PER_SITEMAP } from '../report/site-report.js';
-import { clientOptionsFor, type WalkPagesOptions } from '../tree.js';
 import {
   count,
   duration,

@@ -1,7 +1,7 @@
-import { DEFAULT_PER_HOST, DEFAULT_SITES } from '@usp-ts/batch';
+import { DEFAULT_PER_HOST, DEFAULT_SITES, normalizeSite } from '@usp-ts/batch';
 import { type StateStore, StateStoreError } from '@usp-ts/core';
 import { createWebClient, type WebClientOptions } from '@usp-ts/fetcher';
-import { nodeGunzip } from '../gunzip-node.js';
+import { nodeGunzip } from '../node/gunzip.js';
 import { duration, integer, type OptionSpec, type Parsed, str } from './args.js';
 import {
   DISCOVERY_OPTIONS,
@@ -71,12 +71,47 @@ export function batchWebClient(
   sites: number,
   perHost: number,
 ): ReturnType<typeof createWebClient> {
-  return createWebClient({
+  const client = createWebClient({
     ...clientOptions,
     maxConcurrentRequests: Math.max(16, sites * perHost),
     maxConnectionsPerHost: Math.max(perHost, 2),
     keepAliveTimeoutMs: BATCH_KEEP_ALIVE_MS,
   });
+  // A refused private address names the library's option; on the command line it is a flag.
+  // The reason lands in sites.ndjson and sitemaps.ndjson as well as on stderr.
+  const get = client.get.bind(client);
+  client.get = async (url, options) => {
+    const response = await get(url, options);
+    if (response.kind !== 'error' || response.code !== 'blocked') return response;
+    return {
+      ...response,
+      message: response.message.replace('(option allowPrivateNetworks)', '(--allow-private-networks)'),
+    };
+  };
+  return client;
+}
+
+/**
+ * The sites a batch's user listed are origins they named, as the URL of `usp ls` is: each may be
+ * on a private address without --allow-private-networks (what their sitemaps point to may not).
+ * The client asks `allows` when it connects to a private origin; `note` passes the lines through,
+ * learning their origins before the batch starts their sites.
+ */
+export function listedOrigins(): {
+  allows: (origin: string) => boolean;
+  note: (lines: AsyncIterable<string>) => AsyncGenerator<string>;
+} {
+  const origins = new Set<string>();
+  return {
+    allows: (origin) => origins.has(origin),
+    async *note(lines) {
+      for await (const line of lines) {
+        const site = normalizeSite(line);
+        if (site !== null) origins.add(new URL(site).origin);
+        yield line;
+      }
+    },
+  };
 }
 
 /** Opens `--state`; the SQLite store is loaded only here (a native module nobody else needs). */

@@ -1,5 +1,5 @@
 import { isHttpUrl } from '@usp-ts/core';
-import { type Finding, type ValidationReport, validateDocument, validateSitemap } from '../validate.js';
+import { type Finding, type ValidationReport, validateDocument, validateSitemap } from '../api/validate.js';
 import {
   choice,
   count,

@@ -18,7 +18,7 @@ import {
   runWorker,
   voidedCopies,
 } from '@usp-ts/queue-bullmq';
-import { createDefaultRegistry } from '../plugins.js';
+import { createDefaultRegistry } from '../plugins/defaults.js';
 import { count, duration, flag, type OptionSpec, parse, redisUrl, str, UsageError } from './args.js';
 import { tuneJitForBatch } from './batch-jit.js';
 import { BatchReport, siteLine } from './batch-report.js';

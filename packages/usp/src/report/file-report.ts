@@ -1,5 +1,5 @@
 import { countingPageStore, isIndexSitemap, type Registry, type Warning } from '@usp-ts/core';
-import { LOCAL_DUMMY_URL, parseSitemapDocument } from '../document.js';
+import { LOCAL_DUMMY_URL, parseSitemapDocument } from '../api/document.js';
 import { PageStats } from './page-stats.js';
 import { MAX_LISTED_URLS, type ReportSitemap, type SiteReportData, URLS_PER_SITEMAP } from './site-report.js';
 import { WarningGroups } from './warning-groups.js';

@@ -6,7 +6,7 @@ import {
   type Warning,
   type WebClient,
 } from '@usp-ts/core';
-import { type WalkPagesOptions, walkPages } from '../tree.js';
+import { type WalkPagesOptions, walkPages } from '../api/tree.js';
 import { PageStats, type PageStatsData } from './page-stats.js';
 import { type RequestFacts, TimingClient } from './timing-client.js';
 import { type WarningGroup, WarningGroups } from './warning-groups.js';

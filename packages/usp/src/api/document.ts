@@ -17,8 +17,8 @@ import {
   urlKey,
   type WarningListener,
 } from '@usp-ts/core';
-import { nodeGunzip } from './gunzip-node.js';
-import { createDefaultRegistry } from './plugins.js';
+import { nodeGunzip } from '../node/gunzip.js';
+import { createDefaultRegistry } from '../plugins/defaults.js';
 
 /** usp's stand-in URL for a document that came from a string (`sitemap_from_str`). */
 export const LOCAL_DUMMY_URL = 'http://usp-local-dummy.local/';

@@ -9,13 +9,13 @@ import {
   type Registry,
   type Warning,
 } from '@usp-ts/core/parse';
-import { collectOnExternalGrowth } from './external-memory-gc.js';
-import { nodeGunzip } from './gunzip-node.js';
-import { encodePages, encodeRecords, tagDates } from './page-codec.js';
-import { RecordBuffer } from './page-records.js';
-import { importPlugins, registryWithPlugins } from './plugin-modules.js';
-import { createDefaultRegistry } from './plugins.js';
-import type { FromWorker, ToWorker } from './worker-protocol.js';
+import { collectOnExternalGrowth } from '../node/external-memory-gc.js';
+import { nodeGunzip } from '../node/gunzip.js';
+import { encodePages, encodeRecords, tagDates } from '../pages/codec.js';
+import { RecordBuffer } from '../pages/records.js';
+import { createDefaultRegistry } from '../plugins/defaults.js';
+import { importPlugins, registryWithPlugins } from '../plugins/modules.js';
+import type { FromWorker, ToWorker } from './protocol.js';
 
 /**
  * Page batches sent ahead of the main thread's acknowledgements: a bound for a consumer that
@@ -32,7 +32,7 @@ const scratch = new RecordBuffer(64 * 1024);
 const port = parentPort;
 if (port === null) throw new Error('worker.js runs as a worker thread of createWorkerParser');
 
-// Set only by the CLI for its own process (worker-pool.ts's `tuneParseWorkers`).
+// Set only by the CLI for its own process (pool.ts's `tuneParseWorkers`).
 const gcStepMb = (workerData as { externalGcStepMb?: number | null } | null)?.externalGcStepMb ?? null;
 if (gcStepMb !== null) collectOnExternalGrowth(gcStepMb);
 

@@ -66,7 +66,7 @@ export class RecordBuffer {
     this.#size = at + JSON_HEAD_BYTES + n;
   }
 
-  /** Records made elsewhere (a parse worker's batch, see page-codec.ts), whole ones only. */
+  /** Records made elsewhere (a parse worker's batch, see codec.ts), whole ones only. */
   appendRecords(records: Uint8Array): void {
     this.#room(records.length);
     this.#buf.set(records, this.#size);
@@ -337,7 +337,7 @@ const PAGE_RECORDS = Symbol('usp.pageRecords');
 
 /**
  * Marks `pages` as exactly the plain records `records` holds, in order: a parse worker's batch
- * (see page-codec.ts). The temp-file store then copies the bytes instead of encoding each page
+ * (see codec.ts). The temp-file store then copies the bytes instead of encoding each page
  * again on the main thread. A copy of the array (a slice) does not carry the mark.
  */
 export function markRecords(pages: Page[], records: Uint8Array): void {
@@ -346,7 +346,7 @@ export function markRecords(pages: Page[], records: Uint8Array): void {
 
 /**
  * The pages of a parse worker's batch that arrived as their plain records only (`n` of them, see
- * page-codec.ts's `encodeRecords`), for a consumer that stores the records (the temp-file store):
+ * codec.ts's `encodeRecords`), for a consumer that stores the records (the temp-file store):
  * a page object is made only if something reads the pages themselves (a walk's `maxPages` cut
  * slices the batch), then all of them at once. The length and the records are read without it.
  */

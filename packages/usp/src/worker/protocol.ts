@@ -1,6 +1,6 @@
 // The messages between the main thread's worker pool and a parser worker.
 import type { PagesSitemapType, ParseDocumentOptions, Warning } from '@usp-ts/core/parse';
-import type { PageBatch } from './page-codec.js';
+import type { PageBatch } from '../pages/codec.js';
 
 /** @internal main → worker */
 export type ToWorker =
@@ -23,7 +23,7 @@ export type ToWorker =
 export type FromWorker =
   | { t: 'credit'; id: number; bytes: number }
   | { t: 'pages'; id: number; type: PagesSitemapType; batch: PageBatch; warnings: Warning[] }
-  /** `n` ordinary pages as page-records.ts's plain records, for a `recordsOnly` job. */
+  /** `n` ordinary pages as pages/records.ts's plain records, for a `recordsOnly` job. */
   | { t: 'records'; id: number; type: PagesSitemapType; n: number; records: Uint8Array; warnings: Warning[] }
   /** `result` is the ParsedDocument with its dates tagged, its warnings sent beside it. */
   | { t: 'done'; id: number; result: unknown; warnings: Warning[] }

@@ -19,9 +19,9 @@ import {
 } from '@usp-ts/core';
 import { createWebClient, type WebClientOptions } from '@usp-ts/fetcher';
 import { SITEMAP_NAMESPACE } from '@usp-ts/format-xml-sitemap';
+import { nodeGunzip } from '../node/gunzip.js';
+import { createDefaultRegistry } from '../plugins/defaults.js';
 import { LOCAL_DUMMY_URL } from './document.js';
-import { nodeGunzip } from './gunzip-node.js';
-import { createDefaultRegistry } from './plugins.js';
 import { clientOptionsFor } from './tree.js';
 
 export type FindingSeverity = 'error' | 'warning';

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRegistry, type Plugin, type Registry, UspError, type XmlExtension } from '@usp-ts/core/parse';
-import { defaultPlugins } from './plugins.js';
+import { defaultPlugins } from './defaults.js';
 
 /** What plugin modules gave: formats, and extensions for the XML sitemap format. */
 export interface LoadedPlugins {

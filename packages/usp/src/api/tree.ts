@@ -19,11 +19,11 @@ import {
   walkSitemapPagesWithClient,
 } from '@usp-ts/core';
 import { createWebClient, hostIsPrivate, type WebClientOptions, webClientOptionName } from '@usp-ts/fetcher';
-import { nodeGunzip } from './gunzip-node.js';
-import { filePageStore } from './page-store-file.js';
-import { importPlugins, registryWithPlugins } from './plugin-modules.js';
-import { createDefaultRegistry } from './plugins.js';
-import { createStoringWorkerParser, createWorkerParser, type WorkerParser } from './worker-pool.js';
+import { nodeGunzip } from '../node/gunzip.js';
+import { filePageStore } from '../pages/file-store.js';
+import { createDefaultRegistry } from '../plugins/defaults.js';
+import { importPlugins, registryWithPlugins } from '../plugins/modules.js';
+import { createStoringWorkerParser, createWorkerParser, type WorkerParser } from '../worker/pool.js';
 
 /**
  * Core's tree options with Node defaults filled in: an undici client, every format, pages kept
@@ -95,7 +95,7 @@ export async function clientOptionsFor(
   return origins.size === 0 ? options : { ...options, allowPrivateOrigins: [...origins] };
 }
 
-const WORKER_URL = new URL('./worker.js', import.meta.url);
+const WORKER_URL = new URL('../worker/worker.js', import.meta.url);
 
 /**
  * The default parser of a walk: documents in this thread, and a second large document in flight

@@ -14,7 +14,7 @@ import {
   type SitemapImage,
   type StoredPages,
 } from '@usp-ts/core';
-import { type LineBuffers, RecordBuffer, readRecords, recordsOf, urlLines } from './page-records.js';
+import { type LineBuffers, RecordBuffer, readRecords, recordsOf, urlLines } from './records.js';
 
 export interface FilePageStoreOptions {
   /** Parent directory of the store's temp directory (default `os.tmpdir()`). */
@@ -39,7 +39,7 @@ export interface FilePageStore extends PageStore {
 }
 
 /**
- * Keeps each pages sitemap's pages in a temp file (a binary record a page, see page-records.ts),
+ * Keeps each pages sitemap's pages in a temp file (a binary record a page, see pages/records.ts),
  * and reads them back when `.pages` is accessed. The tree in memory holds only its nodes
  * and a count per sitemap, so memory stays flat however many pages a site has (usp swaps pages
  * to temp files for the same reason). A file is removed when its node's pages are released or

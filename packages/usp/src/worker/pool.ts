@@ -11,9 +11,9 @@ import {
   UspError,
   type Warning,
 } from '@usp-ts/core';
-import { decodePages, reviveDates } from './page-codec.js';
-import { recordPages } from './page-records.js';
-import { FORWARDED_HEADERS, type FromWorker, type ToWorker } from './worker-protocol.js';
+import { decodePages, reviveDates } from '../pages/codec.js';
+import { recordPages } from '../pages/records.js';
+import { FORWARDED_HEADERS, type FromWorker, type ToWorker } from './protocol.js';
 
 export interface WorkerParserOptions {
   /** Worker threads (default: `min(2, os.availableParallelism())`). */
@@ -158,7 +158,7 @@ const processTuning: ProcessTuning = { youngGenerationMb: null, externalGcStepMb
  * @internal For the CLI's own process, never the library: the parse workers started from now on
  * get a young generation of `youngGenerationMb` (over `resourceLimits`' own) and run a full
  * collection whenever their external memory grows by `externalGcStepMb` MiB, as the CLI's main
- * thread does (external-memory-gc.ts). A worker's young generation as large as the main thread's
+ * thread does (node/external-memory-gc.ts). A worker's young generation as large as the main thread's
  * halves its scavenges; without the collections, the spent body chunks whose wrappers were
  * promoted (a worker holds up to `maxBytesInFlight` of them) would wait for V8's own full
  * collection, 64 MiB of external memory later.
@@ -172,7 +172,7 @@ export function createWorkerParser(options: WorkerParserOptions = {}): WorkerPar
 }
 
 /**
- * @internal A pool for a walk whose pages go only to the temp-file store (tree.ts's trees): a
+ * @internal A pool for a walk whose pages go only to the temp-file store (api/tree.ts's trees): a
  * worker's batch of ordinary pages crosses as their records alone, and its page objects are made
  * on this thread only if something reads them (see `recordPages`). In `usp ls`'s default format
  * the pages a worker parsed were cloned URL by URL and rebuilt here only for the store to

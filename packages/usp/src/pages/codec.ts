@@ -3,7 +3,7 @@
 // A batch of ordinary pages also carries the temp-file store's records of them, made on the
 // worker: the main thread's store copies them instead of encoding every page again.
 import { CHANGE_FREQUENCIES, type ChangeFrequency, type Page, SitemapDate } from '@usp-ts/core/parse';
-import { markRecords, RecordBuffer } from './page-records.js';
+import { markRecords, RecordBuffer } from './records.js';
 
 const DATE_TAG = '__uspSitemapDate';
 const NO_OFFSET = -2_147_483_648;
@@ -23,7 +23,7 @@ export interface PageBatch {
   /** `[index, data, index, data, ...]` for pages with news, images, alternates, extensions. */
   extra: unknown[] | null;
   /**
-   * The pages as page-records.ts's plain records, back to back (its own buffer, to transfer);
+   * The pages as records.ts's plain records, back to back (its own buffer, to transfer);
    * null when a page is not an ordinary one.
    */
   records: Uint8Array | null;
