@@ -34,3 +34,6 @@ export function onStop(signal: Stoppable, fn: () => void): () => void {
   signal.addEventListener('abort', fn, { once: true });
   return () => signal.removeEventListener('abort', fn);
 }
+
+/** Thrown inside a `get` when its life signal fired; `get` turns it into the right outcome. */
+export class Stop extends Error {}
