@@ -48,6 +48,8 @@ export interface EnqueueSitesOptions<R = unknown> {
   readonly signal?: AbortSignal;
   /** Told once when Redis goes away mid-run (`'away'`, with its `HOST:PORT`) and once when it is back. */
   readonly onConnection?: (state: RedisConnectionState, address: string) => void;
+  /** While waiting, every second: the jobs of the queue being walked now, by any worker (for a progress line). */
+  readonly onActive?: (active: number) => void;
 }
 
 /** How the list went into the queue. */
@@ -101,6 +103,7 @@ const OPTION_KEYS = {
   onResult: true,
   signal: true,
   onConnection: true,
+  onActive: true,
 } satisfies Record<keyof EnqueueSitesOptions, true>;
 
 /** Jobs added per round trip. */
@@ -120,6 +123,9 @@ const READ_ENDS_MS = 500;
  * wait for ever. One small script a check; the jobs are looked at only when the run is gone.
  */
 const LOST_CHECK_MS = 2_000;
+
+/** How often a waiting producer with `onActive` reads how many jobs are being walked. */
+const ACTIVE_EVERY_MS = 1_000;
 
 /** The reason given for a lost job. */
 const LOST_REASON = 'lost: Redis lost the job (restarted without persistence?); nothing of it was kept';
@@ -312,7 +318,9 @@ export async function enqueueSites<R = unknown>(
       requeued: tally.requeued,
     };
     options.onEnqueued?.(report);
-    if (wait && ends !== null) await waitForAll(queue, run, keepRunMs, ends, w, options.signal);
+    if (wait && ends !== null) {
+      await waitForAll(queue, run, keepRunMs, ends, w, options.signal, options.onActive);
+    }
     return { ...report, finished: w.finished, failed: w.failed, lost: w.lost };
   } finally {
     await adding?.end().catch(() => {});
@@ -333,6 +341,7 @@ async function waitForAll<R>(
   ends: JobEndReader,
   w: Waiting<R>,
   signal: AbortSignal | undefined,
+  onActive: ((active: number) => void) | undefined,
 ): Promise<void> {
   // One listener for the whole wait, not one per wake-up: those piled up on the signal (and
   // Node warned of a listener leak past ten sites).
@@ -369,6 +378,13 @@ async function waitForAll<R>(
     }
   };
   const timer = setInterval(() => void check(), LOST_CHECK_MS);
+  // The progress line's "active": jobs being walked now, which only Redis knows (one LLEN a second).
+  const activeTimer =
+    onActive === undefined
+      ? null
+      : setInterval(() => {
+          queue.getActiveCount().then(onActive, () => {});
+        }, ACTIVE_EVERY_MS);
   try {
     while (w.pending.size > 0 && !signal?.aborted) {
       await new Promise<void>((resolve) => {
@@ -378,8 +394,9 @@ async function waitForAll<R>(
     }
   } finally {
     clearInterval(timer);
+    if (activeTimer !== null) clearInterval(activeTimer);
     signal?.removeEventListener('abort', onAbort);
   }
 }
 
-type QueueKeysAndJobs = Parameters<typeof touchRun>[0];
+type QueueKeysAndJobs = Parameters<typeof touchRun>[0] & { getActiveCount(): Promise<number> };

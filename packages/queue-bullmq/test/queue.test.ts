@@ -337,6 +337,38 @@ describe('enqueueSites and startQueueWorker', () => {
     }
   });
 
+  it('a waiting producer tells how many jobs the workers are walking now (its progress line\'s "active")', async () => {
+    const name = nextQueue();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    workers.push(
+      startQueueWorker({
+        connection: redis.url,
+        queueName: name,
+        concurrency: 2,
+        process: async (job) => {
+          await held;
+          return job.site;
+        },
+      }),
+    );
+    const seen: number[] = [];
+    const result = await enqueueSites(SITES, {
+      connection: redis.url,
+      queueName: name,
+      wait: true,
+      onActive: (n) => {
+        seen.push(n);
+        // Two of the three sites run at once: said so before any ends.
+        if (n === 2) release();
+      },
+    });
+    expect(result.finished).toBe(3);
+    expect(seen).toContain(2);
+  });
+
   it('a waiting producer keeps one abort listener on its signal however many reads bring ends, none after', async () => {
     const name = nextQueue();
     const [first, ...rest] = SITES;

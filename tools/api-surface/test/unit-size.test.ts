@@ -14,7 +14,6 @@ const ALLOWED: Readonly<Record<string, string>> = {
   // `file:name` → why it may be longer.
   'packages/queue-bullmq/src/redis-gate.ts:redisPolitenessGate': 'being split in issue 34 by queue',
   'packages/batch/src/site-job.ts:walkSite': 'being rewritten in issue 32 by ports',
-  'packages/usp/src/worker/pool.ts:workerParser': 'being split in issue 34 by units',
 };
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');

@@ -76,6 +76,10 @@ export async function runQueuedBatch(
             : `usp batch: Redis at ${address} is back\n`,
         );
       },
+      onActive: (active) => {
+        counts.sitesActive = active;
+        report.update(snapshotProgress(counts));
+      },
       onEnqueued: (r) => {
         if (verbose > 0 || !wait || r.doneBefore > 0) {
           report.clear();
