@@ -44,6 +44,7 @@ export type {
   SiteStatus,
 } from './rows.js';
 export { type JournalContents, type JournalEntry, type JournalHeader, readJournal } from './run-journal.js';
+export { type RunSummaryRows, runSummaryQueries } from './run-summary.js';
 export {
   DEFAULT_SITE_DEADLINE_MS,
   isCommitFailure,

@@ -1,10 +1,10 @@
-import { statSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { isHttpUrl, stripUrlToHomepage } from '@usp-ts/core';
 import { createWebClient } from '@usp-ts/fetcher';
 import { clientOptionsFor, type WalkPagesOptions } from '../api/tree.js';
 import { batchReportHtml } from '../report/batch-html.js';
-import { collectBatchReport } from '../report/batch-report.js';
+import { collectBatchReport, storeReport } from '../report/batch-report.js';
 import { collectFileReport } from '../report/file-report.js';
 import { siteReportHtml } from '../report/site-html.js';
 import { collectSiteReport, MAX_LISTED_URLS, URLS_PER_SITEMAP } from '../report/site-report.js';
@@ -31,6 +31,7 @@ import {
 import { openInput } from './input.js';
 import { Log, Progress } from './log.js';
 import { NETWORK_HELP, NETWORK_OPTIONS, webClientOptionsFrom } from './network.js';
+import { loadOptionalPackage } from './optional-package.js';
 import { PLUGIN_HELP, PLUGIN_OPTIONS, pluginsFrom } from './plugins.js';
 
 export const REPORT_USAGE =
@@ -42,6 +43,7 @@ const REPORT_OPTIONS = {
   ...DISCOVERY_OPTIONS,
   ...WALK_LIMIT_OPTIONS,
   output: { type: 'string', short: 'o' },
+  run: { type: 'string' },
   sitemap: { type: 'string', multiple: true },
   deadline: { type: 'string' },
   'no-progress': { type: 'boolean' },
@@ -61,11 +63,15 @@ positional arguments:
                             reads it: an index's children are listed, not fetched
   batch-dir                 a "usp batch --out" directory: the run's sites, pages and changes
                             (what its journal says was committed)
+  store                     a result store: an SQLite file (FILE.sqlite or sqlite:FILE) or a
+                            PostgreSQL URL ("postgres:" alone reads PGHOST, PGUSER, ...): one
+                            run's sites, pages and changes, as for a batch directory
 
 options:
   -h, --help                show this help message and exit
   -o, --output FILE         where to write the report (default: usp-report.html)
   --sitemap URL             report exactly this sitemap and what its index names (repeatable)
+  --run ID                  with a store: the run to report (default: the run started last)
   --deadline DURATION       stop the walk after this long; the report shows what was read
   --no-progress             no progress line (it shows only when stderr is a terminal)
   -v, --verbose             more output on stderr (-v info, -vv debug)
@@ -106,10 +112,35 @@ exit status:
      report could not be written; one line on stderr says why
   2  usage error`;
 
-type Target = { kind: 'site'; url: string } | { kind: 'file'; path: string } | { kind: 'batch'; dir: string };
+type Target =
+  | { kind: 'site'; url: string }
+  | { kind: 'file'; path: string }
+  | { kind: 'batch'; dir: string }
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'postgres'; url: string | undefined };
+
+/** An SQLite database file, by its header (a sitemap file could be named anything). */
+function isSqliteFile(path: string): boolean {
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      const head = Buffer.alloc(16);
+      readSync(fd, head, 0, 16, 0);
+      return head.toString('latin1') === 'SQLite format 3\0';
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+}
 
 function targetOf(value: string): Target {
   if (isHttpUrl(value)) return { kind: 'site', url: value };
+  if (/^postgres(ql)?:/i.test(value))
+    return { kind: 'postgres', url: /^postgres(ql)?:$/i.test(value) ? undefined : value };
+  if (value.startsWith('sqlite:')) return { kind: 'sqlite', path: value.slice('sqlite:'.length) };
+  if (value !== '-' && isSqliteFile(value)) return { kind: 'sqlite', path: value };
   if (value !== '-') {
     try {
       if (statSync(value).isDirectory()) return { kind: 'batch', dir: value };
@@ -139,6 +170,8 @@ export async function runReport(args: string[], signal: AbortSignal): Promise<nu
   try {
     let html: string;
     if (target.kind === 'batch') html = batchReportHtml(await collectBatchReport(target.dir));
+    else if (target.kind === 'sqlite' || target.kind === 'postgres')
+      html = batchReportHtml(await ofStore(target, str(p, 'run')));
     else if (target.kind === 'file') {
       const { registry } = await pluginsFrom(p, REPORT_USAGE);
       const data = await collectFileReport({
@@ -163,6 +196,29 @@ export async function runReport(args: string[], signal: AbortSignal): Promise<nu
     log.summary();
     await log.close();
   }
+}
+
+async function ofStore(
+  target: Extract<Target, { kind: 'sqlite' | 'postgres' }>,
+  run: string | undefined,
+): Promise<ReturnType<typeof storeReport>> {
+  if (target.kind === 'sqlite') {
+    const { readSqliteRunSummary } = await loadOptionalPackage(
+      '@usp-ts/state-sqlite',
+      'usp report of an SQLite store',
+      () => import('@usp-ts/state-sqlite'),
+    );
+    return storeReport(target.path, readSqliteRunSummary(target.path, run));
+  }
+  const { readRunSummary } = await loadOptionalPackage(
+    '@usp-ts/store-postgres',
+    'usp report of a PostgreSQL store',
+    () => import('@usp-ts/store-postgres'),
+  );
+  return storeReport(
+    target.url?.replace(/\/\/[^@/]*@/, '//') ?? 'postgres: (PG* variables)',
+    await readRunSummary(target.url, run),
+  );
 }
 
 async function siteReport(

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { readJournal } from '@usp-ts/batch';
+import { type RunSummaryRows, readJournal } from '@usp-ts/batch';
 
 /** Sites shown in the "top" tables and charts. */
 export const TOP = 20;
@@ -138,6 +138,28 @@ export async function collectBatchReport(dir: string, now: number = Date.now()):
   let sitemaps = 0;
   for await (const _ of lines(dir, 'sitemaps', committed('sitemaps'))) sitemaps++;
   return summarise(dir, now, sites, perSite, all, sitemaps);
+}
+
+/**
+ * A run of a result store (`usp batch --out FILE.sqlite`, `usp worker --out postgres://…`), as
+ * its store's `readRunSummary` hands it over: the same report as a directory's.
+ */
+export function storeReport(where: string, rows: RunSummaryRows, now: number = Date.now()): BatchReportData {
+  const perSite = new Map<string, ChangeCounts>();
+  const all = newChanges();
+  for (const { site, change, rows: n } of rows.changes) {
+    const kind = (change ?? 'unmarked') as keyof ChangeCounts;
+    if (!(kind in all)) continue;
+    let c = perSite.get(site);
+    if (c === undefined) {
+      c = newChanges();
+      perSite.set(site, c);
+    }
+    c[kind] += n;
+    all[kind] += n;
+  }
+  const label = rows.runId === null ? `${where} (no run yet)` : `${where}, run ${rows.runId}`;
+  return summarise(label, now, [...rows.sites] as SiteLine[], perSite, all, rows.sitemaps);
 }
 
 function summarise(

@@ -1,0 +1,36 @@
+import { OutputError, type RunSummaryRows, runSummaryQueries, type SiteResult } from '@usp-ts/batch';
+import { errorText } from '@usp-ts/core';
+import Database from 'better-sqlite3';
+
+/**
+ * What `usp report` shows of a run in an SQLite store (`openSqliteStore`'s file): its site rows,
+ * its page rows counted by site and change, its sitemap rows counted. `run` defaults to the run
+ * started last. The file is opened read-only.
+ */
+export function readSqliteRunSummary(path: string, run = 'latest'): RunSummaryRows {
+  let db: Database.Database;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true, timeout: 200 });
+  } catch (cause) {
+    throw new OutputError(`cannot open ${path}: ${errorText(cause)}`, path, { cause });
+  }
+  try {
+    const q = runSummaryQueries(() => '?');
+    const runId =
+      run === 'latest'
+        ? ((db.prepare(q.latestRun).get() as { run_id: string } | undefined)?.run_id ?? null)
+        : run;
+    if (runId === null) return { runId, sites: [], changes: [], sitemaps: 0 };
+    return {
+      runId,
+      sites: db.prepare(q.sites).all(runId) as SiteResult[],
+      changes: db.prepare(q.changes).all(runId) as RunSummaryRows['changes'][number][],
+      sitemaps: (db.prepare(q.sitemaps).get(runId) as { n: number }).n,
+    };
+  } catch (cause) {
+    if (cause instanceof OutputError) throw cause;
+    throw new OutputError(`cannot read ${path}: ${errorText(cause)}`, path, { cause });
+  } finally {
+    db.close();
+  }
+}
