@@ -1,4 +1,4 @@
-import { countingPageStore, isIndexSitemap, type Registry, type Warning } from '@usp-ts/core';
+import { countingPageStore, isIndexSitemap, OK_SUMMARY, type Registry, type Warning } from '@usp-ts/core';
 import { LOCAL_DUMMY_URL, parseSitemapDocument } from '../api/document.js';
 import { PageStats } from './page-stats.js';
 import { MAX_LISTED_URLS, type ReportSitemap, type SiteReportData, URLS_PER_SITEMAP } from './site-report.js';
@@ -67,7 +67,7 @@ export async function collectFileReport(run: FileReportRun): Promise<SiteReportD
     kind: 'site',
     url: run.name,
     generatedAt: new Date(run.now ?? Date.now()).toISOString(),
-    summary: { outcome: 'ok', reason: null, stoppedBy: null, unreachableOrigins: [] },
+    summary: OK_SUMMARY,
     sitemaps: [root, ...children],
     stats: stats.finish(),
     warnings: warnings.groups(),

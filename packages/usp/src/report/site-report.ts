@@ -1,6 +1,7 @@
 import {
   isIndexSitemap,
   isPagesSitemap,
+  OK_SUMMARY,
   type Sitemap,
   type WalkSummary,
   type Warning,
@@ -98,7 +99,7 @@ export async function collectSiteReport(run: SiteReportRun): Promise<SiteReportD
     kind: 'site',
     url: walk.tree?.url ?? run.url,
     generatedAt: new Date(run.now ?? Date.now()).toISOString(),
-    summary: walk.summary ?? { outcome: 'ok', reason: null, stoppedBy: null, unreachableOrigins: [] },
+    summary: walk.summary ?? OK_SUMMARY,
     sitemaps,
     stats: stats.finish(),
     warnings: warnings.groups(),
