@@ -55,7 +55,7 @@ export {
   walkSite,
 } from './site-job.js';
 export { countSiteLines, normalizeSite, readSiteLines, type SiteLine } from './site-list.js';
-export type { CommitOptions, SiteCopy, SiteOutput, SiteSink } from './site-sink.js';
+export type { BeginOptions, CommitOptions, SiteCopy, SiteOutput, SiteSink } from './site-sink.js';
 export { START_FIRST_LOOK_AHEAD, startFirst } from './start-first.js';
 export {
   type RunMark,

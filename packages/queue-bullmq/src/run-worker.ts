@@ -104,28 +104,38 @@ const OPTION_KEYS = {
  * the site (walked again by another worker, from the state as it was) or all of them with the old
  * state (the next run sees the same changes again): never a state that hides pages nobody wrote.
  * Killed after its rows and before BullMQ recorded the job, it leaves a copy that the next try
- * makes void (see `voidedCopies`).
+ * makes void (see `voidedCopies`). A sink that keeps the state in its own transactions
+ * (`ownState`, a database) takes the save into the commit: rows and state, both or neither. The
+ * site's rows are filed under the job's run (a store that keeps runs follows the queue's).
  */
 function confirmingSink(
   sink: SiteSink,
   control: JobControl,
   runId: string,
+  state: StateStore | null,
 ): SiteSink & { committed: SiteResult | null } {
   const fence = async () => ({ token: control.token, voids: await control.confirm() });
+  const together = state !== null && sink.ownState === state;
   return {
     /** The result this try kept, once its rows are written. */
     committed: null,
     begin(site) {
       const self = this;
-      const output = sink.begin(site);
+      const output = sink.begin(site, control.run !== undefined ? { run: control.run } : undefined);
       return {
         // The line the job made with the state's change marks: not serialised a second time.
         page: (row, json) => output.page(row, json),
         sitemap: (row) => output.sitemap(row),
         async commit(result, options) {
+          const saveState = options?.saveState;
+          if (together && saveState !== undefined) {
+            await output.commit(result, { fence, saveState });
+            self.committed = result;
+            return;
+          }
           await output.commit(result, { fence });
           self.committed = result;
-          await options?.saveState?.({ runId, site, offsets: {} });
+          await saveState?.({ runId, site, offsets: {} });
         },
         discard: () => output.discard(),
       };
@@ -203,7 +213,7 @@ export function runWorker(options: RunWorkerOptions): QueueWorker {
     ...(options.onConnection !== undefined ? { onConnection: options.onConnection } : {}),
     ...(options.onResult !== undefined ? { onCompleted: options.onResult } : {}),
     async process(job, control) {
-      const sink = confirmingSink(options.sink, control, runId);
+      const sink = confirmingSink(options.sink, control, runId, options.state ?? null);
       let result: SiteResult;
       try {
         result = await walkSite(job.full === true ? { site: job.site, full: true } : { site: job.site }, {
