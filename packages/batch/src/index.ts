@@ -31,6 +31,7 @@ export {
   pageValues,
   SITE_COLUMNS,
   SITEMAP_COLUMNS,
+  sitemapRowOf,
   sitemapValues,
   siteValues,
 } from './row-columns.js';
