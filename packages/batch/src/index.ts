@@ -32,6 +32,7 @@ export {
   pageValues,
   SITE_COLUMNS,
   SITEMAP_COLUMNS,
+  sitemapRowOf,
   sitemapValues,
   siteValues,
 } from './row-columns.js';
