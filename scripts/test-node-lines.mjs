@@ -50,14 +50,7 @@ const EXCLUDED = ['conformance-documents', 'conformance-sites', 'cli-conformance
  * Tests that fail on a line for a reason known and not fixed yet, by major: run everywhere else,
  * left out here by name (printed with the reason at every run, so they are never forgotten).
  */
-const KNOWN_FAILURES = {
-  24: {
-    'concatenates multi-member streams':
-      "core's default gunzip (DecompressionStream) on Node 24 stops after the first gzip member, as the Compression Streams spec and browsers do (usp's nodeGunzip concatenates); open",
-    'gzip-truncated-stream: same document as parsing in-thread':
-      "core's default gunzip on Node 24 reports a cut gzip stream differently from usp's nodeGunzip in the worker; open",
-  },
-};
+const KNOWN_FAILURES = {};
 
 function log(message) {
   process.stdout.write(`test-node-lines: ${message}\n`);

@@ -1,55 +1,18 @@
 import { setMaxListeners } from 'node:events';
-import {
-  errorText,
-  InvalidOptionError,
-  type Registry,
-  type RegistryLoader,
-  rejectUnknownOptions,
-  type WebClient,
-} from '@usp-ts/core';
-import { OutputError } from './output-error.js';
-import { hostGate, type PolitenessGate } from './politeness-gate.js';
-import { type BatchProgress, countSite, emptyProgress, snapshotProgress } from './progress.js';
+import { hostGate } from './politeness-gate.js';
+import { type BatchProgress, ProgressCounter } from './progress.js';
 import type { SiteResult } from './rows.js';
-import { isCommitFailure, type SiteJobContext, type SiteWalkOptions, walkSite } from './site-job.js';
-import { readSiteLines } from './site-list.js';
+import { type SiteJobContext, walkSite } from './site-job.js';
+import { readSiteLines, type SiteLine } from './site-list.js';
+import { internalErrorResult, isRunFailure, unwalkedResult } from './site-results.js';
+import { checkSiteRunOptions, type SiteRun, type SiteRunOptions, siteJobContext } from './site-run.js';
 import type { SiteSink } from './site-sink.js';
 import { startFirst } from './start-first.js';
-import { type StateStore, StateStoreError } from './state-store.js';
 
-export interface BatchWalkOptions {
-  /** The shared HTTP client (`createWebClient` of `@usp-ts/fetcher`). Required. */
-  readonly webClient: WebClient;
-  /**
-   * The formats (`createDefaultRegistry()` of `usp`), or a `RegistryLoader` giving them when a
-   * site first has a document to parse: a run where every answer is a 304 never loads them. Required.
-   */
-  readonly registry: Registry | RegistryLoader;
-  /** Where rows go. Required. */
-  readonly sink: SiteSink;
-  /** Incremental state (default: none). */
-  readonly state?: StateStore | null;
-  /** Site walks at once (default 16). */
-  readonly sites?: number;
-  /** Requests in flight to one host name (default 2); ignored when `gate` is given. */
-  readonly perHost?: number;
-  /** Longest robots.txt `Crawl-delay` honoured, in ms (default 10,000); ignored when `gate` is given. */
-  readonly maxCrawlDelayMs?: number;
-  /** Your own politeness gate (default: `hostGate({ perHost, maxCrawlDelayMs })`). */
-  readonly gate?: PolitenessGate;
-  /** Each site's wall-clock budget (default 10 minutes). */
-  readonly siteDeadlineMs?: number;
-  /** A full walk of a site when its last one is older than this (default: never). */
-  readonly fullEveryMs?: number;
+/** Options of `batchWalk`: the run's (`SiteRunOptions`) and the local runner's own. */
+export interface BatchWalkOptions extends SiteRunOptions {
   /** Walk every site in full this time. */
   readonly full?: boolean;
-  /**
-   * How long the one probe of a site that gave no answer on its previous run waits, in ms
-   * (default 1,500): such a site is walked only if its robots.txt answers that probe.
-   */
-  readonly probeTimeoutMs?: number;
-  /** Options of every site walk (user agent and timeouts belong to the client). */
-  readonly walkOptions?: SiteWalkOptions;
   /** Sites already done (a resumed run): neither walked nor reported. */
   readonly isDone?: (site: string) => boolean;
   /** Aborting stops starting sites and interrupts those in flight (their rows are dropped). */
@@ -57,26 +20,15 @@ export interface BatchWalkOptions {
   readonly onProgress?: (progress: BatchProgress) => void;
 }
 
-export const DEFAULT_SITES = 16;
-
-const KNOWN = {
-  webClient: true,
-  registry: true,
-  sink: true,
-  state: true,
-  sites: true,
-  perHost: true,
-  maxCrawlDelayMs: true,
-  gate: true,
-  siteDeadlineMs: true,
-  fullEveryMs: true,
+const BATCH_WALK_KEYS = {
   full: true,
-  probeTimeoutMs: true,
-  walkOptions: true,
   isDone: true,
   signal: true,
   onProgress: true,
-} satisfies Record<keyof BatchWalkOptions, true>;
+} as const satisfies Record<Exclude<keyof BatchWalkOptions, keyof SiteRunOptions>, true>;
+
+/** How a walk of the run ended, in the order walks end. */
+type Ended = { id: number; result: SiteResult } | { id: number; site: string; error: unknown };
 
 /**
  * Walks many sites in one process: `sites` walks at once sharing one client, politeness per host
@@ -91,163 +43,124 @@ export async function* batchWalk(
   input: AsyncIterable<string> | Iterable<string>,
   options: BatchWalkOptions,
 ): AsyncGenerator<SiteResult> {
-  if (options === null || typeof options !== 'object') {
-    throw new InvalidOptionError('options', 'must be an object with webClient, registry and sink');
-  }
-  rejectUnknownOptions(options, KNOWN);
-  if (typeof options.webClient?.get !== 'function') throw new InvalidOptionError('webClient', 'is required');
-  if (typeof options.registry !== 'function' && typeof options.registry?.xmlFormatFor !== 'function')
-    throw new InvalidOptionError('registry', 'is required');
-  if (typeof options.sink?.begin !== 'function') throw new InvalidOptionError('sink', 'is required');
-  const width = options.sites ?? DEFAULT_SITES;
-  if (!Number.isInteger(width) || width < 1) throw new InvalidOptionError('sites', 'must be an integer >= 1');
-  const deadline = options.siteDeadlineMs;
-  if (deadline !== undefined && !(typeof deadline === 'number' && deadline > 0)) {
-    throw new InvalidOptionError('siteDeadlineMs', 'must be a number > 0');
-  }
-  const fullEvery = options.fullEveryMs;
-  if (fullEvery !== undefined && !(typeof fullEvery === 'number' && fullEvery > 0)) {
-    throw new InvalidOptionError('fullEveryMs', 'must be a number > 0');
-  }
-  const probeTimeout = options.probeTimeoutMs;
-  if (probeTimeout !== undefined && !(typeof probeTimeout === 'number' && probeTimeout > 0)) {
-    throw new InvalidOptionError('probeTimeoutMs', 'must be a number > 0');
-  }
+  const run = checkSiteRunOptions(options, BATCH_WALK_KEYS);
   // One listener on the caller's signal, however many walks run: each walk listens to this one.
   const stop = new AbortController();
   setMaxListeners(0, stop.signal);
   const onAbort = () => stop.abort(options.signal?.reason);
   if (options.signal?.aborted) onAbort();
   else options.signal?.addEventListener('abort', onAbort, { once: true });
-  const gate =
-    options.gate ??
-    hostGate({
-      ...(options.perHost !== undefined ? { perHost: options.perHost } : {}),
-      ...(options.maxCrawlDelayMs !== undefined ? { maxCrawlDelayMs: options.maxCrawlDelayMs } : {}),
-    });
-  const ctx: SiteJobContext = {
-    webClient: options.webClient,
-    registry: options.registry,
-    gate,
-    sink: options.sink,
-    state: options.state ?? null,
-    ...(deadline !== undefined ? { deadlineMs: deadline } : {}),
-    ...(fullEvery !== undefined ? { fullEveryMs: fullEvery } : {}),
-    ...(probeTimeout !== undefined ? { probeTimeoutMs: probeTimeout } : {}),
-    ...(options.walkOptions !== undefined ? { walkOptions: options.walkOptions } : {}),
-    signal: stop.signal,
-  };
-  const signal = options.signal;
-  const counts = emptyProgress();
-  const progress = (): void => {
-    try {
-      options.onProgress?.(snapshotProgress(counts));
-    } catch {
-      // A progress listener must not break a run.
-    }
-  };
+  const gate = run.gate ?? hostGate({ perHost: run.perHost, maxCrawlDelayMs: run.maxCrawlDelayMs });
+  const ctx = siteJobContext(run, { gate, sink: run.sink, signal: stop.signal });
   // Sites that gave no answer last time start before those near them (their probe waits longest).
-  const first = (await ctx.state?.unreachableSites?.()) ?? null;
-  const lines = (
-    first !== null && first.size > 0 ? startFirst(readSiteLines(input), first) : readSiteLines(input)
-  )[Symbol.asyncIterator]();
-  const running = new Map<number, Promise<void>>();
+  const first = (await run.state?.unreachableSites?.()) ?? null;
+  const lines =
+    first !== null && first.size > 0 ? startFirst(readSiteLines(input), first) : readSiteLines(input);
+  const pool = new WalkPool(run, ctx, options, stop);
+  try {
+    yield* pool.results(lines[Symbol.asyncIterator]());
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** The walks of one `batchWalk`: up to `sites` at once, their results in the order they end. */
+class WalkPool {
+  private readonly running = new Map<number, Promise<void>>();
   /*
    * Walks report here as they end, in that order (what `Promise.race` over the walks in flight
    * gave, without attaching a reaction to each of them at every end: a long walk collected one
    * per site ended while it ran).
    */
-  const ended: ({ id: number; result: SiteResult } | { id: number; site: string; error: unknown })[] = [];
-  let wake: (() => void) | null = null;
-  const end = (entry: (typeof ended)[number]): void => {
-    ended.push(entry);
-    wake?.();
-    wake = null;
-  };
-  let nextId = 0;
-  let exhausted = false;
-  const account = (r: SiteResult): void => countSite(counts, r);
-  try {
-    for (;;) {
-      while (!exhausted && running.size < width && !signal?.aborted) {
-        const item = await lines.next();
-        if (item.done === true) {
-          exhausted = true;
-          break;
-        }
-        const line = item.value;
-        if (line.kind === 'invalid') {
-          if (options.isDone?.(line.text)) {
-            counts.sitesSkipped++;
-            progress();
-            continue;
-          }
-          const result: SiteResult = {
-            site: line.text,
-            status: 'invalid',
-            reason: `line ${line.line} is not an http(s) URL`,
-            pages: 0,
-            sitemaps: 0,
-            requests: 0,
-            notModified: 0,
-            skipped: 0,
-            bytes: 0,
-            ms: 0,
-          };
-          await options.sink.begin(line.text).commit(result);
-          account(result);
-          progress();
-          yield result;
-          continue;
-        }
-        if (options.isDone?.(line.site)) {
-          counts.sitesSkipped++;
-          progress();
-          continue;
-        }
-        const id = nextId++;
-        counts.sitesActive++;
-        running.set(
-          id,
-          walkSite({ site: line.site, ...(options.full === true ? { full: true } : {}) }, ctx).then(
-            (result) => end({ id, result }),
-            (error: unknown) => end({ id, site: line.site, error }),
-          ),
-        );
-        progress();
-      }
-      if (running.size === 0) break;
-      if (ended.length === 0) {
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-      }
-      const next = ended.shift() as (typeof ended)[number];
-      running.delete(next.id);
-      counts.sitesActive--;
-      const result = 'error' in next ? await internalError(next.site, next.error, options.sink) : next.result;
-      // An interrupted site was not committed: it is neither reported nor counted.
-      if (signal?.aborted && result.status === 'partial' && result.reason === 'aborted') continue;
-      account(result);
-      progress();
-      yield result;
-    }
-  } catch (error) {
-    // The run cannot go on (its output or state failed): the walks in flight stop now rather than
-    // at their deadlines, and nothing more is committed.
-    stop.abort(error);
-    throw error;
-  } finally {
-    // A consumer that leaves early, or a failure, still waits for the walks in flight to settle.
-    await Promise.allSettled(running.values());
-    await lines.return?.(undefined);
-    options.signal?.removeEventListener('abort', onAbort);
-  }
-}
+  private readonly ended: Ended[] = [];
+  private wake: (() => void) | null = null;
+  private nextId = 0;
+  private readonly progress: ProgressCounter;
 
-/** The run cannot go on: its output or its state failed. */
-function isRunFailure(error: unknown): boolean {
-  return error instanceof OutputError || error instanceof StateStoreError || isCommitFailure(error);
+  constructor(
+    private readonly run: SiteRun,
+    private readonly ctx: SiteJobContext,
+    private readonly options: BatchWalkOptions,
+    private readonly stop: AbortController,
+  ) {
+    this.progress = new ProgressCounter(options.onProgress);
+  }
+
+  async *results(lines: AsyncIterator<SiteLine>): AsyncGenerator<SiteResult> {
+    const signal = this.options.signal;
+    let exhausted = false;
+    try {
+      for (;;) {
+        while (!exhausted && this.running.size < this.run.sites && !signal?.aborted) {
+          const item = await lines.next();
+          if (item.done === true) {
+            exhausted = true;
+            break;
+          }
+          const invalid = await this.start(item.value);
+          if (invalid !== null) yield invalid;
+        }
+        if (this.running.size === 0) break;
+        if (this.ended.length === 0) {
+          await new Promise<void>((resolve) => {
+            this.wake = resolve;
+          });
+        }
+        const next = this.ended.shift() as Ended;
+        this.running.delete(next.id);
+        const result =
+          'error' in next ? await internalError(next.site, next.error, this.run.sink) : next.result;
+        // An interrupted site was not committed: it is neither reported nor counted.
+        if (signal?.aborted && result.status === 'partial' && result.reason === 'aborted') {
+          this.progress.dropped();
+          continue;
+        }
+        this.progress.ended(result, true);
+        yield result;
+      }
+    } catch (error) {
+      // The run cannot go on (its output or state failed): the walks in flight stop now rather
+      // than at their deadlines, and nothing more is committed.
+      this.stop.abort(error);
+      throw error;
+    } finally {
+      // A consumer that leaves early, or a failure, still waits for the walks in flight to settle.
+      await Promise.allSettled(this.running.values());
+      await lines.return?.(undefined);
+    }
+  }
+
+  /** Starts the walk of a line's site; an invalid line is committed and returned as its result. */
+  private async start(line: SiteLine): Promise<SiteResult | null> {
+    const site = line.kind === 'invalid' ? line.text : line.site;
+    if (this.options.isDone?.(site)) {
+      this.progress.skipped();
+      return null;
+    }
+    if (line.kind === 'invalid') {
+      const result = unwalkedResult(site, 'invalid', `line ${line.line} is not an http(s) URL`);
+      await this.run.sink.begin(site).commit(result);
+      this.progress.ended(result);
+      return result;
+    }
+    const id = this.nextId++;
+    const job = this.options.full === true ? { site, full: true } : { site };
+    this.running.set(
+      id,
+      walkSite(job, this.ctx).then(
+        (result) => this.end({ id, result }),
+        (error: unknown) => this.end({ id, site, error }),
+      ),
+    );
+    this.progress.started();
+    return null;
+  }
+
+  private end(entry: Ended): void {
+    this.ended.push(entry);
+    this.wake?.();
+    this.wake = null;
+  }
 }
 
 /**
@@ -258,18 +171,7 @@ function isRunFailure(error: unknown): boolean {
  */
 async function internalError(site: string, error: unknown, sink: SiteSink): Promise<SiteResult> {
   if (isRunFailure(error)) throw error;
-  const result: SiteResult = {
-    site,
-    status: 'error',
-    reason: `internal error: ${errorText(error)}`,
-    pages: 0,
-    sitemaps: 0,
-    requests: 0,
-    notModified: 0,
-    skipped: 0,
-    bytes: 0,
-    ms: 0,
-  };
+  const result = internalErrorResult(site, error);
   try {
     await sink.begin(site).commit(result);
   } catch (sinkError) {

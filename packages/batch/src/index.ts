@@ -1,5 +1,5 @@
 export { type BackendDriver, type BackendSpec, openBackend, parseBackendSpec } from './backend-spec.js';
-export { type BatchWalkOptions, batchWalk, DEFAULT_SITES } from './batch-walk.js';
+export { type BatchWalkOptions, batchWalk } from './batch-walk.js';
 export { type MemoryRows, memorySink } from './memory-sink.js';
 export { memoryStateStore } from './memory-state-store.js';
 export { type NdjsonSink, type NdjsonSinkOptions, openNdjsonSink } from './ndjson-sink.js';
@@ -18,6 +18,7 @@ export {
   countSite,
   countStatus,
   emptyProgress,
+  ProgressCounter,
   type ProgressTally,
   sitesText,
   snapshotProgress,
@@ -31,6 +32,7 @@ export {
   pageValues,
   SITE_COLUMNS,
   SITEMAP_COLUMNS,
+  sitemapRowOf,
   sitemapValues,
   siteValues,
 } from './row-columns.js';
@@ -54,6 +56,14 @@ export {
   walkSite,
 } from './site-job.js';
 export { countSiteLines, normalizeSite, readSiteLines, type SiteLine } from './site-list.js';
+export { internalErrorResult, isRunFailure, unwalkedResult } from './site-results.js';
+export {
+  checkSiteRunOptions,
+  DEFAULT_SITES,
+  type SiteRun,
+  type SiteRunOptions,
+  siteJobContext,
+} from './site-run.js';
 export type { CommitOptions, SiteCopy, SiteOutput, SiteSink } from './site-sink.js';
 export { START_FIRST_LOOK_AHEAD, startFirst } from './start-first.js';
 export {

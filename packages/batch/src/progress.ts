@@ -65,6 +65,71 @@ export function snapshotProgress(counts: ProgressTally): BatchProgress {
   return { ...counts, statuses: { ...counts.statuses } };
 }
 
+/**
+ * A run's counters and the one way they move, for every runner and its command line (local batch,
+ * queue producer, worker): a site started, ended (with its result, or a runner's own status), or
+ * skipped as done before. Each change is handed to `onProgress` as a snapshot; a listener that
+ * throws does not break the run.
+ */
+export class ProgressCounter {
+  private readonly counts = emptyProgress();
+  constructor(private readonly onProgress?: (progress: BatchProgress) => void) {}
+
+  /** The counters as they are now (a copy). */
+  snapshot(): BatchProgress {
+    return snapshotProgress(this.counts);
+  }
+
+  /** A site's walk started here. */
+  started(): void {
+    this.counts.sitesActive++;
+    this.tell();
+  }
+
+  /**
+   * A site ended with this result; `walked`: it was counted by `started` (an invalid line or a
+   * queue's site was not).
+   */
+  ended(result: SiteResult, walked = false): void {
+    if (walked) this.counts.sitesActive--;
+    countSite(this.counts, result);
+    this.tell();
+  }
+
+  /** A site ended with a runner's own status and no result row (a queue's failed or lost job). */
+  endedAs(status: string): void {
+    countStatus(this.counts, status);
+    this.tell();
+  }
+
+  /** A site walked and left uncounted: interrupted, its rows dropped (walked again on resume). */
+  dropped(): void {
+    this.counts.sitesActive--;
+    this.tell();
+  }
+
+  /** A site done by an earlier part of a resumed run: not walked, counted as done before. */
+  skipped(): void {
+    this.counts.sitesSkipped++;
+    this.tell();
+  }
+
+  /** Sites being walked now, when only the queue knows (a producer's view). */
+  active(n: number): void {
+    this.counts.sitesActive = n;
+    this.tell();
+  }
+
+  private tell(): void {
+    if (this.onProgress === undefined) return;
+    try {
+      this.onProgress(snapshotProgress(this.counts));
+    } catch {
+      // A progress listener must not break a run.
+    }
+  }
+}
+
 /** Statuses in the order a summary lists them; a runner's own words come after, by name. */
 const ORDER = ['ok', 'partial', 'unreachable', 'error', 'invalid'];
 const rank = (status: string): number => {

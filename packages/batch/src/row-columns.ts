@@ -148,6 +148,35 @@ export function pageRowOf(record: Readonly<Record<(typeof PAGE_COLUMNS)[number],
   return page;
 }
 
+/**
+ * A sitemap row read back from its columns (booleans as 0/1 or true/false, `bigint` as text): the
+ * optional keys (`finalUrl`, `change`, `reason`) only when set, as the NDJSON sink writes them.
+ */
+export function sitemapRowOf(
+  record: Readonly<Record<(typeof SITEMAP_COLUMNS)[number], unknown>>,
+): SitemapRow {
+  const row = {
+    site: record.site as string,
+    url: record.url as string,
+    ...(record.final_url !== null && record.final_url !== undefined
+      ? { finalUrl: record.final_url as string }
+      : {}),
+    parent: (record.parent as string | null) ?? null,
+    type: record.type as string,
+    status: record.status === null || record.status === undefined ? null : Number(record.status),
+    notModified: Boolean(record.not_modified),
+    skipped: Boolean(record.skipped),
+    etag: (record.etag as string | null) ?? null,
+    lastModified: (record.last_modified as string | null) ?? null,
+    bytes: Number(record.bytes),
+    pages: Number(record.pages),
+    ms: Number(record.ms),
+    ...(record.change !== null && record.change !== undefined ? { change: record.change as Change } : {}),
+    ...(record.reason !== null && record.reason !== undefined ? { reason: record.reason as string } : {}),
+  };
+  return row;
+}
+
 /** Which page rows to read back from an SQL store (`usp export`). */
 export interface PageRowFilter {
   /** A run id, or `latest` (the run started last). Default `latest`. */

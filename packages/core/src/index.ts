@@ -8,6 +8,7 @@ export type { RegistryLoader } from './contract/registry.js';
 export * from './parse.js';
 
 // walk/: the tree walk over a WebClient you give (usp's functions of the Python names supply Node's).
+export type { BodyHasher, DocumentResponse, DocumentToParse } from './walk/document-response.js';
 export { KNOWN_SITEMAP_PATHS } from './walk/known-paths.js';
 export {
   type ConditionalValidators,

@@ -1,18 +1,17 @@
 import { hostname } from 'node:os';
 import {
-  DEFAULT_MAX_CRAWL_DELAY_MS,
-  DEFAULT_PER_HOST,
-  isCommitFailure,
-  OutputError,
+  checkSiteRunOptions,
+  internalErrorResult,
+  isRunFailure,
   type PolitenessGate,
+  type SiteJob,
   type SiteResult,
+  type SiteRun,
+  type SiteRunOptions,
   type SiteSink,
-  type SiteWalkOptions,
-  type StateStore,
-  StateStoreError,
+  siteJobContext,
   walkSite,
 } from '@usp-ts/batch';
-import { InvalidOptionError, type Registry, rejectUnknownOptions, type WebClient } from '@usp-ts/core';
 import { checkConnection, type RedisConnection, type RedisConnectionState } from './connection.js';
 import {
   type JobControl,
@@ -23,34 +22,17 @@ import {
 } from './queue-worker.js';
 import { redisPolitenessGate } from './redis-gate.js';
 
-/** Options of `runWorker`. */
-export interface RunWorkerOptions {
+/** Options of `runWorker`: the run's (`SiteRunOptions` of `@usp-ts/batch`) and the worker's own. */
+export interface RunWorkerOptions extends SiteRunOptions {
   readonly connection: RedisConnection;
   /** Default `usp-sites`. */
   readonly queueName?: string;
-  /** The shared HTTP client (`createWebClient` of `@usp-ts/fetcher`). Required. */
-  readonly webClient: WebClient;
-  /** The formats (`createDefaultRegistry()` of `usp`). Required. */
-  readonly registry: Registry;
-  /** This worker's output (e.g. `ndjsonSink(DIR/<worker-id>)`): one set of files per worker. Required. */
+  /**
+   * This worker's output (e.g. `ndjsonSink(DIR/<worker-id>)`): one set of files per worker. Required.
+   * `perHost` counts requests to one host across all workers; the default `gate` is a
+   * `redisPolitenessGate` on the queue's Redis, closed with the worker.
+   */
   readonly sink: SiteSink;
-  /** Incremental state shared by the workers (`redisStateStore`). Default: none. */
-  readonly state?: StateStore | null;
-  /** Site walks at once in this worker. Default 16. */
-  readonly sites?: number;
-  /** Requests in flight to one host across all workers (ignored when `gate` is given). Default 2. */
-  readonly perHost?: number;
-  /** Longest robots.txt Crawl-delay honoured (ignored when `gate` is given). Default 10,000 ms. */
-  readonly maxCrawlDelayMs?: number;
-  /** Your own gate. Default: `redisPolitenessGate` on the queue's Redis, closed with the worker. */
-  readonly gate?: PolitenessGate;
-  /** Each site's wall-clock budget. Default 10 minutes. */
-  readonly siteDeadlineMs?: number;
-  /** A full walk of a site when its last one is older than this. Default: never. */
-  readonly fullEveryMs?: number;
-  /** The one probe of a site that gave no answer last time, in ms (default 1,500; `walkSite`). */
-  readonly probeTimeoutMs?: number;
-  readonly walkOptions?: SiteWalkOptions;
   /** See `startQueueWorker`. Default 30,000 ms. */
   readonly lockDurationMs?: number;
   /** See `startQueueWorker`. Default 30,000 ms. */
@@ -71,21 +53,9 @@ export interface RunWorkerOptions {
   readonly onConnection?: (state: RedisConnectionState, address: string) => void;
 }
 
-const OPTION_KEYS = {
+const WORKER_KEYS = {
   connection: true,
   queueName: true,
-  webClient: true,
-  registry: true,
-  sink: true,
-  state: true,
-  sites: true,
-  perHost: true,
-  maxCrawlDelayMs: true,
-  gate: true,
-  siteDeadlineMs: true,
-  fullEveryMs: true,
-  probeTimeoutMs: true,
-  walkOptions: true,
   lockDurationMs: true,
   stalledIntervalMs: true,
   name: true,
@@ -94,7 +64,7 @@ const OPTION_KEYS = {
   onResult: true,
   onError: true,
   onConnection: true,
-} satisfies Record<keyof RunWorkerOptions, true>;
+} as const satisfies Record<Exclude<keyof RunWorkerOptions, keyof SiteRunOptions>, true>;
 
 /**
  * The worker's view of its sink: a commit first makes sure the job is still this worker's and
@@ -138,30 +108,7 @@ function confirmingSink(
  * stops), the job was handed back or taken over. They fail the try (retried by BullMQ).
  */
 function isJobFailure(error: unknown): boolean {
-  return (
-    error instanceof JobReleasedError ||
-    error instanceof JobLockLostError ||
-    error instanceof OutputError ||
-    error instanceof StateStoreError ||
-    isCommitFailure(error)
-  );
-}
-
-/** The `error` row of a site whose walk failed in an unexpected way. */
-function internalErrorResult(site: string, error: unknown): SiteResult {
-  const message = error instanceof Error ? error.message : String(error);
-  return {
-    site,
-    status: 'error',
-    reason: `internal error: ${message}`,
-    pages: 0,
-    sitemaps: 0,
-    requests: 0,
-    notModified: 0,
-    skipped: 0,
-    bytes: 0,
-    ms: 0,
-  };
+  return error instanceof JobReleasedError || error instanceof JobLockLostError || isRunFailure(error);
 }
 
 /**
@@ -171,29 +118,24 @@ function internalErrorResult(site: string, error: unknown): SiteResult {
  * producer through BullMQ; its rows go to this worker's sink.
  */
 export function runWorker(options: RunWorkerOptions): QueueWorker {
-  if (options === null || typeof options !== 'object')
-    throw new InvalidOptionError('options', 'expected an object');
-  rejectUnknownOptions(options, OPTION_KEYS);
+  const run = checkSiteRunOptions(options, WORKER_KEYS);
   const connection = checkConnection(options.connection);
-  for (const name of ['webClient', 'registry', 'sink'] as const) {
-    if (options[name] === undefined || options[name] === null) throw new InvalidOptionError(name, 'required');
-  }
   const ownGate =
-    options.gate === undefined
+    run.gate === null
       ? redisPolitenessGate({
           connection,
           // A dead worker's request slots come back on the same time scale as its sites.
           ...(options.lockDurationMs !== undefined ? { leaseMs: options.lockDurationMs } : {}),
-          perHost: options.perHost ?? DEFAULT_PER_HOST,
-          maxCrawlDelayMs: options.maxCrawlDelayMs ?? DEFAULT_MAX_CRAWL_DELAY_MS,
+          perHost: run.perHost,
+          maxCrawlDelayMs: run.maxCrawlDelayMs,
         })
       : null;
-  const gate = options.gate ?? ownGate!;
+  const gate = run.gate ?? (ownGate as PolitenessGate);
   const runId = options.name ?? `${hostname()}-${process.pid}`;
   const worker = startQueueWorker<SiteResult>({
     connection,
     ...(options.queueName !== undefined ? { queueName: options.queueName } : {}),
-    ...(options.sites !== undefined ? { concurrency: options.sites } : {}),
+    concurrency: run.sites,
     ...(options.lockDurationMs !== undefined ? { lockDurationMs: options.lockDurationMs } : {}),
     ...(options.stalledIntervalMs !== undefined ? { stalledIntervalMs: options.stalledIntervalMs } : {}),
     name: runId,
@@ -202,39 +144,7 @@ export function runWorker(options: RunWorkerOptions): QueueWorker {
     ...(options.onError !== undefined ? { onError: options.onError } : {}),
     ...(options.onConnection !== undefined ? { onConnection: options.onConnection } : {}),
     ...(options.onResult !== undefined ? { onCompleted: options.onResult } : {}),
-    async process(job, control) {
-      const sink = confirmingSink(options.sink, control, runId);
-      let result: SiteResult;
-      try {
-        result = await walkSite(job.full === true ? { site: job.site, full: true } : { site: job.site }, {
-          webClient: options.webClient,
-          registry: options.registry,
-          gate,
-          sink,
-          state: options.state ?? null,
-          ...(options.siteDeadlineMs !== undefined ? { deadlineMs: options.siteDeadlineMs } : {}),
-          ...(options.fullEveryMs !== undefined ? { fullEveryMs: options.fullEveryMs } : {}),
-          ...(options.probeTimeoutMs !== undefined ? { probeTimeoutMs: options.probeTimeoutMs } : {}),
-          ...(options.walkOptions !== undefined ? { walkOptions: options.walkOptions } : {}),
-          signal: control.signal,
-        });
-      } catch (error) {
-        if (isJobFailure(error) || control.signal.aborted) throw error;
-        // Defence in depth: a bug (here, in a plugin, a client) that escaped the walk is this
-        // site's `error` row with its message, as in usp batch; the worker goes on with the others.
-        // Thrown after the site's rows were kept (in a cleanup), it leaves them as they are.
-        if (sink.committed !== null) result = sink.committed;
-        else {
-          result = internalErrorResult(job.site, error);
-          await sink.begin(job.site).commit(result);
-        }
-      }
-      // An interrupted walk kept nothing: the job goes back to the queue, walked again from the start.
-      if (control.signal.aborted && result.status === 'partial' && result.reason === 'aborted') {
-        throw new JobReleasedError();
-      }
-      return result;
-    },
+    process: (job, control) => walkJob(run, gate, runId, job, control),
   });
   if (ownGate === null) return worker;
   const closed = worker.closed.then(() => ownGate.close());
@@ -242,4 +152,37 @@ export function runWorker(options: RunWorkerOptions): QueueWorker {
     stop: () => worker.stop().then(() => closed),
     closed,
   };
+}
+
+/** One job: the site walked with a sink that fences its commit through the queue. */
+async function walkJob(
+  run: SiteRun,
+  gate: PolitenessGate,
+  runId: string,
+  job: SiteJob,
+  control: JobControl,
+): Promise<SiteResult> {
+  const sink = confirmingSink(run.sink, control, runId);
+  let result: SiteResult;
+  try {
+    result = await walkSite(
+      job.full === true ? { site: job.site, full: true } : { site: job.site },
+      siteJobContext(run, { gate, sink, signal: control.signal }),
+    );
+  } catch (error) {
+    if (isJobFailure(error) || control.signal.aborted) throw error;
+    // Defence in depth: a bug (here, in a plugin, a client) that escaped the walk is this
+    // site's `error` row with its message, as in usp batch; the worker goes on with the others.
+    // Thrown after the site's rows were kept (in a cleanup), it leaves them as they are.
+    if (sink.committed !== null) result = sink.committed;
+    else {
+      result = internalErrorResult(job.site, error);
+      await sink.begin(job.site).commit(result);
+    }
+  }
+  // An interrupted walk kept nothing: the job goes back to the queue, walked again from the start.
+  if (control.signal.aborted && result.status === 'partial' && result.reason === 'aborted') {
+    throw new JobReleasedError();
+  }
+  return result;
 }

@@ -222,6 +222,34 @@ function expectEachOnce(dir: string, homes: readonly string[], pages: ReadonlySe
 }
 
 describe('runWorker', () => {
+  it('checks the run options as batchWalk does, before connecting, and walks with a registry loader', async () => {
+    const base = { connection: redis.url, webClient: client(), registry: registry(), sink: memorySink('x') };
+    expect(() => runWorker({ ...base, siteDeadlineMs: -1 })).toThrow(
+      'Option siteDeadlineMs: must be a number of ms > 0',
+    );
+    expect(() => runWorker({ ...base, probeTimeotMs: 5 } as never)).toThrow(
+      'Option probeTimeotMs: unknown option (did you mean probeTimeoutMs?)',
+    );
+    const { homes, pages } = await sites(2, new HostMeter());
+    const sink = memorySink('w');
+    let loads = 0;
+    const worker = runWorker({
+      ...base,
+      queueName: 'loader',
+      sink,
+      registry: async () => {
+        loads++;
+        return registry();
+      },
+      name: 'w',
+    });
+    const done = await enqueueSites(homes, { connection: redis.url, queueName: 'loader', wait: true });
+    await worker.stop();
+    expect(done).toMatchObject({ finished: 2, failed: [] });
+    expect(loads).toBeGreaterThan(0);
+    expect(new Set(sink.rows.pages.map((p) => p.url))).toEqual(pages);
+  });
+
   it('walks the sites with the batch job on several workers: the local batch pages, exactly once, per-host limit held across workers', async () => {
     const meter = new HostMeter();
     const { homes, pages } = await sites(12, meter);

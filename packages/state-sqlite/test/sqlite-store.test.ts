@@ -3,14 +3,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type PageRow,
+  pageRowOf,
+  pageRowsQuery,
+  runSummaryQueries,
   type SitemapRow,
   type SiteResult,
+  type SiteSink,
   type SiteState,
   StateStoreError,
+  sitemapRowOf,
 } from '@usp-ts/batch';
+import { siteSinkSuite, stateStoreSuite } from '@usp-ts/driver-testkit';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readSqlitePageRows } from '../src/read-rows.js';
+import { prepareResults, sqliteResultSink } from '../src/sqlite-results.js';
+import { openStateDatabase } from '../src/sqlite-state-store.js';
 import { openSqliteStore } from '../src/sqlite-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'usp-store-'));
@@ -75,6 +83,65 @@ const count = (path: string, sql: string): number => {
     db.close();
   }
 };
+
+// The published contracts. The sink is opened as `openSqliteStore` opens it, keeping the
+// connection: the file is locked by its writer, so the suite reads through the same connection.
+let suiteFile = '';
+let suiteDb: Database.Database | null = null;
+function suiteSink(resume: boolean): SiteSink {
+  const db = openStateDatabase(suiteFile);
+  // The suite closes its sink as a stopped process leaves it; a kill leaves the run without an end.
+  if (resume) db.prepare('UPDATE runs SET ended_at = NULL').run();
+  prepareResults(db, suiteFile);
+  const sink = sqliteResultSink(db, suiteFile, { resume });
+  suiteDb = db;
+  return Object.assign(Object.create(sink) as SiteSink, {
+    async close() {
+      await sink.close();
+      if (suiteDb === db) suiteDb = null;
+      db.close();
+    },
+  });
+}
+siteSinkSuite('sqliteResultSink (openSqliteStore)', {
+  open: async () => {
+    suiteFile = fresh();
+    return suiteSink(false);
+  },
+  resume: async () => suiteSink(true),
+  async read() {
+    const db = suiteDb ?? new Database(suiteFile, { readonly: true });
+    try {
+      const latest = '(SELECT run_id FROM runs ORDER BY started_at DESC LIMIT 1)';
+      const { sql, params } = pageRowsQuery({}, () => '?');
+      const pages = db
+        .prepare(sql)
+        .all(...params)
+        .map((r) => pageRowOf(r as Parameters<typeof pageRowOf>[0]));
+      const sitemaps = db
+        .prepare(`SELECT * FROM sitemap_rows WHERE run_id = ${latest}`)
+        .all()
+        .map((r) => sitemapRowOf(r as Parameters<typeof sitemapRowOf>[0]));
+      const sites = db
+        .prepare(runSummaryQueries(() => '?').sites)
+        .all(db.prepare(latest.slice(1, -1)).pluck().get()) as SiteResult[];
+      return { pages, sitemaps, sites };
+    } finally {
+      if (db !== suiteDb) db.close();
+    }
+  },
+});
+stateStoreSuite('openSqliteStore(...).state', {
+  open: async () => {
+    suiteFile = fresh();
+    const store = openSqliteStore(suiteFile);
+    return Object.assign(Object.create(store.state), { close: () => store.close() });
+  },
+  reopen: async () => {
+    const store = openSqliteStore(suiteFile);
+    return Object.assign(Object.create(store.state), { close: () => store.close() });
+  },
+});
 
 describe('openSqliteStore', () => {
   it("commits a site's rows and its state in one transaction, and reads the rows back as written", async () => {

@@ -1,10 +1,18 @@
-import type { PageRow, SitemapRow, SiteResult, SiteState } from '@usp-ts/batch';
-import { stateStoreSuite } from '@usp-ts/driver-testkit';
+import {
+  type PageRow,
+  type SitemapRow,
+  type SiteResult,
+  type SiteSink,
+  type SiteState,
+  sitemapRowOf,
+} from '@usp-ts/batch';
+import { siteSinkSuite, stateStoreSuite } from '@usp-ts/driver-testkit';
 import { startTestPostgres, type TestPostgres } from '@usp-ts/test-postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresStateStore, openPostgresStore } from '../src/postgres-store.js';
 import { readPageRows } from '../src/read-rows.js';
+import { readRunSummary } from '../src/read-run-summary.js';
 
 let server: TestPostgres;
 beforeAll(async () => {
@@ -83,6 +91,35 @@ describe('the state alone', () => {
       return openPostgresStateStore({ url });
     },
     reopen: async () => openPostgresStateStore({ url }),
+  });
+});
+
+describe('the store', () => {
+  let url = '';
+  let runs = 0;
+  let runId = '';
+  const sinkOf = async (): Promise<SiteSink> => {
+    const store = await openPostgresStore({ url, runId });
+    return Object.assign(Object.create(store.sink) as SiteSink, { close: () => store.close() });
+  };
+  siteSinkSuite('openPostgresStore', {
+    open: async () => {
+      url = await database();
+      runId = `suite-${runs++}`;
+      return sinkOf();
+    },
+    // The same run opened again: its committed sites are done.
+    resume: sinkOf,
+    async read() {
+      const pages: PageRow[] = [];
+      for await (const row of readPageRows(url, { run: runId })) pages.push(row);
+      const sitemaps = (
+        await query<Parameters<typeof sitemapRowOf>[0]>(url, 'SELECT * FROM sitemap_rows WHERE run_id = $1', [
+          runId,
+        ])
+      ).map(sitemapRowOf);
+      return { pages, sitemaps, sites: (await readRunSummary(url, runId)).sites };
+    },
   });
 });
 

@@ -29,6 +29,8 @@ export type WalkHooks = Pick<
   | 'onWarning'
   | 'onProgress'
   | 'onDocument'
+  | 'beforeParse'
+  | 'hashBody'
   | 'onTreeNode'
   | 'onResponse'
   | 'conditionalRequest'
@@ -108,6 +110,8 @@ export const TREE_OPTIONS = {
   conditionalRequest: true,
   revisit: true,
   onDocument: true,
+  beforeParse: true,
+  hashBody: true,
   onTreeNode: true,
   onResponse: true,
   parse: true,
@@ -137,6 +141,8 @@ const HOOKS = [
   'parse',
   'conditionalRequest',
   'onDocument',
+  'beforeParse',
+  'hashBody',
   'onTreeNode',
   'onResponse',
   'gunzip',
@@ -230,6 +236,8 @@ export function resolveWalkConfig(
       onWarning: options.onWarning,
       onProgress: options.onProgress,
       onDocument: options.onDocument,
+      beforeParse: options.beforeParse,
+      hashBody: options.hashBody,
       onTreeNode: options.onTreeNode,
       onResponse: options.onResponse,
       conditionalRequest: options.conditionalRequest,

@@ -4,6 +4,7 @@ import type { Sitemap } from '../contract/sitemap.js';
 import type { SitemapDate } from '../contract/sitemap-date.js';
 import type { WebRequestOptions, WebResponse } from '../contract/web-client.js';
 import { safeKey, setRepr } from './ancestry.js';
+import { ResponseMeter } from './document-response.js';
 import { stopText } from './outcome.js';
 import { parseStep } from './parse-step.js';
 import { type FetchResult, type FetchTask, hook } from './task.js';
@@ -27,6 +28,7 @@ export async function fetchOne(
   const { url, lastModified } = task;
   const { hooks } = walk.config;
   const conditional = plan ?? hook(() => hooks.conditionalRequest?.(url));
+  const started = performance.now();
   let response: WebResponse;
   try {
     response = await walk.config.webClient.get(url, requestOptions(walk, url, conditional));
@@ -40,26 +42,40 @@ export async function fetchOne(
   walk.record(url, response);
   if (response.kind === 'error') {
     const quiet = task.quiet404 === true && (response.status === 404 || response.status === 410);
-    return [walk.result(task, fetchFailed(walk, url, response.message, lastModified, quiet), null), []];
+    const result = walk.result(task, fetchFailed(walk, url, response.message, lastModified, quiet), null);
+    result.response = new ResponseMeter(response.status, null, started);
+    return [result, []];
   }
   if (response.kind === 'not-modified') {
+    const facts = new ResponseMeter(304, response.headers, started);
     const stored = hook(() => hooks.revisit?.notModified(url));
-    if (stored !== undefined) return walk.replayed(task, stored, 'not-modified');
+    if (stored !== undefined) {
+      const replayed = walk.replayed(task, stored, 'not-modified');
+      replayed[0].response = facts;
+      return replayed;
+    }
     const node = walk.invalidNode(
       url,
       `Not modified since the last crawl: ${url}`,
       lastModified,
       'not-modified',
     );
-    return [walk.result(task, node, null), []];
+    const result = walk.result(task, node, null);
+    result.response = facts;
+    return [result, []];
   }
   hook(() =>
     hooks.onResponse?.({ url, finalUrl: response.url, status: response.status, headers: response.headers }),
   );
+  const facts = new ResponseMeter(response.status, response.headers, started);
   const contentType = response.headers('content-type');
   const refused = refusedRedirect(walk, task, response, contentType);
-  if (refused !== null) return [refused, []];
-  return parseStep(walk, task, response, contentType);
+  if (refused !== null) {
+    facts.end();
+    refused.response = facts;
+    return [refused, []];
+  }
+  return parseStep(walk, task, response, contentType, facts);
 }
 
 /** The request's options. Assigned, not spread in: a conditional spread costs a copy and a throwaway object each. */

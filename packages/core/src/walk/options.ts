@@ -7,6 +7,7 @@ import type { WarningListener } from '../contract/warning.js';
 import type { WebClient } from '../contract/web-client.js';
 import type { DocumentLimits, ParseDocumentOptions } from '../engine/document-options.js';
 import type { Gunzip } from '../engine/gunzip.js';
+import type { BodyHasher, DocumentToParse } from './document-response.js';
 import type { OriginBreaker, OriginBreakerOptions } from './origin-breaker.js';
 import type { Revisit, WalkedDocument } from './revisit.js';
 import type { TreeNodeListener } from './tree-order.js';
@@ -134,8 +135,24 @@ export interface TreeOptions {
    * children replayed on a 304 (see `Revisit`). Replayed pages sitemaps have no pages.
    */
   readonly revisit?: Revisit;
-  /** Sees each document once its node is built (fetched, replayed or failed), before its children. */
+  /**
+   * Sees each document once its node is built (fetched, replayed or failed), before its children,
+   * with the answer to its request (`response`: status, validators, bytes, ms, body hash) and what
+   * the page store kept of its pages (`stored`).
+   */
   readonly onDocument?: (document: WalkedDocument) => void;
+  /**
+   * Called once a document's body is about to be parsed (after redirects were followed and
+   * accepted, before the page store is opened for it), and awaited: where a caller loads what it
+   * needs for that document. The document holds its slot meanwhile. A rejection loses the
+   * document: its body is dropped and it becomes an `InvalidSitemap` saying why.
+   */
+  readonly beforeParse?: (document: DocumentToParse) => void | Promise<void>;
+  /**
+   * Hashes each body as it is read, for `WalkedDocument.response.bodyHash` (a new hasher a
+   * document). Default: none (`bodyHash` is `null`).
+   */
+  readonly hashBody?: () => BodyHasher;
   /**
    * Sees the nodes of the tree the walk returns in that tree's depth-first order (the order of
    * `allSitemaps()`), each with its depth, as soon as it is built and every node before it was

@@ -6,22 +6,56 @@ import { AbstractIndexSitemap, type PagesSitemapType } from '../contract/sitemap
 import type { Warning } from '../contract/warning.js';
 import type { WebResponse } from '../contract/web-client.js';
 import type { ParseDocumentOptions } from '../engine/document-options.js';
-import type { FetchResult, FetchTask } from './task.js';
+import type { ResponseMeter } from './document-response.js';
+import { type FetchResult, type FetchTask, hook } from './task.js';
 import type { WalkState } from './walk-state.js';
 
 /**
  * The walk's parse step: parses a fetched body into its node, its pages going to the page store
  * and the walk's sink within the walk's page budget (`maxPages`: the page past it stops the walk).
- * A parser that throws after pages flowed keeps them, as a truncated document.
+ * A parser that throws after pages flowed keeps them, as a truncated document. The body is
+ * measured into `facts` as it is read; the caller's `beforeParse` is awaited first.
  */
 export async function parseStep(
   walk: WalkState,
   task: FetchTask,
   response: Extract<WebResponse, { kind: 'ok' }>,
   contentType: string | null,
+  facts: ResponseMeter,
+): Promise<[FetchResult, ChildRef[]]> {
+  const [result, children] = await parseBody(walk, task, response, contentType, facts);
+  // A body never read (a parser that failed first) ends here.
+  facts.end();
+  result.response = facts;
+  return [result, children];
+}
+
+async function parseBody(
+  walk: WalkState,
+  task: FetchTask,
+  response: Extract<WebResponse, { kind: 'ok' }>,
+  contentType: string | null,
+  facts: ResponseMeter,
 ): Promise<[FetchResult, ChildRef[]]> {
   const { hooks, documentLimits, gunzip } = walk.config;
+  const { hashBody } = hooks;
   const finalUrl = response.url;
+  const beforeParse = hooks.beforeParse;
+  if (beforeParse !== undefined) {
+    try {
+      await beforeParse({
+        requestedUrl: task.url,
+        finalUrl,
+        parentUrl: task.parentUrl ?? null,
+        level: task.level,
+        response: facts,
+      });
+    } catch (error) {
+      response.cancel();
+      const reason = `Unable to fetch sitemap from ${task.url}: ${errorText(error)}`;
+      return [walk.result(task, walk.invalidNode(task.url, reason, task.lastModified, 'fetch'), null), []];
+    }
+  }
   const writer = walk.config.pageStore.open(finalUrl);
   let pagesType: PagesSitemapType | null = null;
   let accepted = 0;
@@ -54,7 +88,7 @@ export async function parseStep(
   };
   const parseOptions: Omit<ParseDocumentOptions, 'registry'> = {
     url: finalUrl,
-    body: response.body,
+    body: facts.read(response.body, hashBody === undefined ? null : (hook(hashBody) ?? null)),
     headers: response.headers,
     onPages,
     // Abort and deadline end the parse at once, keeping what was read (the body is cut too).
@@ -83,14 +117,19 @@ export async function parseStep(
         truncated: true,
       };
       const node = sitemapFromDocument(doc, { stored, lastModified: task.lastModified });
-      return [walk.result(task, node, contentType), []];
+      const result = walk.result(task, node, contentType);
+      result.stored = stored;
+      return [result, []];
     }
     stored.release?.();
     const reason = `Unable to parse sitemap from ${finalUrl}: ${errorText(error)}`;
-    return [
-      walk.result(task, walk.invalidNode(finalUrl, reason, task.lastModified, 'fetch'), contentType),
-      [],
-    ];
+    const result = walk.result(
+      task,
+      walk.invalidNode(finalUrl, reason, task.lastModified, 'fetch'),
+      contentType,
+    );
+    result.stored = stored;
+    return [result, []];
   } finally {
     // A parser that stopped early (a limit, an invalid root) leaves the rest unread.
     response.cancel();
@@ -104,6 +143,9 @@ export async function parseStep(
       parsed.url,
     );
   }
-  const node = sitemapFromDocument(parsed, { stored: writer.close(), lastModified: task.lastModified });
-  return [walk.result(task, node, contentType), node instanceof AbstractIndexSitemap ? parsed.children : []];
+  const stored = writer.close();
+  const node = sitemapFromDocument(parsed, { stored, lastModified: task.lastModified });
+  const result = walk.result(task, node, contentType);
+  result.stored = stored;
+  return [result, node instanceof AbstractIndexSitemap ? parsed.children : []];
 }

@@ -1,7 +1,9 @@
 import type { ChildRef } from '../contract/model.js';
+import type { StoredPages } from '../contract/page-store.js';
 import { type ParsedDocument, sitemapFromDocument } from '../contract/parsed-document.js';
 import type { Sitemap, SitemapType } from '../contract/sitemap.js';
 import type { SitemapDate } from '../contract/sitemap-date.js';
+import type { DocumentResponse } from './document-response.js';
 
 /** The node types a stored document can stand for (a fetched document, never the root or an error). */
 export type StoredDocumentType = Exclude<SitemapType, 'IndexWebsiteSitemap' | 'InvalidSitemap'>;
@@ -57,6 +59,17 @@ export interface WalkedDocument {
   readonly children: readonly ChildRef[];
   /** Set when the node was built from a `StoredDocument` instead of a body. */
   readonly reused: ReuseKind | null;
+  /**
+   * The answer to its request (status, validators, bytes, time, body hash); `null` when no answer
+   * came back (not requested: reused, refused, a repeat; or the request was aborted).
+   */
+  readonly response: DocumentResponse | null;
+  /**
+   * What the page store's writer returned for its pages (`PageWriter.close()`, its `count` the
+   * pages read from it); `null` when no body was parsed. The node of a pages sitemap reads its
+   * pages from it: a store of the caller's can hand more back (what it made of those pages).
+   */
+  readonly stored: StoredPages | null;
 }
 
 /**

@@ -1,7 +1,9 @@
 import type { Page } from '../contract/model.js';
+import type { StoredPages } from '../contract/page-store.js';
 import type { Sitemap } from '../contract/sitemap.js';
 import type { SitemapDate } from '../contract/sitemap-date.js';
 import type { Ancestry } from './ancestry.js';
+import type { DocumentResponse } from './document-response.js';
 import type { WalkedSitemapInfo } from './page-walk.js';
 import type { ReuseKind } from './revisit.js';
 import type { TreePlace } from './tree-order.js';
@@ -35,6 +37,10 @@ export interface FetchResult {
   readonly unfetched: boolean;
   /** The node stands for a stored document (`TreeOptions.revisit`). */
   readonly reused?: ReuseKind;
+  /** The answer to its request (`WalkedDocument.response`), set by the fetch step when one came. */
+  response?: DocumentResponse;
+  /** What the page store kept of its pages (`WalkedDocument.stored`), set by the parse step. */
+  stored?: StoredPages;
 }
 
 /** Runs a caller's hook; its exception is not the walk's (a hook must not break a crawl). */

@@ -96,6 +96,8 @@ export class Walk extends WalkState {
           level: task.level,
           children,
           reused: result.reused ?? null,
+          response: result.response ?? null,
+          stored: result.stored ?? null,
         }),
       );
     }
