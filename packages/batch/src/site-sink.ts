@@ -1,3 +1,4 @@
+import type { SiteCopy } from './queue-port.js';
 import type { PageRow, SitemapRow, SiteResult } from './rows.js';
 import type { RunMark } from './state-store.js';
 
@@ -21,22 +22,6 @@ export interface SiteSink {
   readonly done?: ReadonlySet<string>;
   /** Makes what was committed durable and releases the store. Safe to call twice. */
   close?(): Promise<void>;
-}
-
-/**
- * Which copy of a site a commit keeps, when the site is a queue job that may be walked more than
- * once (a worker killed after keeping its rows and before the queue recorded the job as done, and
- * the job walked again elsewhere). Given by the queue (see `CommitOptions.fence`).
- */
-export interface SiteCopy {
-  /** This copy's name: an id of the try that wrote it, used by no other copy. */
-  readonly token: string;
-  /**
-   * Names of earlier copies of the same site that this one replaces. A sink makes them void: it
-   * removes them with this commit (a database), or records the names so that readers and a
-   * resumed run drop them (the NDJSON journal's `voids`).
-   */
-  readonly voids: readonly string[];
 }
 
 /** What a commit does besides keeping the rows. */
