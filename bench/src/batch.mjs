@@ -188,7 +188,12 @@ async function freshRounds() {
       ours.push((await batch(`fresh-${i}`, [], { state: join(work, `fresh-${i}.sqlite`) })).r);
     const compareRun = async () =>
       compare.push(
-        (await batch(`fresh-compare-${i}`, [], { cli: COMPARE_CLI, state: join(work, `fresh-compare-${i}.sqlite`) })).r,
+        (
+          await batch(`fresh-compare-${i}`, [], {
+            cli: COMPARE_CLI,
+            state: join(work, `fresh-compare-${i}.sqlite`),
+          })
+        ).r,
       );
     if (i % 2 === 0) {
       await compareRun();
