@@ -42,7 +42,7 @@ export interface PageTrackerOptions {
  * (an unchanged sitemap, whatever its validators said); the first new or changed page releases
  * the held rows and the rest stream. With `emitUnchanged` (a full walk) every row streams, marked.
  */
-export class PageTracker implements PageWriter {
+export class PageTracker implements PageWriter, StoredPages {
   readonly #o: PageTrackerOptions;
   readonly #previous: Map<string, string> | null;
   #held: [PageRow, string][] | null;
@@ -136,8 +136,13 @@ export class PageTracker implements PageWriter {
       if (gone) this.#release();
       else this.#held = null;
     } else if (this.#o.marking && gone && this.#change === 'unchanged') this.#change = 'changed';
-    const count = this.#count;
-    return { count, load: () => [] };
+    // The tracker is what the walk hands back with the document (`WalkedDocument.stored`).
+    return this;
+  }
+
+  /** The pages went to the rows, not to the node: it has none to give back. */
+  load(): Page[] {
+    return [];
   }
 
   #release(): void {

@@ -46,6 +46,7 @@ export interface SitemapRow {
   readonly bytes: number;
   /** Pages read from it (0 when not read again). */
   readonly pages: number;
+  /** From the request (its wait at the politeness gate included) to the end of the body. */
   readonly ms: number;
   /** With a state: how its pages compare with the last run. */
   readonly change?: Change;

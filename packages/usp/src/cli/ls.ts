@@ -122,8 +122,21 @@ exit status:
  * mode (120 MiB: more is promoted). Why it is done this way: semi-space-cap.ts.
  */
 const LS_SEMI_SPACE_MB = 4;
-/** Growth of external memory (spent Buffers) that starts a full collection, MiB: 4 ran one a second. */
-const LS_EXTERNAL_STEP_MB = 8;
+/**
+ * Growth of external memory (spent Buffers: HTTP chunks, gunzip output) that starts a full
+ * collection, MiB, in the main thread and in the parse worker. At 8 and 8, with the worker's
+ * semi-spaces as the main thread's, each thread's external memory peaked at ~13 MiB and the
+ * process at 110-114 MiB (1M-URL site); at 4 and 2, with the worker's semi-spaces at 2 MiB
+ * (`LS_WORKER_YOUNG_MB`), 97-99 MiB, for CPU within the noise of paired runs (load 20). Since the
+ * XML fast path (issue 37) a parse makes less garbage: these collections cost less than they did.
+ */
+const LS_EXTERNAL_STEP_MB = 4;
+const LS_WORKER_EXTERNAL_STEP_MB = 2;
+/**
+ * The parse worker's young generation, MiB (V8's is three semi-spaces: 2 MiB each). With 4 MiB
+ * semi-spaces, as the main thread's, it held ~4 MiB more at the peak.
+ */
+const LS_WORKER_YOUNG_MB = 6;
 
 export async function runLs(args: string[], signal: AbortSignal): Promise<number> {
   const p = parse(args, LS_OPTIONS, LS_USAGE);
@@ -181,11 +194,11 @@ export async function runLs(args: string[], signal: AbortSignal): Promise<number
   // Before the cap: it sets a V8 flag, and the cap watches V8's flags from the moment it is set.
   collectOnExternalGrowth(LS_EXTERNAL_STEP_MB);
   capSemiSpaces(LS_SEMI_SPACE_MB);
-  // The parse worker's young generation as the main thread's (semi-spaces of LS_SEMI_SPACE_MB),
-  // with the same collections for spent buffers. With semi-spaces of 2 MiB it ran twice the
-  // scavenges for the same allocation (2.6M-URL site: 2,052 against 1,011); without the
-  // collections, the larger young generation let spent chunks pile up (peak 123 -> 156 MiB).
-  tuneParseWorkers({ youngGenerationMb: 3 * LS_SEMI_SPACE_MB, externalGcStepMb: LS_EXTERNAL_STEP_MB });
+  // The parse worker's young generation and collections for spent buffers. Before the fast path,
+  // semi-spaces of 2 MiB ran twice the scavenges for the same allocation (2.6M-URL site: 2,052
+  // against 1,011); without the collections, the larger young generation let spent chunks pile
+  // up (peak 123 -> 156 MiB).
+  tuneParseWorkers({ youngGenerationMb: LS_WORKER_YOUNG_MB, externalGcStepMb: LS_WORKER_EXTERNAL_STEP_MB });
   let summary: WalkSummary | undefined;
   const failure = new FirstNetworkFailure();
   log.holdFailures();

@@ -1,15 +1,14 @@
 import {
+  type DocumentResponse,
   isIndexSitemap,
   isPagesSitemap,
   OK_SUMMARY,
   type Sitemap,
   type WalkSummary,
   type Warning,
-  type WebClient,
 } from '@usp-ts/core';
 import { type WalkPagesOptions, walkPages } from '../api/tree.js';
 import { PageStats, type PageStatsData } from './page-stats.js';
-import { type RequestFacts, TimingClient } from './timing-client.js';
 import { type WarningGroup, WarningGroups } from './warning-groups.js';
 
 /**
@@ -51,8 +50,8 @@ export interface SiteReportData {
 
 export interface SiteReportRun {
   url: string;
-  /** The walk's options, as `ls` builds them (a web client is required: the report times it). */
-  options: WalkPagesOptions & { webClient: WebClient };
+  /** The walk's options, as `ls` builds them. */
+  options: WalkPagesOptions;
   /** Sees every warning as it comes (the CLI logs them as `ls` does). */
   onWarning?: (warning: Warning) => void;
   /** "Today" for the freshness figures (default now). */
@@ -61,22 +60,21 @@ export interface SiteReportRun {
 
 /** Walks a site as `ls` does and gathers what its report shows; pages are counted, not kept. */
 export async function collectSiteReport(run: SiteReportRun): Promise<SiteReportData> {
-  const client = new TimingClient(run.options.webClient);
   const stats = new PageStats(run.now);
   const warnings = new WarningGroups();
-  const nodeFacts = new Map<string, RequestFacts>();
+  // By node: the walk hands each document's answer over with its node (the time includes the
+  // transfer and the parse that reads along with it, as a user waiting for that sitemap sees it).
+  const nodeFacts = new Map<Sitemap, DocumentResponse>();
   const urls = new Map<string, string[]>();
   let listed = 0;
   const walk = walkPages(run.url, {
     ...run.options,
-    webClient: client,
     onWarning: (w) => {
       warnings.add(w);
       run.onWarning?.(w);
     },
     onDocument: (doc) => {
-      const facts = client.facts.get(doc.requestedUrl);
-      if (facts !== undefined) nodeFacts.set(doc.node.url, facts);
+      if (doc.response !== null) nodeFacts.set(doc.node, doc.response);
       run.options.onDocument?.(doc);
     },
   });
@@ -108,21 +106,21 @@ export async function collectSiteReport(run: SiteReportRun): Promise<SiteReportD
 }
 
 interface FlattenContext {
-  facts: Map<string, RequestFacts>;
+  facts: Map<Sitemap, DocumentResponse>;
   urls: Map<string, string[]>;
   warnings: WarningGroups;
 }
 
 /** Appends `node` and its descendants depth-first; returns the pages at and below it. */
 function flatten(node: Sitemap, depth: number, ctx: FlattenContext, out: ReportSitemap[]): number {
-  const facts = ctx.facts.get(node.url);
+  const facts = ctx.facts.get(node);
   const row: ReportSitemap = {
     url: node.url,
     type: node.type,
     depth,
     status: facts?.status ?? null,
     bytes: facts?.bytes ?? null,
-    ms: facts?.ms ?? null,
+    ms: facts === undefined ? null : Math.round(facts.ms),
     pages: 0,
     warnings: ctx.warnings.countFor(node.url),
     reason: node.type === 'InvalidSitemap' ? node.reason : null,

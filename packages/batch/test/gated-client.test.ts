@@ -1,10 +1,10 @@
 import { headerLookup, type WebClient, type WebResponse } from '@usp-ts/core';
 import { describe, expect, it } from 'vitest';
+import { GatedClient } from '../src/gated-client.js';
 import { hostGate, type PolitenessGate } from '../src/politeness-gate.js';
-import { RecordingClient } from '../src/recording-client.js';
 
 /** A client that answers 304 at once, and a gate that notes the host of each request. */
-function recording(): { client: RecordingClient; asked: string[] } {
+function recording(): { client: GatedClient; asked: string[] } {
   const inner: WebClient = {
     async get(url): Promise<WebResponse> {
       return { kind: 'not-modified', url, headers: headerLookup(undefined) };
@@ -19,10 +19,10 @@ function recording(): { client: RecordingClient; asked: string[] } {
     },
     setCrawlDelay: (host, ms) => gate.setCrawlDelay(host, ms),
   };
-  return { client: new RecordingClient(inner, noting), asked };
+  return { client: new GatedClient(inner, noting), asked };
 }
 
-describe('RecordingClient host names', () => {
+describe('GatedClient host names', () => {
   // One client's requests in a row: a URL whose `scheme://authority/` equals the last one's
   // reuses its host name; anything else is parsed. Each must give what URL parsing gives.
   const urls = [
@@ -62,5 +62,53 @@ describe('RecordingClient host names', () => {
     await client.get('http://exa mple.com/b');
     await client.get('http://example.com/c');
     expect(asked).toEqual(['http://exa mple.com/a', 'http://exa mple.com/b', 'example.com']);
+  });
+});
+
+describe('GatedClient slots', () => {
+  /** A client whose every answer is a 200 with a two-chunk body. */
+  const inner: WebClient = {
+    async get(url): Promise<WebResponse> {
+      async function* body() {
+        yield new Uint8Array(3);
+        yield new Uint8Array(4);
+      }
+      return {
+        kind: 'ok',
+        status: 200,
+        statusText: 'OK',
+        url,
+        headers: headerLookup(undefined),
+        body: body(),
+        cancel() {},
+      };
+    },
+  };
+
+  it('holds the host slot until the body is read to its end or dropped, and counts requests', async () => {
+    const client = new GatedClient(inner, hostGate({ perHost: 1 }));
+    const first = await client.get('http://a.example/1');
+    let second = false;
+    const pending = client.get('http://a.example/2').then((r) => {
+      second = true;
+      return r;
+    });
+    await new Promise((r) => setImmediate(r));
+    expect(second).toBe(false);
+    if (first.kind !== 'ok') throw new Error('expected ok');
+    let bytes = 0;
+    for await (const chunk of first.body) bytes += chunk.length;
+    expect(bytes).toBe(7);
+    const next = await pending;
+    expect(second).toBe(true);
+    let third = false;
+    const last = client.get('http://a.example/3').then(() => {
+      third = true;
+    });
+    await new Promise((r) => setImmediate(r));
+    expect(third).toBe(false);
+    if (next.kind === 'ok') next.cancel();
+    await last;
+    expect(client.requests).toBe(3);
   });
 });
