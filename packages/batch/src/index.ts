@@ -1,5 +1,6 @@
 export { type BackendDriver, type BackendSpec, openBackend, parseBackendSpec } from './backend-spec.js';
 export { type BatchWalkOptions, batchWalk } from './batch-walk.js';
+export { type MemorySiteQueueOptions, memorySiteQueue } from './memory-queue.js';
 export { type MemoryRows, memorySink } from './memory-sink.js';
 export { memoryStateStore } from './memory-state-store.js';
 export { type NdjsonSink, type NdjsonSinkOptions, openNdjsonSink } from './ndjson-sink.js';
@@ -23,6 +24,17 @@ export {
   sitesText,
   snapshotProgress,
 } from './progress.js';
+export {
+  type JobLease,
+  type QueueConsumer,
+  queueWalker,
+  type RunSiteQueueOptions,
+  runSiteQueue,
+  type SiteCopy,
+  type SiteQueue,
+  type SiteWalker,
+  type TryOutcome,
+} from './queue-port.js';
 export {
   type ColumnValue,
   PAGE_COLUMNS,
@@ -64,7 +76,7 @@ export {
   type SiteRunOptions,
   siteJobContext,
 } from './site-run.js';
-export type { CommitOptions, SiteCopy, SiteOutput, SiteSink } from './site-sink.js';
+export type { BeginOptions, CommitOptions, SiteOutput, SiteSink } from './site-sink.js';
 export { START_FIRST_LOOK_AHEAD, startFirst } from './start-first.js';
 export {
   type RunMark,
@@ -77,3 +89,4 @@ export {
   type UnreachableMark,
 } from './state-store.js';
 export { DEFAULT_PROBE_TIMEOUT_MS } from './unreachable-probe.js';
+export { WaiterQueue } from './waiter-queue.js';

@@ -8,9 +8,10 @@ import { makeDirectory } from './make-directory.js';
 import { OutputError } from './output-error.js';
 import { GroupSync, writeAll } from './output-files.js';
 import { lockOutput, type OutputLock } from './output-lock.js';
+import type { SiteCopy } from './queue-port.js';
 import type { PageRow, SitemapRow, SiteResult } from './rows.js';
 import { type JournalContents, type JournalEntry, RunJournal, readJournal } from './run-journal.js';
-import type { CommitOptions, SiteCopy, SiteOutput, SiteSink } from './site-sink.js';
+import type { CommitOptions, SiteOutput, SiteSink } from './site-sink.js';
 import { type RunMark, type StateStore, StateStoreError } from './state-store.js';
 import { copyTokens, dropCopies, finishDrop, type RunFiles } from './void-copies.js';
 

@@ -1,3 +1,4 @@
+export { type BullmqSiteQueueOptions, bullmqSiteQueue } from './bullmq-site-queue.js';
 export {
   assertRedisReachable,
   type RedisConnection,

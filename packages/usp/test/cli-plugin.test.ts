@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startTestRedis } from '@usp-ts/test-redis';
 import { startTestServer, type TestServer } from '@usp-ts/test-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './cli-helpers.js';
@@ -110,8 +111,65 @@ describe('--plugin', () => {
     }
   });
 
-  it('is listed in the help of ls, parse and validate', async () => {
-    for (const command of ['ls', 'parse', 'validate']) {
+  it("collects a third-party extension's field through usp batch and usp worker alike", {
+    timeout: 120_000,
+  }, async () => {
+    writeFileSync(join(dir, 'sites.txt'), `${o}/\n`);
+    const expectMinutes = (file: string) => {
+      const pages = rows(readFileSync(file, 'utf8'));
+      expect(pages).toHaveLength(1600);
+      for (const row of pages) expect(row.extensions?.minutes).toBe(Number(row.url.split('/').at(-1)));
+    };
+    const local = await runCli(
+      ['batch', ...NET, '-k', '--plugin', './recipe.mjs', '--out', 'local', 'sites.txt'],
+      {
+        cwd: dir,
+      },
+    );
+    expect(local.code, local.stderr).toBe(0);
+    expectMinutes(join(dir, 'local', 'pages.ndjson'));
+
+    const redis = await startTestRedis();
+    try {
+      const queue = ['--queue', redis.url, '--queue-name', 'plugin'];
+      const produced = await runCli(['batch', ...queue, '--no-wait', 'sites.txt'], { cwd: dir });
+      expect(produced.code, produced.stderr).toBe(0);
+      const worker = await runCli(
+        [
+          'worker',
+          ...queue,
+          ...NET,
+          '-k',
+          '--exit-when-idle',
+          '--plugin',
+          './recipe.mjs',
+          '--out',
+          'queued',
+          '--worker-id',
+          'w',
+        ],
+        { cwd: dir },
+      );
+      expect(worker.code, worker.stderr).toBe(0);
+      expectMinutes(join(dir, 'queued', 'w', 'pages.ndjson'));
+      // Refused as usp ls refuses it, before the worker connects or the batch reads its list.
+      for (const command of [
+        ['worker', ...queue, '--out', 'queued'],
+        ['batch', '--out', 'bad', 'sites.txt'],
+      ]) {
+        const r = await runCli([...command, '--plugin', './not-a-plugin.mjs'], { cwd: dir });
+        expect(r.code).toBe(2);
+        expect(r.stderr).toContain(
+          'usp: error: option --plugin ./not-a-plugin.mjs: its default export is neither',
+        );
+      }
+    } finally {
+      await redis.stop();
+    }
+  });
+
+  it('is listed in the help of ls, parse, validate, batch and worker', async () => {
+    for (const command of ['ls', 'parse', 'validate', 'batch', 'worker']) {
       expect((await runCli([command, '--help'])).stdout).toContain('--plugin MODULE');
     }
   });

@@ -1,11 +1,4 @@
-import {
-  countSite,
-  countStatus,
-  emptyProgress,
-  readSiteLines,
-  type SiteResult,
-  snapshotProgress,
-} from '@usp-ts/batch';
+import { ProgressCounter, readSiteLines, type SiteResult } from '@usp-ts/batch';
 import { DEFAULT_QUEUE_NAME, enqueueSites } from '@usp-ts/queue-bullmq';
 import { count, flag, type Parsed, redisUrl, str, UsageError } from './args.js';
 import { BatchReport, siteLine } from './batch-report.js';
@@ -52,7 +45,8 @@ export async function runQueuedBatch(
 
   const report = new BatchReport(!flag(p, 'no-progress'));
   report.total = total;
-  const counts = emptyProgress();
+  // Counted as the local batch counts: a site by its worker's result, or by how its job ended.
+  const counter = new ProgressCounter((progress) => report.update(progress));
   const invalid: string[] = [];
   async function* validSites(): AsyncGenerator<string> {
     for await (const line of readSiteLines(inputLines(source))) {
@@ -76,10 +70,7 @@ export async function runQueuedBatch(
             : `usp batch: Redis at ${address} is back\n`,
         );
       },
-      onActive: (active) => {
-        counts.sitesActive = active;
-        report.update(snapshotProgress(counts));
-      },
+      onActive: (active) => counter.active(active),
       onEnqueued: (r) => {
         if (verbose > 0 || !wait || r.doneBefore > 0) {
           report.clear();
@@ -89,26 +80,17 @@ export async function runQueuedBatch(
         }
       },
       onResult: (o) => {
-        if (o.ok) {
-          const r = o.result;
-          countSite(counts, r);
-          if (verbose > 0) {
-            report.clear();
-            process.stderr.write(siteLine(r));
-          }
-        } else if (o.lost === true) {
-          countStatus(counts, 'lost');
-        } else {
-          countStatus(counts, 'failed job');
+        if (!o.ok) counter.endedAs(o.lost === true ? 'lost' : 'failed job');
+        else {
+          counter.ended(o.result);
+          if (verbose > 0) report.log(siteLine(o.result));
         }
-        report.update(snapshotProgress(counts));
       },
     });
     report.clear();
     if (invalid.length > 0) {
       // Sites of the run as the local batch counts them: in the summary's total and its statuses.
-      for (const _ of invalid) countStatus(counts, 'invalid');
-      report.update(snapshotProgress(counts));
+      for (const _ of invalid) counter.endedAs('invalid');
       process.stderr.write(`usp batch: not a site URL, not enqueued: ${invalid.join('; ')}\n`);
     }
     if (!wait) return 0;

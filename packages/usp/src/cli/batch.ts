@@ -5,22 +5,19 @@ import {
   DEFAULT_PROBE_TIMEOUT_MS,
   DEFAULT_SITE_DEADLINE_MS,
   DEFAULT_SITES,
-  OutputError,
   type SiteResult,
-  StateStoreError,
 } from '@usp-ts/batch';
 import { DEFAULT_MAX_SITEMAPS } from '@usp-ts/core';
-import { count, flag, type OptionSpec, onePositional, parse, str, UsageError } from './args.js';
-import { openRunOutput, type RunOutput } from './backends.js';
+import { flag, type OptionSpec, onePositional, parse, str, UsageError } from './args.js';
 import { tuneJitForBatch } from './batch-jit.js';
-import { BatchReport, siteLine } from './batch-report.js';
-import { loadDefaultRegistry } from './default-registry.js';
 import { groupDigits } from './digits.js';
 import { countSitesOrSay, inputLines } from './input-lines.js';
 import { NETWORK_HELP } from './network.js';
 import { loadOptionalPackage } from './optional-package.js';
+import { SITE_RUN_PLUGIN_HELP } from './plugin-flags.js';
 import { capSemiSpaces } from './semi-space-cap.js';
-import { batchWebClient, listedOrigins, SITE_WALK_OPTIONS, siteWalkSettings } from './site-walk.js';
+import { openSiteRun, siteRunFlags, stopped } from './site-run.js';
+import { listedOrigins, SITE_WALK_OPTIONS } from './site-walk.js';
 
 /**
  * The batch's semi-spaces, MiB (its young generation is two of them). A batch allocates a lot
@@ -58,7 +55,10 @@ options:
                             second run on it exits 1 naming the first: pid, host, since when; a
                             lock left by a killed run is taken over); or an SQLite file
                             (FILE.sqlite, FILE.db, sqlite:FILE) holding the run's rows and the
-                            state together: no --state, no journal (usp export reads it)
+                            state together: no --state, no journal (usp export reads it); or a
+                            PostgreSQL database (postgres://USER@HOST[:PORT]/DB, or postgres: for
+                            the PG* variables; needs @usp-ts/store-postgres), rows and state
+                            together, a run of its own each time (no --resume)
   --gzip                    write .ndjson.gz files
   --state FILE|sqlite:FILE|redis://HOST[:PORT][/DB]
                             state for incremental runs: a SQLite file (created when missing) or a
@@ -87,6 +87,7 @@ options:
   --max-depth N             index nesting followed, robots.txt being 0 (default 11)
   --max-sitemaps N          fetch at most N sitemaps per site (default ${groupDigits(DEFAULT_MAX_SITEMAPS)})
   --max-pages N             stop a site after N pages (default: none)
+${SITE_RUN_PLUGIN_HELP}
   -v, --verbose             a line per site on stderr
   --no-progress             no progress line (it shows only when stderr is a terminal)
 
@@ -115,7 +116,7 @@ exit status:
   2  usage error`;
 
 /** The one line of a run stopped by its output or state; a full disk says how to go on. */
-function stoppedText(err: StateStoreError | OutputError): string {
+function stoppedText(err: Error): string {
   const full = (err.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOSPC';
   return full ? `${err.message}; free some space, then run the same command with --resume` : err.message;
 }
@@ -140,54 +141,21 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
   }
   const out = str(p, 'out');
   if (out === undefined) throw new UsageError('the following arguments are required: --out', BATCH_USAGE);
-  const {
-    sites,
-    perHost,
-    clientOptions,
-    walkOptions,
-    siteDeadlineMs,
-    fullEveryMs,
-    maxCrawlDelayMs,
-    probeTimeoutMs,
-  } = siteWalkSettings(p, BATCH_USAGE);
-  const statePath = str(p, 'state');
-  const verbose = count(p, 'verbose');
+  const flags = await siteRunFlags(p, BATCH_USAGE);
   const counted = await countSitesOrSay(source);
   if (counted === null) return 1;
-  const { total } = counted;
-
-  let output: RunOutput | null = null;
-  const report = new BatchReport(!flag(p, 'no-progress'));
   const listed = listedOrigins();
-  const client = batchWebClient(
-    clientOptions.allowPrivateNetworks === true
-      ? clientOptions
-      : { ...clientOptions, allowPrivateOrigins: listed.allows },
-    sites,
-    perHost,
+  const run = await openSiteRun(
+    flags,
+    out,
+    { resume: flag(p, 'resume'), signal },
+    BATCH_USAGE,
+    listed.allows,
   );
+  if (run === 1) return 1;
   try {
-    try {
-      output = await openRunOutput(
-        out,
-        {
-          ...(statePath !== undefined ? { state: statePath } : {}),
-          ...(flag(p, 'gzip') ? { gzip: true } : {}),
-          resume: flag(p, 'resume'),
-          signal,
-        },
-        BATCH_USAGE,
-      );
-    } catch (err) {
-      if (err instanceof StateStoreError || err instanceof OutputError) {
-        process.stderr.write(`usp: error: ${err.message}\n`);
-        return 1;
-      }
-      throw err;
-    }
-    const { sink, state } = output;
-    const done = sink.done;
-    report.total = total;
+    const done = run.output.sink.done;
+    flags.report.total = counted.total;
     // After the client, the state and the sink have loaded what they need (undici, node:http,
     // SQLite): both set V8 flags, and Node compiles a built-in module from its code cache only
     // while V8's flags are the defaults. The cap first: it loads perf_hooks before its own flags
@@ -195,51 +163,20 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
     capSemiSpaces(BATCH_SEMI_SPACE_MB);
     tuneJitForBatch();
     const results = batchWalk(listed.note(inputLines(source)), {
-      webClient: client,
-      registry: loadDefaultRegistry,
-      sink,
-      state,
-      sites,
-      perHost,
-      ...(maxCrawlDelayMs !== undefined ? { maxCrawlDelayMs } : {}),
-      ...(siteDeadlineMs !== undefined ? { siteDeadlineMs } : {}),
-      ...(fullEveryMs !== undefined ? { fullEveryMs } : {}),
-      ...(probeTimeoutMs !== undefined ? { probeTimeoutMs } : {}),
+      ...run.options,
       ...(flag(p, 'full') ? { full: true } : {}),
-      walkOptions,
       isDone: (site) => done.has(site),
       signal,
-      onProgress: (progress) => report.update(progress),
+      onProgress: (progress) => flags.report.update(progress),
     });
     try {
-      for await (const r of results as AsyncIterable<SiteResult>) {
-        if (verbose > 0) {
-          report.log(siteLine(r));
-        }
-      }
+      for await (const r of results as AsyncIterable<SiteResult>) run.logSite(r);
     } catch (err) {
-      if (err instanceof StateStoreError || err instanceof OutputError) {
-        report.clear();
-        process.stderr.write(`usp: error: ${stoppedText(err)}\n`);
-        return 1;
-      }
-      throw err;
+      return stopped(err, flags.report, stoppedText);
     }
-    report.clear();
-    process.stderr.write(`${report.summary()}\n`);
+    run.say(flags.report.summary());
     return 0;
   } finally {
-    report.clear();
-    // The client's close waits on its sockets, the sink's on its files' syncs (libuv's pool),
-    // the state's on SQLite's last checkpoint: the client's runs alongside the other two, so a
-    // run ends after the longest of them, not their sum (no-change run of 1,000 sites: client
-    // 56-100 ms, sink 18-38 ms, state 7-12 ms).
-    const clientClosed = client.close();
-    clientClosed.catch(() => {});
-    try {
-      await output?.close();
-    } finally {
-      await clientClosed;
-    }
+    await run.close();
   }
 }

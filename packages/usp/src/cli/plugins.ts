@@ -5,17 +5,9 @@ import {
   registryWithPlugins,
   resolvePluginModule,
 } from '../plugins/modules.js';
-import { list, type OptionSpec, type Parsed, UsageError } from './args.js';
+import { list, type Parsed, UsageError } from './args.js';
 
-/** `--plugin MODULE`, shared by `ls`, `parse` and `validate`. */
-export const PLUGIN_OPTIONS = {
-  plugin: { type: 'string', multiple: true },
-} satisfies OptionSpec;
-
-export const PLUGIN_HELP = `  --plugin MODULE           load a plugin: an ES module (package name, or path with ./) whose
-                            default export is a plugin factory or a list of formats and
-                            extensions, added to the default ones (repeatable); parse workers
-                            load it too`;
+export { PLUGIN_HELP, PLUGIN_OPTIONS } from './plugin-flags.js';
 
 export interface CliPlugins {
   /** The modules' URLs, for the parse workers to import. */

@@ -1,4 +1,4 @@
-import { DEFAULT_PER_HOST, DEFAULT_SITES, normalizeSite } from '@usp-ts/batch';
+import { DEFAULT_PER_HOST, DEFAULT_SITES, normalizeSite, type SiteRunOptions } from '@usp-ts/batch';
 import { createWebClient, type WebClientOptions } from '@usp-ts/fetcher';
 import { nodeGunzip } from '../node/gunzip.js';
 import { duration, integer, type OptionSpec, type Parsed, str } from './args.js';
@@ -10,6 +10,7 @@ import {
   walkLimitsFrom,
 } from './flags.js';
 import { NETWORK_OPTIONS, webClientOptionsFrom } from './network.js';
+import { PLUGIN_OPTIONS } from './plugin-flags.js';
 
 /** How every site of a run is walked and written: the flags `usp batch` and `usp worker` share. */
 export const SITE_WALK_OPTIONS = {
@@ -28,6 +29,7 @@ export const SITE_WALK_OPTIONS = {
   verbose: { type: 'boolean', short: 'v', multiple: true },
   'no-progress': { type: 'boolean' },
   ...NETWORK_OPTIONS,
+  ...PLUGIN_OPTIONS,
 } satisfies OptionSpec;
 
 /** A duration that may also be given in hours or days (`--full-every 7d`). */
@@ -39,22 +41,35 @@ export function longDuration(p: Parsed, name: string, usage: string): number | u
   return duration(p, name, usage);
 }
 
-/** How every site is walked, from the flags `usp batch` and `usp worker` share. */
+/** The run's settings from the command line: `SiteRunOptions` without what the command opens. */
+export type SiteWalkSettings = Omit<SiteRunOptions, 'webClient' | 'registry' | 'sink' | 'state' | 'gate'> & {
+  readonly sites: number;
+  readonly perHost: number;
+};
+
+/**
+ * How every site is walked, from the flags `usp batch` and `usp worker` share: the web client's
+ * options, and the run's settings as `SiteRunOptions` takes them (only those given, the runner
+ * applies the defaults).
+ */
 export function siteWalkSettings(p: Parsed, usage: string) {
-  return {
-    sites: integer(p, 'sites', usage, 1) ?? DEFAULT_SITES,
-    perHost: integer(p, 'per-host', usage, 1) ?? DEFAULT_PER_HOST,
-    clientOptions: webClientOptionsFrom(p, usage),
+  const sites = integer(p, 'sites', usage, 1) ?? DEFAULT_SITES;
+  const perHost = integer(p, 'per-host', usage, 1) ?? DEFAULT_PER_HOST;
+  const given = (name: string, value: number | undefined) => (value === undefined ? {} : { [name]: value });
+  const settings: SiteWalkSettings = {
+    sites,
+    perHost,
     walkOptions: {
       ...discoveryFrom(p),
       ...walkLimitsFrom(p, usage),
       gunzip: nodeGunzip,
     },
-    siteDeadlineMs: duration(p, 'site-deadline', usage),
-    fullEveryMs: longDuration(p, 'full-every', usage),
-    maxCrawlDelayMs: duration(p, 'max-crawl-delay', usage),
-    probeTimeoutMs: duration(p, 'probe-timeout', usage),
+    ...given('siteDeadlineMs', duration(p, 'site-deadline', usage)),
+    ...given('fullEveryMs', longDuration(p, 'full-every', usage)),
+    ...given('maxCrawlDelayMs', duration(p, 'max-crawl-delay', usage)),
+    ...given('probeTimeoutMs', duration(p, 'probe-timeout', usage)),
   };
+  return { clientOptions: webClientOptionsFrom(p, usage), settings };
 }
 
 /**

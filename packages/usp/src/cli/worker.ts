@@ -1,24 +1,17 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import {
-  countSite,
-  emptyProgress,
-  OutputError,
-  type SiteResult,
-  StateStoreError,
-  snapshotProgress,
-} from '@usp-ts/batch';
+import { OutputError, StateStoreError } from '@usp-ts/batch';
 import { assertRedisReachable, DEFAULT_QUEUE_NAME, runWorker, voidedCopies } from '@usp-ts/queue-bullmq';
-import { createDefaultRegistry } from '../plugins/defaults.js';
-import { count, duration, flag, type OptionSpec, parse, redisUrl, str, UsageError } from './args.js';
-import { openRunOutput, type RunOutput } from './backends.js';
+import { duration, flag, type OptionSpec, type Parsed, parse, redisUrl, str, UsageError } from './args.js';
+import { redactPassword } from './backends.js';
 import { tuneJitForBatch } from './batch-jit.js';
-import { BatchReport, siteLine } from './batch-report.js';
 import { NETWORK_HELP } from './network.js';
-import { batchWebClient, SITE_WALK_OPTIONS, siteWalkSettings } from './site-walk.js';
+import { SITE_RUN_PLUGIN_HELP } from './plugin-flags.js';
+import { openSiteRun, siteRunFlags, stopped } from './site-run.js';
+import { SITE_WALK_OPTIONS } from './site-walk.js';
 
 export const WORKER_USAGE =
-  'usage: usp worker [-h] --queue URL --out DIR [--worker-id ID] [--state URL|FILE] [options]';
+  'usage: usp worker [-h] --queue URL --out DIR|postgres://... [--worker-id ID] [--state URL|FILE] [options]';
 
 const WORKER_OPTIONS = {
   ...SITE_WALK_OPTIONS,
@@ -33,8 +26,9 @@ export const WORKER_HELP = `${WORKER_USAGE}
 
 take the sites "usp batch --queue" put on a Redis queue and walk them, N at a time, with the same
 walk as "usp batch"; run as many workers as you like, on as many machines. Each worker writes its
-own pages.ndjson, sitemaps.ndjson, sites.ndjson and journal.ndjson under DIR/<worker-id>/ and sends
-each site's result (status and counts) back to the producer. SIGTERM or Ctrl-C: stop taking sites,
+own pages.ndjson, sitemaps.ndjson, sites.ndjson and journal.ndjson under DIR/<worker-id>/, or all
+workers write one PostgreSQL database (--out postgres://...), and sends each site's result (status
+and counts) back to the producer. SIGTERM or Ctrl-C: stop taking sites,
 hand the unfinished ones back to the queue (they are walked again from the start), exit 0. A Redis
 (--queue, or --state redis://...) that does not answer a PING within 5s at start is an error (exit 1,
 one line); one that goes away once the worker runs is waited for ("Redis at HOST:PORT went away;
@@ -45,7 +39,14 @@ options:
   --queue URL               the queue's Redis: redis://HOST:PORT[/DB] (required; default the
                             environment's USP_REDIS_URL)
   --queue-name NAME         the queue (default ${DEFAULT_QUEUE_NAME})
-  -o, --out DIR             output directory (required); this worker writes DIR/<worker-id>/
+  -o, --out DIR|postgres://USER@HOST[:PORT]/DB|postgres:
+                            where the rows go (required). A DIR: this worker writes
+                            DIR/<worker-id>/. A PostgreSQL database (postgres: alone reads PGHOST,
+                            PGUSER, PGPASSWORD, ...; needs @usp-ts/store-postgres): shared by every
+                            worker, each site's rows and its state committed in one transaction
+                            under the queue's run, a site walked twice in a run (a kill, the list
+                            enqueued twice) kept once; the state is kept there too (leave out
+                            --state, or give the same URL)
   --worker-id ID            this worker's name and output subdirectory (default <host>-<pid>): a
                             plain name (letters, digits, . _ -, not starting with a dot); one worker
                             at a time writes it (a second exits 1 naming the first: pid, host, since);
@@ -74,6 +75,7 @@ options:
   -r, --no-robots, -k, --no-known, --extra-known-path PATH, --wp, --sitemap-txt, --max-depth N,
   --max-sitemaps N, --max-pages N
                             as for usp batch
+${SITE_RUN_PLUGIN_HELP}
   -v, --verbose             a line per site on stderr
   --no-progress             no progress line (it shows only when stderr is a terminal)
 
@@ -91,15 +93,8 @@ exit status:
      stderr)
   2  usage error`;
 
-export async function runWorkerCommand(args: string[], signal: AbortSignal): Promise<number> {
-  const p = parse(args, WORKER_OPTIONS, WORKER_USAGE);
-  if (flag(p, 'help')) {
-    process.stdout.write(`${WORKER_HELP}\n`);
-    return 0;
-  }
-  if (p.positionals.length > 0) {
-    throw new UsageError(`unrecognized arguments: ${p.positionals.join(' ')}`, WORKER_USAGE);
-  }
+/** The worker's own flags: the queue, its name, this worker's name and lock. */
+function workerFlags(p: Parsed) {
   // USP_REDIS_URL keeps a URL with its password out of the command line (and out of ps).
   const queueOption = str(p, 'queue') ?? (process.env.USP_REDIS_URL || undefined);
   if (queueOption === undefined)
@@ -124,122 +119,79 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
     );
   }
   const lockDurationMs = duration(p, 'lock-duration', WORKER_USAGE);
-  const {
-    sites,
-    perHost,
-    clientOptions,
-    walkOptions,
-    siteDeadlineMs,
-    fullEveryMs,
-    maxCrawlDelayMs,
-    probeTimeoutMs,
-  } = siteWalkSettings(p, WORKER_USAGE);
-  const statePath = str(p, 'state');
-  const verbose = count(p, 'verbose');
-  const dir = join(out, workerId);
+  return { queue, out, workerId, queueName, lockDurationMs };
+}
+
+export async function runWorkerCommand(args: string[], signal: AbortSignal): Promise<number> {
+  const p = parse(args, WORKER_OPTIONS, WORKER_USAGE);
+  if (flag(p, 'help')) {
+    process.stdout.write(`${WORKER_HELP}\n`);
+    return 0;
+  }
+  if (p.positionals.length > 0) {
+    throw new UsageError(`unrecognized arguments: ${p.positionals.join(' ')}`, WORKER_USAGE);
+  }
+  const { queue, out, workerId, queueName, lockDurationMs } = workerFlags(p);
+  const flags = await siteRunFlags(p, WORKER_USAGE);
   // A Redis that is not there at start is a mistake to say at once (one line, exit 1); once
   // started, the worker waits for a Redis that goes away (a restart) and goes on. The state's
   // Redis, when it has one, is checked as it opens.
   await assertRedisReachable(queue, { signal });
   // The same site job as usp batch, so the same JIT setting (see batch-jit.ts).
   tuneJitForBatch();
-
-  let output: RunOutput | null = null;
-  const report = new BatchReport(!flag(p, 'no-progress'));
-  const counts = emptyProgress();
-  const client = batchWebClient(clientOptions, sites, perHost);
-  let failure: Error | null = null;
-  try {
-    try {
-      // A worker restarted under its id goes on with its own run: a kill's half-written tail is cut,
-      // and so is any copy of a site that another worker walked again and completed (here and at exit).
-      output = await openRunOutput(
-        out,
-        {
-          writer: workerId,
-          ...(statePath !== undefined ? { state: statePath } : {}),
-          ...(flag(p, 'gzip') ? { gzip: true } : {}),
-          resume: 'if-any',
-          signal,
-          voidedCopies: (tokens) => voidedCopies(tokens, { connection: queue, queueName }),
-          onDropped: (dropped) => {
-            if (verbose === 0) return;
-            report.clear();
-            for (const site of dropped) {
-              process.stderr.write(
-                `usp: ${site}: copy dropped, walked again by another worker after a kill\n`,
-              );
-            }
-          },
-        },
-        WORKER_USAGE,
-      );
-    } catch (err) {
-      if (err instanceof StateStoreError || err instanceof OutputError) {
-        process.stderr.write(`usp: error: ${err.message}\n`);
-        return 1;
-      }
-      throw err;
-    }
-    const worker = runWorker({
-      connection: queue,
-      queueName,
-      webClient: client,
-      registry: createDefaultRegistry(),
-      sink: output.sink,
-      state: output.state,
-      sites,
-      perHost,
-      name: workerId,
-      walkOptions,
-      ...(maxCrawlDelayMs !== undefined ? { maxCrawlDelayMs } : {}),
-      ...(siteDeadlineMs !== undefined ? { siteDeadlineMs } : {}),
-      ...(fullEveryMs !== undefined ? { fullEveryMs } : {}),
-      ...(probeTimeoutMs !== undefined ? { probeTimeoutMs } : {}),
-      ...(lockDurationMs !== undefined ? { lockDurationMs, stalledIntervalMs: lockDurationMs } : {}),
-      ...(flag(p, 'exit-when-idle') ? { stopWhenIdle: true } : {}),
-      onResult: (r: SiteResult) => {
-        countSite(counts, r);
-        report.update(snapshotProgress(counts));
-        if (verbose > 0) {
-          report.clear();
-          process.stderr.write(siteLine(r));
+  // A worker restarted under its id goes on with its own run: a kill's half-written tail is cut,
+  // and so is any copy of a site that another worker walked again and completed (here and at exit).
+  const run = await openSiteRun(
+    flags,
+    out,
+    {
+      writer: workerId,
+      resume: 'if-any',
+      signal,
+      voidedCopies: (tokens) => voidedCopies(tokens, { connection: queue, queueName }),
+      onDropped: (dropped) => {
+        if (flags.verbose === 0) return;
+        flags.report.clear();
+        for (const site of dropped) {
+          process.stderr.write(`usp: ${site}: copy dropped, walked again by another worker after a kill\n`);
         }
       },
-      onConnection: (state, address) => {
-        report.clear();
-        process.stderr.write(
-          state === 'away'
-            ? `usp: Redis at ${address} went away; waiting\n`
-            : `usp: Redis at ${address} is back\n`,
-        );
-      },
+    },
+    WORKER_USAGE,
+  );
+  if (run === 1) return 1;
+  let failure: Error | null = null;
+  try {
+    const worker = runWorker({
+      ...run.options,
+      connection: queue,
+      queueName,
+      name: workerId,
+      ...(lockDurationMs !== undefined ? { lockDurationMs, stalledIntervalMs: lockDurationMs } : {}),
+      ...(flag(p, 'exit-when-idle') ? { stopWhenIdle: true } : {}),
+      onResult: (r) => run.siteEnded(r),
+      onConnection: (state, address) =>
+        run.say(`usp: Redis at ${address} ${state === 'away' ? 'went away; waiting' : 'is back'}`),
       onError: (error) => {
         // The output or the state failing is this worker's end; Redis trouble is retried by ioredis.
         if (error instanceof OutputError || error instanceof StateStoreError) {
           failure ??= error;
           void worker.stop();
-        } else if (verbose > 0) {
-          report.clear();
-          process.stderr.write(`usp: worker: ${error.message}\n`);
-        }
+        } else if (flags.verbose > 0) run.say(`usp: worker: ${error.message}`);
       },
     });
     const onAbort = () => void worker.stop();
     signal.addEventListener('abort', onAbort, { once: true });
-    if (verbose > 0) process.stderr.write(`usp: worker ${workerId} on ${queueName}, writing ${dir}\n`);
+    if (flags.verbose > 0) {
+      const into = /^postgres(ql)?:/i.test(out) ? redactPassword(out) : join(out, workerId);
+      process.stderr.write(`usp: worker ${workerId} on ${queueName}, writing ${into}\n`);
+    }
     await worker.closed;
     signal.removeEventListener('abort', onAbort);
-    report.clear();
-    if (failure !== null) {
-      process.stderr.write(`usp: error: ${(failure as Error).message}\n`);
-      return 1;
-    }
-    process.stderr.write(`${report.summary(`usp worker ${workerId}`)}\n`);
+    if (failure !== null) return stopped(failure, flags.report);
+    run.say(flags.report.summary(`usp worker ${workerId}`));
     return 0;
   } finally {
-    report.clear();
-    await output?.close();
-    await client.close();
+    await run.close();
   }
 }
