@@ -118,8 +118,11 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
     );
     // Two versions a site: this run's and the one it was computed from.
     const kept = from === null || from === runId ? [runId] : [runId, from];
-    await client.query('DELETE FROM state_sites WHERE site = $1 AND NOT (run_id = ANY($2))', [site, kept]);
-    await client.query('DELETE FROM state_digests WHERE site = $1 AND NOT (run_id = ANY($2))', [site, kept]);
+    await client.query(
+      `WITH d AS (DELETE FROM state_digests WHERE site = $1 AND NOT (run_id = ANY($2)))
+       DELETE FROM state_sites WHERE site = $1 AND NOT (run_id = ANY($2))`,
+      [site, kept],
+    );
     if (mark !== undefined) {
       await client.query(
         `INSERT INTO run_marks (run_id, site, offsets) VALUES ($1, $2, $3)
