@@ -1,6 +1,7 @@
 // What the batch and queue cases share: a process under GNU time, and an NDJSON file read back.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 
 /**
  * Spawns a command under GNU time. `done` resolves to wall s, CPU s (user + sys of the process
@@ -41,6 +42,23 @@ export function spawnTimed(cmd, args, { stdout = 'ignore' } = {}) {
 }
 
 /** The rows of an NDJSON file, or none when it is missing. */
+/**
+ * Reads an NDJSON file line by line (a stream: pages.ndjson passes 1 GB at 10,000 sites, more
+ * than one string can hold), calling `each(row)`; a missing file is no rows. Resolves with the
+ * number of rows.
+ */
+export async function eachNdjsonRow(path, each) {
+  if (!existsSync(path)) return 0;
+  let n = 0;
+  const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (line === '') continue;
+    each(JSON.parse(line));
+    n++;
+  }
+  return n;
+}
+
 export function ndjsonRows(path) {
   try {
     return readFileSync(path, 'utf8')

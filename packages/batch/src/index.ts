@@ -76,7 +76,7 @@ export {
   type SiteRunOptions,
   siteJobContext,
 } from './site-run.js';
-export type { CommitOptions, SiteOutput, SiteSink } from './site-sink.js';
+export type { BeginOptions, CommitOptions, SiteOutput, SiteSink } from './site-sink.js';
 export { START_FIRST_LOOK_AHEAD, startFirst } from './start-first.js';
 export {
   type RunMark,
@@ -89,3 +89,4 @@ export {
   type UnreachableMark,
 } from './state-store.js';
 export { DEFAULT_PROBE_TIMEOUT_MS } from './unreachable-probe.js';
+export { WaiterQueue } from './waiter-queue.js';

@@ -4,6 +4,7 @@ import { type SiteJob, walkSite } from './site-job.js';
 import { internalErrorResult, isRunFailure } from './site-results.js';
 import { checkSiteRunOptions, type SiteRun, type SiteRunOptions, siteJobContext } from './site-run.js';
 import type { SiteSink } from './site-sink.js';
+import type { StateStore } from './state-store.js';
 
 // The queue port: what a runner needs from a queue engine, so that the engine is an adapter and
 // the runner (the walk, the fencing sink, the error rows, the release of an interrupted site) is
@@ -44,6 +45,12 @@ export interface JobLease {
    * copies of the site it makes void), or rejects when another try owns the site now.
    */
   confirm(): Promise<SiteCopy>;
+  /**
+   * The run the job belongs to, when the engine keeps runs (a BullMQ queue's run, named by its
+   * producer, the same for every worker): a store that keeps rows by run files the site under it
+   * (`SiteSink.begin(site, { run })`), so two copies of a site in one run are one.
+   */
+  readonly run?: string;
 }
 
 /** How a try ended for the engine. A try that rejects failed (the engine retries it, or fails the job). */
@@ -79,13 +86,17 @@ export interface SiteQueue {
  * keeps the rows tagged with the copy, and only then saves the site's new state. In that order a
  * runner killed at any point leaves either no row of the site (walked again, from the state as it
  * was) or all of them with the old state (the next run sees the same changes again); a copy kept
- * by a try the engine did not record is made void by the next try's `confirm`.
+ * by a try the engine did not record is made void by the next try's `confirm`. A sink that keeps
+ * the state in its own transactions (`ownState`, a database) takes the save into the commit:
+ * rows and state, both or neither. The rows are filed under the lease's run, when it has one.
  */
 function fencedSink(
   sink: SiteSink,
   lease: JobLease,
   runId: string,
+  state: StateStore | null,
 ): SiteSink & { committed: SiteResult | null; refused: unknown } {
+  const together = state !== null && sink.ownState === state;
   return {
     /** The result this try kept, once its rows are written. */
     committed: null,
@@ -93,7 +104,7 @@ function fencedSink(
     refused: undefined,
     begin(site) {
       const self = this;
-      const output = sink.begin(site);
+      const output = sink.begin(site, lease.run !== undefined ? { run: lease.run } : undefined);
       return {
         // The line the job made with the state's change marks: not serialised a second time.
         page: (row, json) => output.page(row, json),
@@ -104,9 +115,15 @@ function fencedSink(
               self.refused = error;
               throw error;
             });
+          const saveState = options?.saveState;
+          if (together && saveState !== undefined) {
+            await output.commit(result, { fence, saveState });
+            self.committed = result;
+            return;
+          }
           await output.commit(result, { fence });
           self.committed = result;
-          await options?.saveState?.({ runId, site, offsets: {} });
+          await saveState?.({ runId, site, offsets: {} });
         },
         discard: () => output.discard(),
       };
@@ -122,7 +139,7 @@ function fencedSink(
  */
 export function queueWalker(run: SiteRun, gate: PolitenessGate, runId: string): SiteWalker {
   return async (job, lease) => {
-    const sink = fencedSink(run.sink, lease, runId);
+    const sink = fencedSink(run.sink, lease, runId, run.state);
     let result: SiteResult;
     try {
       result = await walkSite(

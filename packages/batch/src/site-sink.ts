@@ -1,6 +1,6 @@
 import type { SiteCopy } from './queue-port.js';
 import type { PageRow, SitemapRow, SiteResult } from './rows.js';
-import type { RunMark } from './state-store.js';
+import type { RunMark, StateStore } from './state-store.js';
 
 // The site-sink port: where a batch's rows go. A new result store (files, a database) implements
 // `SiteSink` and runs `siteSinkSuite` of `@usp-ts/testkit/site-sink`; `openSiteSink(spec)` picks
@@ -14,7 +14,15 @@ import type { RunMark } from './state-store.js';
  */
 export interface SiteSink {
   /** Starts one site's output. Nothing of it is kept before `commit`. */
-  begin(site: string): SiteOutput;
+  begin(site: string, options?: BeginOptions): SiteOutput;
+  /**
+   * The state store whose saves this sink makes part of its commits, when it has one (a database
+   * keeping a site's rows and its next state in one transaction: `openPostgresStore`,
+   * `openSqliteStore`). A runner whose state is this one hands `saveState` to the commit, so rows
+   * and state are kept together or not at all; with any other state (files beside a Redis state),
+   * a queue worker saves the state after the rows are kept.
+   */
+  readonly ownState?: StateStore;
   /**
    * Sites (and invalid input lines) committed by an earlier part of this run, when the sink was
    * opened to resume one: a runner neither walks nor reports them again. Empty or absent otherwise.
@@ -22,6 +30,18 @@ export interface SiteSink {
   readonly done?: ReadonlySet<string>;
   /** Makes what was committed durable and releases the store. Safe to call twice. */
   close?(): Promise<void>;
+}
+
+/** How a site's output begins (`SiteSink.begin`). */
+export interface BeginOptions {
+  /**
+   * The run the site's rows belong to, when the runner's run is not the sink's: a queue's run,
+   * named by its producer, shared by every worker on any machine. A store that keeps rows by run
+   * files them (and reads the state they are compared with) under it; a later copy of the site in
+   * the same run replaces the earlier one. Default: the sink's own run. Sinks with one run per
+   * output (files) ignore it.
+   */
+  readonly run?: string;
 }
 
 /** What a commit does besides keeping the rows. */

@@ -61,6 +61,7 @@ export function bullmqSiteQueue(options: BullmqSiteQueueOptions): SiteQueue {
           const lease: JobLease = {
             signal: control.signal,
             confirm: async () => ({ token: control.token, voids: await control.confirm() }),
+            ...(control.run !== undefined ? { run: control.run } : {}),
           };
           const outcome = await walk(job, lease);
           if ('released' in outcome) throw new JobReleasedError();

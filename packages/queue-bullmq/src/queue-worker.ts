@@ -62,6 +62,12 @@ export interface JobControl {
   readonly token: string;
   /** 1 on the first try, 2 on the first retry, … */
   readonly attempt: number;
+  /**
+   * The run the job belongs to (see "Runs" in the README), named by its producer and the same for
+   * every worker: a store that keeps rows by run files the site's rows under it
+   * (`SiteSink.begin(site, { run })`). Absent for a job added without one.
+   */
+  readonly run?: string;
 }
 
 /** Options of `startQueueWorker`. */
@@ -203,6 +209,7 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
       signal,
       attempt: job.attemptsMade + 1,
       token: copy,
+      ...(typeof job.data?.run === 'string' ? { run: job.data.run } : {}),
       async confirm() {
         if (token === undefined) return [];
         let voids: string[] | null = null;

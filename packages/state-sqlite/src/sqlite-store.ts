@@ -50,5 +50,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   };
   // The state's own close() leaves the file to the store: the sink may still be committing.
   const state = stateStoreOn(db, path, () => {});
+  // Its saves are savepoints of the sink's commits (a queue worker hands them to the commit).
+  Object.assign(sink, { ownState: state });
   return { runId: sink.runId, sink, state, close };
 }

@@ -11,13 +11,14 @@ import type pg from 'pg';
 
 /**
  * What the results sink shares with the state of the same store: the sites whose walk has begun
- * through the sink (their state is read as the run before this one left it), and the open
- * transaction of a site being committed (its state is saved inside it).
+ * through the sink, with the run each belongs to (the store's, or a queue's: their state is read as
+ * the run before that one left it), and the open transaction of a site being committed, with its
+ * run (its state is saved inside it, as that run's version).
  */
 export interface SharedRun {
   readonly runId: string;
-  readonly begun: Set<string>;
-  readonly committing: Map<string, pg.PoolClient>;
+  readonly begun: Map<string, string>;
+  readonly committing: Map<string, { readonly client: pg.PoolClient; readonly run: string }>;
 }
 
 type SitemapData = Omit<SitemapState, 'pages'>;
@@ -47,24 +48,30 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
     if (error instanceof StateStoreError) throw error;
     throw new StateStoreError('io', `state in ${where}: ${errorText(error)}`, { cause: error });
   };
+  /** The latest version of a site's state, or the latest of a run other than `notOf`. */
   const versionOf = async (
     q: pg.ClientBase | pg.Pool,
     site: string,
-    other: boolean,
+    notOf: string | undefined,
   ): Promise<SiteRow | null> => {
     const r = await q.query(
       `SELECT run_id, walked_at, full_walk_at, probed_at, lastmod_trust, unreachable, sitemaps FROM state_sites
-       WHERE site = $1 ${other ? 'AND run_id <> $2' : ''} ORDER BY seq DESC LIMIT 1`,
-      other ? [site, runId] : [site],
+       WHERE site = $1 ${notOf !== undefined ? 'AND run_id <> $2' : ''} ORDER BY seq DESC LIMIT 1`,
+      notOf !== undefined ? [site, notOf] : [site],
     );
     return (r.rows[0] as SiteRow | undefined) ?? null;
   };
 
-  const save = async (client: pg.ClientBase, state: SiteState, mark: RunMark | undefined): Promise<void> => {
+  const save = async (
+    client: pg.ClientBase,
+    runId: string,
+    state: SiteState,
+    mark: RunMark | undefined,
+  ): Promise<void> => {
     const site = state.site;
     const from = readFrom.has(site)
       ? (readFrom.get(site) ?? null)
-      : ((await versionOf(client, site, false))?.run_id ?? null);
+      : ((await versionOf(client, site, undefined))?.run_id ?? null);
     readFrom.delete(site);
     // Digests left out are kept from the version the walk read (a 304 or a skip).
     const keep = state.sitemaps.filter((s) => s.pages === undefined).map((s) => s.url);
@@ -111,8 +118,11 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
     );
     // Two versions a site: this run's and the one it was computed from.
     const kept = from === null || from === runId ? [runId] : [runId, from];
-    await client.query('DELETE FROM state_sites WHERE site = $1 AND NOT (run_id = ANY($2))', [site, kept]);
-    await client.query('DELETE FROM state_digests WHERE site = $1 AND NOT (run_id = ANY($2))', [site, kept]);
+    await client.query(
+      `WITH d AS (DELETE FROM state_digests WHERE site = $1 AND NOT (run_id = ANY($2)))
+       DELETE FROM state_sites WHERE site = $1 AND NOT (run_id = ANY($2))`,
+      [site, kept],
+    );
     if (mark !== undefined) {
       await client.query(
         `INSERT INTO run_marks (run_id, site, offsets) VALUES ($1, $2, $3)
@@ -125,7 +135,7 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
   return {
     async loadSite(site) {
       try {
-        const row = await versionOf(pool, site, shared.begun.has(site));
+        const row = await versionOf(pool, site, shared.begun.get(site));
         if (row === null) {
           readFrom.set(site, null);
           return null;
@@ -146,7 +156,9 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
     },
     async loadPages(site, url) {
       try {
-        const from = readFrom.has(site) ? readFrom.get(site) : (await versionOf(pool, site, false))?.run_id;
+        const from = readFrom.has(site)
+          ? readFrom.get(site)
+          : (await versionOf(pool, site, undefined))?.run_id;
         if (from === undefined || from === null) return null;
         const r = await pool.query(
           'SELECT pages FROM state_digests WHERE site = $1 AND run_id = $2 AND url = $3',
@@ -172,15 +184,14 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
     async saveSite(state, mark) {
       // Inside the commit of the site's rows, when the sink of this store is committing it.
       const open = shared.committing.get(state.site);
-      if (open !== undefined) return save(open, state, mark).catch(fail);
+      if (open !== undefined) return save(open.client, open.run, state, mark).catch(fail);
       let client: pg.PoolClient | undefined;
       try {
         client = await pool.connect();
         await client.query('BEGIN');
-        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-          `${runId} ${state.site}`,
-        ]);
-        await save(client, state, mark);
+        const run = shared.begun.get(state.site) ?? runId;
+        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${run} ${state.site}`]);
+        await save(client, run, state, mark);
         await client.query('COMMIT');
       } catch (error) {
         await client?.query('ROLLBACK').catch(() => {});

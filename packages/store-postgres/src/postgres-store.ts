@@ -15,7 +15,9 @@ export interface PostgresStoreOptions {
   readonly url?: string;
   /**
    * The run the rows belong to. Every worker of one run uses the same name: a site committed
-   * twice in a run keeps one copy. Default: a new id (one run per store opened).
+   * twice in a run keeps one copy. Default: a new id (one run per store opened). A site begun
+   * with its own run (`sink.begin(site, { run })`, as `runWorker` does with the queue's run) is
+   * filed under that one instead.
    */
   readonly runId?: string;
   /** Connections in the pool (default 4): commits of sites run at once up to this many. */
@@ -84,9 +86,9 @@ export async function openPostgresStore(options: PostgresStoreOptions = {}): Pro
     if (cause instanceof OutputError) throw cause;
     throw new OutputError(`cannot use ${where}: ${errorText(cause)}`, where, { cause });
   }
-  const shared: SharedRun = { runId, begun: new Set(), committing: new Map() };
-  const sink = postgresResultSink(pool, shared, done, where);
+  const shared: SharedRun = { runId, begun: new Map(), committing: new Map() };
   const state = postgresStateStore(pool, shared, where);
+  const sink = postgresResultSink(pool, shared, done, where, state);
   let closed = false;
   return {
     runId,

@@ -10,7 +10,7 @@ import { siteSinkSuite, stateStoreSuite } from '@usp-ts/driver-testkit';
 import { startTestPostgres, type TestPostgres } from '@usp-ts/test-postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgresStateStore, openPostgresStore } from '../src/postgres-store.js';
+import { openPostgresStateStore, openPostgresStore, type PostgresStore } from '../src/postgres-store.js';
 import { readPageRows } from '../src/read-rows.js';
 import { readRunSummary } from '../src/read-run-summary.js';
 
@@ -206,6 +206,47 @@ describe('openPostgresStore', () => {
     next.sink.begin(site).discard();
     expect((await next.state.loadSite(site))?.walkedAt).toBe(3);
     await next.close();
+  });
+
+  it("follows the run a site is begun with (a queue's): two workers' stores, each with a run of its own, keep one copy under the queue run", async () => {
+    const url = await database();
+    const site = 'https://e.example/';
+    const yesterday = await openPostgresStore({ url });
+    const before = yesterday.sink.begin(site, { run: 'queue-day1' });
+    await before.commit(result(site, 0), {
+      saveState: (mark) => yesterday.state.saveSite(stateOf(site, 1), mark),
+    });
+    await yesterday.close();
+    const a = await openPostgresStore({ url });
+    const b = await openPostgresStore({ url });
+    const walk = async (store: PostgresStore, walkedAt: number, token: string, voids: string[]) => {
+      const out = store.sink.begin(site, { run: 'queue-day2' });
+      // Each copy reads the state the run before left, not the one a copy of this run saved.
+      expect((await store.state.loadSite(site))?.walkedAt).toBe(1);
+      out.page(page(site, `${site}p1`));
+      await out.commit(result(site, 1), {
+        saveState: (mark) => store.state.saveSite(stateOf(site, walkedAt), mark),
+        fence: async () => ({ token, voids }),
+      });
+    };
+    await walk(a, 2, 'a1', []);
+    await walk(b, 3, 'b1', ['a1']);
+    expect(a.sink.done.has(site)).toBe(false);
+    await a.close();
+    await b.close();
+    expect(await query(url, 'SELECT run_id, site FROM site_rows ORDER BY run_id')).toEqual([
+      { run_id: 'queue-day1', site },
+      { run_id: 'queue-day2', site },
+    ]);
+    expect(await count(url, `SELECT count(*) AS n FROM page_rows WHERE run_id = 'queue-day2'`)).toBe(1);
+    expect(await query(url, 'SELECT run_id FROM runs ORDER BY run_id')).toEqual([
+      { run_id: 'queue-day1' },
+      { run_id: 'queue-day2' },
+    ]);
+    expect(await query(url, 'SELECT run_id, walked_at FROM state_sites ORDER BY run_id')).toEqual([
+      { run_id: 'queue-day1', walked_at: '1' },
+      { run_id: 'queue-day2', walked_at: '3' },
+    ]);
   });
 
   it('resumes a run: its committed sites are done', async () => {

@@ -77,7 +77,7 @@ describe('usp batch --state', () => {
     const r = await runCli(['worker', '--queue', redis.url, '--out', 'ftp://x/', '--exit-when-idle']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
-      /usp: error: option --out: the scheme ftp: is not supported here .*expected FILE.sqlite, FILE.db, sqlite:FILE, DIR\n$/,
+      /usp: error: option --out: the scheme ftp: is not supported here .*expected FILE.sqlite, FILE.db, sqlite:FILE, postgres:\/\/USER@HOST\[:PORT\]\/DB, postgres:, DIR\n$/,
     );
   });
 });

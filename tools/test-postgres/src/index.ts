@@ -13,6 +13,11 @@ export interface TestPostgres {
   readonly pid: number;
   /** Creates an empty database and returns its URL (one per test keeps tests apart). */
   createDatabase(name: string): Promise<string>;
+  /**
+   * Runs one SQL statement in a database of this server (`url` from `createDatabase`) with psql, as
+   * a user at a prompt would: the rows as psql prints them unaligned (`|` between columns), one a line.
+   */
+  query(url: string, sql: string): Promise<string[]>;
   /** Stops the server (fast shutdown, by PID) and deletes its directory. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -78,10 +83,10 @@ function run(
   file: string,
   args: readonly string[],
   user: { uid: number; gid: number } | null,
-): Promise<void> {
+): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(file, [...args], { ...(user ?? {}) }, (error, _stdout, stderr) => {
-      if (error === null) resolve();
+    execFile(file, [...args], { ...(user ?? {}), maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error === null) resolve(String(stdout));
       else reject(new Error(`${file} failed: ${String(stderr).trim().slice(-400) || error.message}`));
     });
   });
@@ -208,6 +213,10 @@ export async function startTestPostgres(): Promise<TestPostgres> {
         null,
       );
       return `postgres://postgres@127.0.0.1:${port}/${name}`;
+    },
+    async query(database, sql) {
+      const out = await run(join(bin, 'psql'), [database, '-v', 'ON_ERROR_STOP=1', '-tAc', sql], null);
+      return out.split('\n').filter((l) => l !== '');
     },
     async stop() {
       if (stopped) return;

@@ -73,6 +73,12 @@ export interface SiteFarm {
   allPages(): Set<string>;
   /** Changes `fraction` of the urlsets (a page's lastmod moves, a page is added; indexes follow). */
   change(fraction: number, seed?: number): FarmChange;
+  /**
+   * Removes about `fraction` of the pages of the sites that answer, each page drawn on its own
+   * (the sitemaps that lose one are published again, and their index `<lastmod>` moves). Returns
+   * the page URLs removed: what a run after it must report as `removed`.
+   */
+  remove(fraction: number, seed?: number): Set<string>;
   /** Totals over the sites. */
   totals(): { requests: number; bytesSent: number; maxInFlightPerHost: number };
   resetCounters(): void;
@@ -278,6 +284,26 @@ export async function startSiteFarm(options: FarmOptions = {}): Promise<SiteFarm
         if (touched) publish(s);
       }
       return { changedSitemaps, changedPages, newPages };
+    },
+    remove(fraction, seed = 3) {
+      const pick = seededRandom(seed);
+      const removed = new Set<string>();
+      for (const s of sites) {
+        if (s.kind === 'dead' || s.kind === 'hang' || s.kind === 'refuse') continue;
+        let touched = false;
+        for (const [path, pages] of s.urlsets) {
+          const gone = [...pages.keys()].filter(() => pick() < fraction);
+          if (gone.length === 0) continue;
+          touched = true;
+          for (const url of gone) {
+            pages.delete(url);
+            removed.add(url);
+          }
+          if (s.index !== null) s.index.set(path, '2026-12-02T00:00:00Z');
+        }
+        if (touched) publish(s);
+      }
+      return removed;
     },
     totals() {
       let requests = 0;

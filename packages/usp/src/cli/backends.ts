@@ -87,6 +87,9 @@ export const STATE_DRIVERS: readonly BackendDriver<StateStore, StateContext>[] =
   },
 ];
 
+/** A URL as it may be shown: without the password it carries. */
+export const redactPassword = (url: string): string => url.replace(/\/\/([^@/:]*):[^@/]*@/, '//$1@');
+
 /** A plain path names an SQLite file by its extension; any other path is a directory. */
 const isSqliteFile = (spec: BackendSpec): boolean =>
   spec.scheme === 'sqlite' || /\.(sqlite3?|db)$/i.test(spec.location);
@@ -114,6 +117,37 @@ export const OUTPUT_DRIVERS: readonly BackendDriver<RunOutput, OutputContext>[] 
         () => import('@usp-ts/state-sqlite'),
       );
       const store = openSqliteStore(spec.location, { resume: context.resume === true });
+      return { sink: store.sink, state: store.state, close: () => store.close() };
+    },
+  },
+  {
+    // Rows and state in one database, each site's in one transaction; a worker files a site under
+    // its queue's run. `postgres:` alone connects with the PG* variables.
+    schemes: ['postgres', 'postgresql'],
+    forms: ['postgres://USER@HOST[:PORT]/DB', 'postgres:'],
+    async open(spec, context) {
+      const url = spec.location === '' ? undefined : spec.text;
+      if (context.state !== undefined && context.state !== spec.text) {
+        throw new InvalidOptionError(
+          'state',
+          `--out ${redactPassword(spec.text)} keeps the state in the same database: leave out --state (or give the same URL)`,
+        );
+      }
+      if (context.gzip === true) {
+        throw new InvalidOptionError('gzip', `is for NDJSON files, not --out ${redactPassword(spec.text)}`);
+      }
+      if (context.resume === true) {
+        throw new InvalidOptionError(
+          'resume',
+          `is for files: each usp batch into ${redactPassword(spec.text)} is a run of its own, and a site committed there is whole`,
+        );
+      }
+      const { openPostgresStore } = await loadOptionalPackage(
+        '@usp-ts/store-postgres',
+        `--out ${redactPassword(spec.text)}`,
+        () => import('@usp-ts/store-postgres'),
+      );
+      const store = await openPostgresStore(url !== undefined ? { url } : {});
       return { sink: store.sink, state: store.state, close: () => store.close() };
     },
   },

@@ -55,7 +55,10 @@ options:
                             second run on it exits 1 naming the first: pid, host, since when; a
                             lock left by a killed run is taken over); or an SQLite file
                             (FILE.sqlite, FILE.db, sqlite:FILE) holding the run's rows and the
-                            state together: no --state, no journal (usp export reads it)
+                            state together: no --state, no journal (usp export reads it); or a
+                            PostgreSQL database (postgres://USER@HOST[:PORT]/DB, or postgres: for
+                            the PG* variables; needs @usp-ts/store-postgres), rows and state
+                            together, a run of its own each time (no --resume)
   --gzip                    write .ndjson.gz files
   --state FILE|sqlite:FILE|redis://HOST[:PORT][/DB]
                             state for incremental runs: a SQLite file (created when missing) or a

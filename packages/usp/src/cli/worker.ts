@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { OutputError, StateStoreError } from '@usp-ts/batch';
 import { assertRedisReachable, DEFAULT_QUEUE_NAME, runWorker, voidedCopies } from '@usp-ts/queue-bullmq';
 import { duration, flag, type OptionSpec, type Parsed, parse, redisUrl, str, UsageError } from './args.js';
+import { redactPassword } from './backends.js';
 import { tuneJitForBatch } from './batch-jit.js';
 import { NETWORK_HELP } from './network.js';
 import { SITE_RUN_PLUGIN_HELP } from './plugin-flags.js';
@@ -10,7 +11,7 @@ import { openSiteRun, siteRunFlags, stopped } from './site-run.js';
 import { SITE_WALK_OPTIONS } from './site-walk.js';
 
 export const WORKER_USAGE =
-  'usage: usp worker [-h] --queue URL --out DIR [--worker-id ID] [--state URL|FILE] [options]';
+  'usage: usp worker [-h] --queue URL --out DIR|postgres://... [--worker-id ID] [--state URL|FILE] [options]';
 
 const WORKER_OPTIONS = {
   ...SITE_WALK_OPTIONS,
@@ -25,8 +26,9 @@ export const WORKER_HELP = `${WORKER_USAGE}
 
 take the sites "usp batch --queue" put on a Redis queue and walk them, N at a time, with the same
 walk as "usp batch"; run as many workers as you like, on as many machines. Each worker writes its
-own pages.ndjson, sitemaps.ndjson, sites.ndjson and journal.ndjson under DIR/<worker-id>/ and sends
-each site's result (status and counts) back to the producer. SIGTERM or Ctrl-C: stop taking sites,
+own pages.ndjson, sitemaps.ndjson, sites.ndjson and journal.ndjson under DIR/<worker-id>/, or all
+workers write one PostgreSQL database (--out postgres://...), and sends each site's result (status
+and counts) back to the producer. SIGTERM or Ctrl-C: stop taking sites,
 hand the unfinished ones back to the queue (they are walked again from the start), exit 0. A Redis
 (--queue, or --state redis://...) that does not answer a PING within 5s at start is an error (exit 1,
 one line); one that goes away once the worker runs is waited for ("Redis at HOST:PORT went away;
@@ -37,7 +39,14 @@ options:
   --queue URL               the queue's Redis: redis://HOST:PORT[/DB] (required; default the
                             environment's USP_REDIS_URL)
   --queue-name NAME         the queue (default ${DEFAULT_QUEUE_NAME})
-  -o, --out DIR             output directory (required); this worker writes DIR/<worker-id>/
+  -o, --out DIR|postgres://USER@HOST[:PORT]/DB|postgres:
+                            where the rows go (required). A DIR: this worker writes
+                            DIR/<worker-id>/. A PostgreSQL database (postgres: alone reads PGHOST,
+                            PGUSER, PGPASSWORD, ...; needs @usp-ts/store-postgres): shared by every
+                            worker, each site's rows and its state committed in one transaction
+                            under the queue's run, a site walked twice in a run (a kill, the list
+                            enqueued twice) kept once; the state is kept there too (leave out
+                            --state, or give the same URL)
   --worker-id ID            this worker's name and output subdirectory (default <host>-<pid>): a
                             plain name (letters, digits, . _ -, not starting with a dot); one worker
                             at a time writes it (a second exits 1 naming the first: pid, host, since);
@@ -174,7 +183,8 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
     const onAbort = () => void worker.stop();
     signal.addEventListener('abort', onAbort, { once: true });
     if (flags.verbose > 0) {
-      process.stderr.write(`usp: worker ${workerId} on ${queueName}, writing ${join(out, workerId)}\n`);
+      const into = /^postgres(ql)?:/i.test(out) ? redactPassword(out) : join(out, workerId);
+      process.stderr.write(`usp: worker ${workerId} on ${queueName}, writing ${into}\n`);
     }
     await worker.closed;
     signal.removeEventListener('abort', onAbort);
