@@ -89,3 +89,4 @@ export {
   type UnreachableMark,
 } from './state-store.js';
 export { DEFAULT_PROBE_TIMEOUT_MS } from './unreachable-probe.js';
+export { WaiterQueue } from './waiter-queue.js';

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '@usp-ts/core';
+import { WaiterQueue } from './waiter-queue.js';
 
 /** Gives the slot back; calling it more than once is harmless. */
 export type GateRelease = () => void;
@@ -33,19 +34,12 @@ export interface HostGateOptions {
 export const DEFAULT_PER_HOST = 2;
 export const DEFAULT_MAX_CRAWL_DELAY_MS = 10_000;
 
-interface Waiter {
-  resolve(release: GateRelease): void;
-  reject(reason: unknown): void;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | null;
-}
-
 interface Host {
   inFlight: number;
   delayMs: number;
   /** Earliest start of the next request (Crawl-delay spacing). */
   nextStartAt: number;
-  waiters: Waiter[];
+  readonly waiters: WaiterQueue<GateRelease>;
   timer: ReturnType<typeof setTimeout> | null;
 }
 
@@ -67,7 +61,7 @@ export function hostGate(options: HostGateOptions = {}): PolitenessGate {
   const hostOf = (name: string): Host => {
     let h = hosts.get(name);
     if (h === undefined) {
-      h = { inFlight: 0, delayMs: 0, nextStartAt: 0, waiters: [], timer: null };
+      h = { inFlight: 0, delayMs: 0, nextStartAt: 0, waiters: new WaiterQueue(), timer: null };
       hosts.set(name, h);
     }
     return h;
@@ -99,9 +93,7 @@ export function hostGate(options: HostGateOptions = {}): PolitenessGate {
         }, wait);
         return;
       }
-      const w = h.waiters.shift()!;
-      if (w.onAbort !== null) w.signal?.removeEventListener('abort', w.onAbort);
-      w.resolve(grant(name, h));
+      h.waiters.resolveFirst(grant(name, h));
     }
     forget(name, h);
   };
@@ -113,20 +105,9 @@ export function hostGate(options: HostGateOptions = {}): PolitenessGate {
       if (h.waiters.length === 0 && h.inFlight < perHost && h.nextStartAt <= Date.now()) {
         return Promise.resolve(grant(name, h));
       }
-      return new Promise<GateRelease>((resolve, reject) => {
-        const w: Waiter = { resolve, reject, signal, onAbort: null };
-        if (signal !== undefined) {
-          w.onAbort = () => {
-            const i = h.waiters.indexOf(w);
-            if (i >= 0) h.waiters.splice(i, 1);
-            reject(signal.reason);
-            pump(name, h);
-          };
-          signal.addEventListener('abort', w.onAbort, { once: true });
-        }
-        h.waiters.push(w);
-        pump(name, h);
-      });
+      const waiting = h.waiters.wait(signal, () => pump(name, h));
+      pump(name, h);
+      return waiting;
     },
     setCrawlDelay(name, delayMs) {
       if (!(delayMs >= 0)) return;

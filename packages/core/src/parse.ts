@@ -38,10 +38,13 @@ export {
 } from './contract/model.js';
 export {
   countingPageStore,
+  type EncodedPages,
   memoryPageStore,
   type PageStore,
   type PageWriter,
   type StoredPages,
+  type UrlLines,
+  type UrlLinesOptions,
 } from './contract/page-store.js';
 export {
   type DocumentNodeParts,

@@ -912,6 +912,45 @@ describe('conditional requests and page stores', () => {
     expect(batches.flat()).toEqual([`${H}a`, `${H}b`]);
     expect([...node.allPages()].map((p) => p.url)).toEqual([`${H}a`, `${H}b`]);
   });
+
+  it("hands the parser's encoded batch to appendPages with its pages, and none with a batch cut short", async () => {
+    const got: [string[], string | undefined][] = [];
+    const inner = memoryPageStore();
+    const client = new FakeClient({
+      [`${H}s.xml`]: { body: ['pages\n', `${H}a\n${H}b\n`, `${H}c\n${H}d\n`] },
+    });
+    await sitemapTreeForUrlWithClient(`${H}s.xml`, {
+      ...opts(client),
+      maxPages: 3,
+      // A parser that encodes each batch as a store would (usp's parse workers do).
+      parse: (o) =>
+        fakeParse({
+          ...o,
+          onPages: (pages, type) =>
+            o.onPages?.(pages, type, {
+              format: 'urls',
+              bytes: new TextEncoder().encode(pages.map((p) => p.url).join()),
+            }),
+        }),
+      pageStore: {
+        open(url) {
+          const w = inner.open(url);
+          return {
+            append: (p) => w.append(p),
+            appendPages: (pages, encoded) => {
+              got.push([pages.map((p) => p.url), encoded && new TextDecoder().decode(encoded.bytes)]);
+              for (const p of pages) w.append(p);
+            },
+            close: () => w.close(),
+          };
+        },
+      },
+    });
+    expect(got).toEqual([
+      [[`${H}a`, `${H}b`], `${H}a,${H}b`],
+      [[`${H}c`], undefined],
+    ]);
+  });
 });
 
 describe('walkPagesWithClient', () => {

@@ -7,6 +7,7 @@ import {
   memoryPageStore,
   type Page,
   type PagesSitemap,
+  PagesXMLSitemap,
   pageToJSON,
   SitemapDate,
   sitemapToJSON,
@@ -15,8 +16,8 @@ import {
 import { startTestServer } from '@usp-ts/test-server';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stripUrl } from '../src/cli/output.js';
-import { decodePage, encodePage, filePageStore, urlLinesOf } from '../src/pages/file-store.js';
-import { LineBuffers } from '../src/pages/records.js';
+import { decodePage, encodePage, filePageStore } from '../src/pages/file-store.js';
+import type { LineBuffers } from '../src/pages/records.js';
 import { gzip, robots, sitemapIndex, TEXT, testClient, treeOptions, until, XML } from './tree-helpers.js';
 
 const base = mkdtempSync(join(tmpdir(), 'usp-store-test-'));
@@ -185,19 +186,23 @@ describe('filePageStore', () => {
         : { ...full, url, newsStory: null, images: null, alternates: null, extensions: undefined },
     );
     for (const p of pages) writer.append(p);
-    const iterable = writer.close().iterate?.() ?? [];
-    const lines = urlLinesOf(iterable);
-    expect(lines).not.toBeNull();
+    const stored = writer.close();
+    expect(stored.urlLines).toBeDefined();
     for (const prefix of ['', 'https://example.com/', 'https://example.com']) {
       for (const indent of ['', '\t\t']) {
-        const got = Buffer.concat([...(lines?.(indent, prefix) ?? [])]);
+        const got = Buffer.concat([...(stored.urlLines?.({ indent, stripPrefix: prefix }) ?? [])]);
         const want = Buffer.from(urls.map((u) => `${indent}${stripUrl(u, prefix)}\n`).join(''));
         expect(got.toString()).toBe(want.toString());
         expect(got.equals(want)).toBe(true);
       }
     }
     // Pages not in a file of this store take the page-by-page path.
-    expect(urlLinesOf(pages)).toBeNull();
+    expect(
+      new PagesXMLSitemap({ url: 'https://example.com/s.xml', pages }).pageUrlLines({
+        indent: '',
+        stripPrefix: '',
+      }),
+    ).toBeNull();
     store.dispose();
   });
 
@@ -206,10 +211,10 @@ describe('filePageStore', () => {
     const writer = store.open('https://example.com/s.xml');
     const urls = Array.from({ length: 60 }, (_, i) => `https://example.com/page/${i}`);
     for (const url of urls) writer.append({ ...full, url, newsStory: null, images: null, alternates: null });
-    const lines = urlLinesOf(writer.close().iterate?.() ?? []);
+    const stored = writer.close();
     const want = urls.map((u) => `\t${u}\n`).join('');
     for (const written of [true, undefined]) {
-      const chunks = lines?.('\t', '');
+      const chunks = stored.urlLines?.({ indent: '\t', stripPrefix: '' });
       const copies: string[] = [];
       // Small chunks come from Buffer's shared pool: a chunk's memory is its buffer and offset.
       const ids = new Map<ArrayBufferLike, number>();
@@ -234,15 +239,15 @@ describe('filePageStore', () => {
       for (const url of urls)
         writer.append({ ...full, url, newsStory: null, images: null, alternates: null });
       return {
-        lines: urlLinesOf(writer.close().iterate?.() ?? []),
+        stored: writer.close(),
         want: urls.map((u) => `${u}\n`).join(''),
       };
     };
-    const buffers = new LineBuffers();
+    const buffers: LineBuffers = {};
     const places = new Set<string>();
     const ids = new Map<ArrayBufferLike, number>();
-    for (const { lines, want } of [fileOf(1), fileOf(2), fileOf(3)]) {
-      const chunks = lines?.('', '', buffers);
+    for (const { stored, want } of [fileOf(1), fileOf(2), fileOf(3)]) {
+      const chunks = stored.urlLines?.({ indent: '', stripPrefix: '', scratch: buffers });
       let got = '';
       for (let r = chunks?.next(); r !== undefined && r.done !== true; r = chunks?.next(true)) {
         got += Buffer.from(r.value).toString();

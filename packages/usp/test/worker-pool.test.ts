@@ -20,7 +20,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { nodeGunzip } from '../src/node/gunzip.js';
 import { decodePages, encodePages, encodeRecords } from '../src/pages/codec.js';
 import { filePageStore } from '../src/pages/file-store.js';
-import { RecordBuffer, recordPages, recordsOf } from '../src/pages/records.js';
+import { PAGE_RECORDS_FORMAT, RecordBuffer, recordPages } from '../src/pages/records.js';
 import { createDefaultRegistry } from '../src/plugins/defaults.js';
 import {
   createStoringWorkerParser,
@@ -81,6 +81,7 @@ function ordinaryPages(): Page[] {
  */
 function storedBothWays(
   batch: Page[],
+  records: Uint8Array | null,
   pages: Page[],
   check: (byRecords: StoredPages, byPage: StoredPages) => void,
 ): void {
@@ -88,7 +89,10 @@ function storedBothWays(
   try {
     const store = filePageStore({ dir });
     const byRecords = store.open('https://a.example/1.xml');
-    byRecords.appendPages?.(batch);
+    byRecords.appendPages?.(
+      batch,
+      records === null ? undefined : { format: PAGE_RECORDS_FORMAT, bytes: records },
+    );
     const byPage = store.open('https://a.example/2.xml');
     for (const p of pages) byPage.append(p);
     const [a, b] = [byRecords.close(), byPage.close()];
@@ -175,12 +179,11 @@ describe('page batches across threads', () => {
   });
   it('carry the records of a batch of ordinary pages, which the file store takes as they are', () => {
     const pages = ordinaryPages();
-    const back = decodePages(structuredClone(encodePages(pages)));
+    const batch = structuredClone(encodePages(pages));
+    const back = decodePages(batch);
     expect(back).toEqual(pages);
-    expect(recordsOf(back)).not.toBeNull();
-    // A copy of the array (the walk's cut at --max-pages) is stored page by page.
-    expect(recordsOf(back.slice(0, 10))).toBeNull();
-    storedBothWays(back, pages, (a, b) => {
+    expect(batch.records).not.toBeNull();
+    storedBothWays(back, batch.records, pages, (a, b) => {
       const loaded = a.load();
       expect(loaded).toEqual(pages);
       expect(loaded.map((p) => Object.is(p.priority, -0))).toEqual(
@@ -211,9 +214,10 @@ describe('page batches across threads', () => {
         alternates: null,
       },
     ];
-    const back = decodePages(structuredClone(encodePages(pages)));
+    const batch = structuredClone(encodePages(pages));
+    const back = decodePages(batch);
     expect(back).toEqual(pages);
-    expect(recordsOf(back)).toBeNull();
+    expect(batch.records).toBeNull();
     const dir = mkdtempSync(join(tmpdir(), 'usp-codec-'));
     try {
       const store = filePageStore({ dir });
@@ -235,16 +239,14 @@ describe('page batches as records alone (a tree in the temp-file store)', () => 
     expect(records).not.toBeNull();
     const back = recordPages(pages.length, structuredClone(records as Uint8Array));
     expect(back.length).toBe(300);
-    expect(recordsOf(back)).toEqual(records);
     // The walk's cut at maxPages slices the batch: real pages, stored one by one.
     const cut = back.slice(0, 10);
-    expect(recordsOf(cut)).toBeNull();
     expect(cut).toEqual(pages.slice(0, 10));
     expect(back).toEqual(pages);
     expect([...back].map((p) => Object.is(p.priority, -0))).toEqual(
       pages.map((p) => Object.is(p.priority, -0)),
     );
-    storedBothWays(recordPages(pages.length, records as Uint8Array), pages, (a, b) =>
+    storedBothWays(recordPages(pages.length, records as Uint8Array), records, pages, (a, b) =>
       expect(a.load()).toEqual(b.load()),
     );
   });
@@ -278,8 +280,8 @@ describe('page batches as records alone (a tree in the temp-file store)', () => 
       url: 'https://example.com/sitemap.xml',
       body: chunked(xml),
       registry,
-      onPages: (batch) => {
-        lazy.push(types.isProxy(batch) && recordsOf(batch) !== null);
+      onPages: (batch, _type, encoded) => {
+        lazy.push(types.isProxy(batch) && encoded?.format === PAGE_RECORDS_FORMAT);
         batches.push(batch);
       },
     });

@@ -13,11 +13,46 @@ export interface PageWriter {
   append(page: Page): void;
   /**
    * The same as `append` for each page in order; a store that can take a whole batch at once
-   * (the `usp` temp-file store copies a parse worker's encoded batch) implements it, and the
-   * walk then calls it instead of `append`.
+   * implements it, and the walk then calls it instead of `append`. `encoded`, when given, is the
+   * same pages already in some store's own form (see {@link EncodedPages}): a store that knows
+   * its `format` may copy its bytes instead of encoding every page again, any other ignores it.
    */
-  appendPages?(pages: readonly Page[]): void;
+  appendPages?(pages: readonly Page[], encoded?: EncodedPages): void;
   close(): StoredPages;
+}
+
+/**
+ * A batch of pages as a store encodes them, made where the pages were parsed: `usp`'s parse
+ * workers encode a batch of ordinary pages in its temp-file store's records on their thread, and
+ * the walk hands them with the pages to `PageWriter.appendPages`, so the store copies bytes
+ * instead of encoding each page again on the walk's thread. Exactly the batch's pages, in order;
+ * a batch cut short (the walk's `maxPages`) travels without them.
+ */
+export interface EncodedPages {
+  /** Names the encoding; a store reads `bytes` only when it is its own. */
+  readonly format: string;
+  readonly bytes: Uint8Array;
+}
+
+/**
+ * The pages' URLs as chunks of whole lines of UTF-8 bytes. `next(true)` tells the store the
+ * previous chunk is written out (nothing holds it), so its buffer may be filled again.
+ */
+export type UrlLines = Generator<Uint8Array, void, boolean | undefined>;
+
+export interface UrlLinesOptions {
+  /** Written before each URL (tabs of a tree's depth). */
+  readonly indent: string;
+  /**
+   * ASCII text taken off the start of each URL that has it, then a `/` put first if what is
+   * left does not start with one (as `usp --strip-url` prints); `''` for none.
+   */
+  readonly stripPrefix: string;
+  /**
+   * An object (`{}` to start) the caller keeps for one print and passes for every sitemap of
+   * it: the store keeps its buffers on it from one sitemap to the next. One print at a time.
+   */
+  readonly scratch?: object;
 }
 
 export interface StoredPages {
@@ -29,6 +64,12 @@ export interface StoredPages {
    * reads its file in bounded chunks, so printing a 50,000-page sitemap never holds all of them.
    */
   iterate?(): Iterable<Page>;
+  /**
+   * The URLs of the pages as lines ready to print, for a store that keeps pages as bytes
+   * (`usp`'s temp-file store): printing a site's URL list then makes no page object. A store
+   * without it is printed from `iterate()` or `load()`.
+   */
+  urlLines?(options: UrlLinesOptions): UrlLines;
   /** Frees what the pages hold (a file, memory). Loading afterwards returns `[]`. */
   release?(): void;
 }

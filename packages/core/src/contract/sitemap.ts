@@ -1,6 +1,6 @@
 import { brandClass, isBranded } from './brand.js';
 import type { ChildRef, Page, RobotsRules } from './model.js';
-import { type StoredPages, storedPages } from './page-store.js';
+import { type StoredPages, storedPages, type UrlLines, type UrlLinesOptions } from './page-store.js';
 import type { SitemapDate } from './sitemap-date.js';
 import { OK_SUMMARY, type WalkSummary } from './walk-summary.js';
 import type { Warning } from './warning.js';
@@ -96,6 +96,14 @@ export abstract class AbstractPagesSitemap extends BaseSitemap {
    */
   iteratePages(): Iterable<Page> {
     return this.#stored.iterate?.() ?? this.#stored.load();
+  }
+  /**
+   * The URLs of the pages as lines of bytes ready to print when the store can give them without
+   * making page objects (`usp`'s temp-file store can, see `StoredPages.urlLines`); `null` when
+   * it cannot, and then the pages are printed from `iteratePages()`.
+   */
+  pageUrlLines(options: UrlLinesOptions): UrlLines | null {
+    return this.#stored.urlLines?.(options) ?? null;
   }
   get pageCount(): number {
     return this.#stored.count;

@@ -1,5 +1,6 @@
 import { InvalidOptionError } from '../contract/errors.js';
 import type { ChildRef, Page } from '../contract/model.js';
+import type { EncodedPages } from '../contract/page-store.js';
 import type { DocumentPosition, HeaderLookup, ParseLimits } from '../contract/plugin.js';
 import type { Registry } from '../contract/registry.js';
 import type { PagesSitemapType } from '../contract/sitemap.js';
@@ -18,8 +19,10 @@ export interface ParseDocumentOptions {
    * The one page sink: receives pages in batches as they are parsed (after each chunk), with the
    * type of the pages node they belong to. The driver awaits it before reading the next chunk: a
    * slow consumer pauses the parse (backpressure). Without it pages are counted, not kept.
+   * `encoded` is the same batch in a page store's own form when the parser made it (`usp`'s
+   * parse workers do, see `EncodedPages`); a walk hands it to its store with the pages.
    */
-  onPages?: (pages: Page[], type: PagesSitemapType) => void | Promise<void>;
+  onPages?: (pages: Page[], type: PagesSitemapType, encoded?: EncodedPages) => void | Promise<void>;
   limits?: Partial<DocumentLimits>;
   /** Gzip decompressor (default: the platform's `DecompressionStream`). */
   gunzip?: Gunzip;

@@ -35,9 +35,9 @@ export async function parseSitemap(options: ParseSitemapNodeOptions): Promise<Pa
   const writer = (pageStore ?? memoryPageStore()).open(rest.url);
   const doc = await parseDocument({
     ...rest,
-    onPages: (pages, type) => {
+    onPages: (pages, type, encoded) => {
       for (const p of pages) writer.append(p);
-      return onPages?.(pages, type);
+      return onPages?.(pages, type, encoded);
     },
   });
   return { ...doc, sitemap: sitemapFromDocument(doc, { stored: writer.close(), lastModified }) };

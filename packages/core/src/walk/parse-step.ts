@@ -1,5 +1,6 @@
 import { errorText } from '../contract/errors.js';
 import type { ChildRef, Page } from '../contract/model.js';
+import type { EncodedPages } from '../contract/page-store.js';
 import { type ParsedDocument, sitemapFromDocument } from '../contract/parsed-document.js';
 import { AbstractIndexSitemap, type PagesSitemapType } from '../contract/sitemap.js';
 import type { Warning } from '../contract/warning.js';
@@ -60,7 +61,7 @@ async function parseBody(
   let accepted = 0;
   let cut = false;
   const info = { url: finalUrl, type: 'PagesXMLSitemap' as PagesSitemapType };
-  const onPages = async (batch: Page[], type?: PagesSitemapType): Promise<void> => {
+  const onPages = async (batch: Page[], type?: PagesSitemapType, encoded?: EncodedPages): Promise<void> => {
     if (type !== undefined && pagesType === null) {
       pagesType = type;
       info.type = type;
@@ -69,6 +70,8 @@ async function parseBody(
     const room = walk.config.maxPages - walk.pages;
     if (pages.length > room) {
       pages = pages.slice(0, Math.max(room, 0));
+      // Encoded as the whole batch: the store encodes the pages kept itself.
+      encoded = undefined;
       if (!cut) {
         cut = true;
         // Stops this body (and every other): the document ends as truncated with what it has.
@@ -76,7 +79,7 @@ async function parseBody(
       }
     }
     if (pages.length === 0) return;
-    if (writer.appendPages !== undefined) writer.appendPages(pages);
+    if (writer.appendPages !== undefined) writer.appendPages(pages, encoded);
     else for (const p of pages) writer.append(p);
     accepted += pages.length;
     walk.pages += pages.length;

@@ -10,8 +10,6 @@ import {
   SitemapDate,
   sitemapToJSON,
 } from '@usp-ts/core';
-import { urlLinesOf } from '../pages/file-store.js';
-import { LineBuffers } from '../pages/records.js';
 
 /** Output formats of `usp ls` and `usp parse`. */
 export const FORMATS = ['tabtree', 'pages', 'json', 'ndjson', 'csv'] as const;
@@ -124,7 +122,8 @@ export async function writeTabTree(out: Output, root: Sitemap, stripPrefix = '')
 export class TabTreePrinter {
   readonly #out: Output;
   readonly #stripPrefix: string;
-  readonly #buffers = new LineBuffers();
+  /** Where the page store keeps its buffers from one sitemap to the next of this print. */
+  readonly #scratch = {};
 
   constructor(out: Output, stripPrefix: string) {
     this.#out = out;
@@ -142,19 +141,20 @@ export class TabTreePrinter {
     const out = this.#out;
     const stripPrefix = this.#stripPrefix;
     const indent = '\t'.repeat(depth);
-    const pages = node.iteratePages();
     // Pages in usp's temp files print from the file's bytes (the common case: a terminal
     // escapes control characters, and a prefix outside ASCII is compared as text).
-    const lines = out.escapeControls || !ASCII.test(stripPrefix) ? null : urlLinesOf(pages);
-    if (lines !== null) {
-      const chunks = lines(indent, stripPrefix, this.#buffers);
+    const chunks =
+      out.escapeControls || !ASCII.test(stripPrefix)
+        ? null
+        : node.pageUrlLines({ indent, stripPrefix, scratch: this.#scratch });
+    if (chunks !== null) {
       for (let r = chunks.next(); r.done !== true; r = chunks.next(out.idle)) {
         const p = out.bytes(r.value);
         if (p) await p;
       }
       return;
     }
-    for (const page of pages) {
+    for (const page of node.iteratePages()) {
       const p = out.line(indent + shown(out, stripUrl(page.url, stripPrefix)));
       if (p) await p;
     }

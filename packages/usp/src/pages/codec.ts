@@ -1,9 +1,10 @@
 // Pages across threads. Structured clone keeps plain data but drops prototypes (a SitemapDate
 // arrives as a plain object), so pages travel in a columnar form and are rebuilt on the other side.
 // A batch of ordinary pages also carries the temp-file store's records of them, made on the
-// worker: the main thread's store copies them instead of encoding every page again.
+// worker, which reach the store as the batch's `EncodedPages`: it copies them instead of
+// encoding every page again on the main thread.
 import { CHANGE_FREQUENCIES, type ChangeFrequency, type Page, SitemapDate } from '@usp-ts/core/parse';
-import { markRecords, RecordBuffer } from './records.js';
+import { RecordBuffer } from './records.js';
 
 const DATE_TAG = '__uspSitemapDate';
 const NO_OFFSET = -2_147_483_648;
@@ -158,6 +159,5 @@ export function decodePages(b: PageBatch): Page[] {
       if (x.extensions !== undefined) p.extensions = x.extensions;
     }
   }
-  if (b.records !== null) markRecords(pages, b.records);
   return pages;
 }

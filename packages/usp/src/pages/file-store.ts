@@ -13,8 +13,9 @@ import {
   SitemapDate,
   type SitemapImage,
   type StoredPages,
+  type UrlLines,
 } from '@usp-ts/core';
-import { type LineBuffers, RecordBuffer, readRecords, recordsOf, urlLines } from './records.js';
+import { type LineBuffers, PAGE_RECORDS_FORMAT, RecordBuffer, readRecords, urlLines } from './records.js';
 
 export interface FilePageStoreOptions {
   /** Parent directory of the store's temp directory (default `os.tmpdir()`). */
@@ -104,14 +105,13 @@ export function filePageStore(options: FilePageStoreOptions = {}): FilePageStore
       };
       return {
         append,
-        appendPages(pages) {
+        appendPages(pages, encoded) {
           // A parse worker's batch comes with its records made: copied, not encoded again.
-          const records = recordsOf(pages);
-          if (records === null) {
+          if (encoded?.format !== PAGE_RECORDS_FORMAT) {
             for (const p of pages) append(p);
             return;
           }
-          buffer.appendRecords(records);
+          buffer.appendRecords(encoded.bytes);
           count += pages.length;
           if (buffer.size >= flushBytes) flush();
         },
@@ -142,13 +142,15 @@ function storedInFile(
     if (file === null) return;
     yield* urlLines(file, chunkBytes, decodePage, indent, stripPrefix, buffers);
   }
-  const iterate = (): UrlLineSource & Iterable<Page> => ({ [Symbol.iterator]: pages, [URL_LINES]: lines });
   const stored: StoredPages = {
     get count() {
       return file === null ? 0 : count;
     },
     load: () => Array.from(pages()),
-    iterate,
+    // Iterable again and again, as an array is.
+    iterate: () => ({ [Symbol.iterator]: pages }),
+    // For tabtree: no page object is made to print a URL.
+    urlLines: (o) => lines(o.indent, o.stripPrefix, o.scratch as LineBuffers | undefined),
     release() {
       if (file === null) return;
       removeFile({ path: file, gone });
@@ -159,30 +161,6 @@ function storedInFile(
   // The held value must not reach `stored`, or it would never be collected.
   collector.register(stored, { path, gone }, stored);
   return stored;
-}
-
-const URL_LINES = Symbol('urlLines');
-
-/**
- * Chunks of whole lines; `next(true)` tells it the previous chunk is written out (no stream holds
- * it), so its buffer is filled again rather than a new one allocated.
- */
-export type UrlLines = Generator<Uint8Array, void, boolean | undefined>;
-
-/** What `iteratePages()` of a pages sitemap in this store also answers: its URLs as bytes. */
-interface UrlLineSource {
-  [URL_LINES](indent: string, stripPrefix: string, buffers?: LineBuffers): UrlLines;
-}
-
-/**
- * The URLs of `pages` (a pages sitemap's `iteratePages()`) as lines of bytes ready to print, each
- * after `indent` and with `stripPrefix` (ASCII) taken off as `--strip-url` does; null when the
- * pages are not in a file of this store. For tabtree: no page object is made to print a URL.
- */
-export function urlLinesOf(
-  pages: Iterable<Page>,
-): ((indent: string, stripPrefix: string, buffers?: LineBuffers) => UrlLines) | null {
-  return (pages as Partial<UrlLineSource>)[URL_LINES] ?? null;
 }
 
 interface StoredFile {

@@ -246,13 +246,14 @@ export function* readRecords(
 
 /**
  * Buffers `urlLines` hands from one file to the next of a print (the read buffer, and the line
- * buffer once its consumer said it is written out): a new pair a file was garbage that V8 frees
- * late, since little else is allocated while printing (1M-URL site, one thread: peak RSS
- * 131-145 MiB with a pair a file, 125-129 MiB with one pair a print, under load). One print at a time.
+ * buffer once its consumer said it is written out), kept on the caller's `UrlLinesOptions.scratch`
+ * object: a new pair a file was garbage that V8 frees late, since little else is allocated while
+ * printing (1M-URL site, one thread: peak RSS 131-145 MiB with a pair a file, 125-129 MiB with
+ * one pair a print, under load). One print at a time.
  */
-export class LineBuffers {
-  read: Buffer | null = null;
-  spare: Buffer | null = null;
+export interface LineBuffers {
+  read?: Buffer | null;
+  spare?: Buffer | null;
 }
 
 /**
@@ -268,12 +269,12 @@ export function* urlLines(
   decodeJson: (line: string) => Page,
   indent: string,
   stripPrefix: string,
-  buffers: LineBuffers = new LineBuffers(),
+  buffers: LineBuffers = {},
 ): Generator<Buffer, void, boolean | undefined> {
   const pre = Buffer.from(indent);
   const prefix = Buffer.from(stripPrefix, 'latin1');
   for (const { buf, end } of regions(path, chunkBytes, buffers)) {
-    const spare = buffers.spare;
+    const spare = buffers.spare ?? null;
     let out: Buffer =
       spare !== null && spare.length >= end + 1024
         ? spare
@@ -333,16 +334,12 @@ function copyBytes(src: Buffer, from: number, to: number, out: Buffer, at: numbe
   return o;
 }
 
-const PAGE_RECORDS = Symbol('usp.pageRecords');
-
 /**
- * Marks `pages` as exactly the plain records `records` holds, in order: a parse worker's batch
- * (see codec.ts). The temp-file store then copies the bytes instead of encoding each page
- * again on the main thread. A copy of the array (a slice) does not carry the mark.
+ * The name of these records as an `EncodedPages` format: a parse worker's batch of ordinary
+ * pages comes with its records (see codec.ts), and the temp-file store copies them instead of
+ * encoding each page again on the main thread.
  */
-export function markRecords(pages: Page[], records: Uint8Array): void {
-  Object.defineProperty(pages, PAGE_RECORDS, { value: records });
-}
+export const PAGE_RECORDS_FORMAT = 'usp-page-records/1';
 
 /**
  * The pages of a parse worker's batch that arrived as their plain records only (`n` of them, see
@@ -352,7 +349,6 @@ export function markRecords(pages: Page[], records: Uint8Array): void {
  */
 export function recordPages(n: number, records: Uint8Array): Page[] {
   const target = new Array<Page>(n);
-  markRecords(target, records);
   let made = false;
   const make = () => {
     made = true;
@@ -363,7 +359,7 @@ export function recordPages(n: number, records: Uint8Array): Page[] {
       at += length;
     }
   };
-  const lazy = (key: string | symbol) => !made && key !== 'length' && key !== PAGE_RECORDS;
+  const lazy = (key: string | symbol) => !made && key !== 'length';
   return new Proxy(target, {
     get(t, key, receiver) {
       if (lazy(key)) make();
@@ -382,9 +378,4 @@ export function recordPages(n: number, records: Uint8Array): Page[] {
       return Reflect.ownKeys(t);
     },
   });
-}
-
-/** The records `pages` was marked with, or null. */
-export function recordsOf(pages: readonly Page[]): Uint8Array | null {
-  return (pages as { [PAGE_RECORDS]?: Uint8Array })[PAGE_RECORDS] ?? null;
 }

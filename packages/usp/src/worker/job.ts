@@ -1,5 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import {
+  type EncodedPages,
   type PagesSitemapType,
   type ParseDocumentOptions,
   type ParsedDocument,
@@ -7,7 +8,7 @@ import {
   type Warning,
 } from '@usp-ts/core';
 import { decodePages, reviveDates } from '../pages/codec.js';
-import { recordPages } from '../pages/records.js';
+import { PAGE_RECORDS_FORMAT, recordPages } from '../pages/records.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
 /**
@@ -153,7 +154,7 @@ export class Job {
       const pages = m.t === 'records' ? recordPages(m.n, m.records) : decodePages(m.batch);
       this.#pageCount += pages.length;
       this.#pagesType ??= m.type;
-      if (this.opts.onPages !== undefined) await this.opts.onPages(pages, m.type);
+      if (this.opts.onPages !== undefined) await this.opts.onPages(pages, m.type, encodedOf(m));
       this.#thread.worker?.postMessage({ t: 'ack', id: this.id } satisfies ToWorker);
       return;
     }
@@ -294,4 +295,10 @@ export class Job {
     this.#inFlight += data.length;
     worker.postMessage({ t: 'chunk', id: this.id, data } satisfies ToWorker, [data.buffer]);
   }
+}
+
+/** The records a batch of ordinary pages came with, for the temp-file store to copy. */
+function encodedOf(m: Extract<FromWorker, { t: 'pages' | 'records' }>): EncodedPages | undefined {
+  const records = m.t === 'records' ? m.records : m.batch.records;
+  return records === null ? undefined : { format: PAGE_RECORDS_FORMAT, bytes: records };
 }
