@@ -9,6 +9,7 @@
 // pages fresh, none with nothing changed, exactly its new and changed pages, exactly its removed
 // pages. Results: results/batch-stores.md.
 // Usage: node src/batch-stores.mjs [--sites N] [--big N] [--rounds N] [--runs fresh,no-change,changed,removed]
+//          [--stores ndjson,sqlite,postgres] [--cpu-prof DIR]
 import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +30,8 @@ const { values } = parseArgs({
     big: { type: 'string', default: '3' },
     rounds: { type: 'string', default: '1' },
     runs: { type: 'string', default: 'fresh,no-change,changed,removed' },
+    stores: { type: 'string', default: 'ndjson,sqlite,postgres' },
+    'cpu-prof': { type: 'string' },
     md: { type: 'string', default: fileURLToPath(new URL('../results/batch-stores.md', import.meta.url)) },
   },
 });
@@ -71,6 +74,9 @@ const none = new Set();
 /** What the generator says a run must write: URLs by change. */
 let expected = null;
 
+const KINDS = new Set(values.stores.split(','));
+/** `--cpu-prof DIR`: each store run writes a V8 CPU profile there (its CPU time then includes the profiler's). */
+const PROF = values['cpu-prof'] === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']];
 const stores = [];
 for (let r = 0; r < rounds; r++) {
   const sqlite = join(work, `r${r}.sqlite`);
@@ -86,6 +92,7 @@ for (let r = 0; r < rounds; r++) {
     { kind: 'postgres', round: r, target: () => pgUrl, extra: null },
   );
 }
+stores.splice(0, stores.length, ...stores.filter((s) => KINDS.has(s.kind)));
 const RUNS = values.runs.split(',');
 const rows = [];
 try {
@@ -104,7 +111,7 @@ try {
       farm.resetCounters();
       const target = s.target(run);
       const extra = s.kind === 'postgres' ? `${run}` : s.extra;
-      const t = await spawnTimed(process.execPath, [RUN, s.kind, target, extra, sitesFile], {
+      const t = await spawnTimed(process.execPath, [...PROF, RUN, s.kind, target, extra, sitesFile], {
         stdout: 'pipe',
       }).done;
       if (t.code !== 0) throw new Error(`${s.kind} ${run}: exit ${t.code}: ${t.stderr.slice(-500)}`);
@@ -146,7 +153,7 @@ const lines = [
   '| --- | --- | ---: | ---: | ---: | ---: | --- |',
 ];
 for (const run of RUNS) {
-  for (const store of ['ndjson', 'sqlite', 'postgres']) {
+  for (const store of ['ndjson', 'sqlite', 'postgres'].filter((k) => KINDS.has(k))) {
     const w = pick(run, store, 'wallS');
     const c = pick(run, store, 'cpuS');
     const exact = rows.filter((r) => r.run === run && r.store === store).every((r) => r.exact);
@@ -156,7 +163,7 @@ for (const run of RUNS) {
   }
 }
 for (const store of RUNS.includes('no-change') && RUNS.includes('fresh')
-  ? ['ndjson', 'sqlite', 'postgres']
+  ? ['ndjson', 'sqlite', 'postgres'].filter((k) => KINDS.has(k))
   : []) {
   lines.push(
     `\n${store}: no-change run ${(pick('fresh', store, 'wallS') / pick('no-change', store, 'wallS')).toFixed(1)}× faster than fresh (wall).`,
