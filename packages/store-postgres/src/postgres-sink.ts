@@ -20,6 +20,7 @@ import {
 import { errorText } from '@usp-ts/core';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { beginLocked } from './connection.js';
 import { copyLine } from './copy-text.js';
 import type { SharedRun } from './postgres-state.js';
 
@@ -127,8 +128,7 @@ export function postgresResultSink(
     }
     try {
       try {
-        await client.query('BEGIN');
-        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${run} ${site}`]);
+        await beginLocked(client, `${run} ${site}`);
         // Once a run is recorded, its later sites need not ask again.
         if (!recorded.has(run)) {
           await client.query('INSERT INTO runs (run_id) VALUES ($1) ON CONFLICT (run_id) DO NOTHING', [run]);
