@@ -19,7 +19,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -176,21 +176,43 @@ function testLine(major) {
     known.length === 0 ? [] : ['-t', `^(?!.*(?:${known.map(([n]) => escapeRegExp(n)).join('|')})).*$`];
   const started = Date.now();
   const failed = [];
+  const counts = { passed: 0, failed: 0, skipped: 0 };
+  const report = join(cache, `report-node-${node.version}.json`);
   for (const suite of SUITES) {
     const cwd = join(root, suite);
     if (!existsSync(join(cwd, 'test'))) continue;
     log(`Node ${seen}: ${suite}`);
-    const r = spawnSync(node.bin, [vitest, 'run', ...exclude, ...names], { cwd, env, stdio: 'inherit' });
+    rmSync(report, { force: true });
+    const reporters = ['--reporter=default', '--reporter=json', `--outputFile.json=${report}`];
+    const r = spawnSync(node.bin, [vitest, 'run', ...reporters, ...exclude, ...names], {
+      cwd,
+      env,
+      stdio: 'inherit',
+    });
     if (r.status !== 0) failed.push(`${suite} on Node ${seen}`);
+    if (existsSync(report)) {
+      const json = JSON.parse(readFileSync(report, 'utf8'));
+      counts.passed += json.numPassedTests;
+      counts.failed += json.numFailedTests;
+      counts.skipped += json.numPendingTests + json.numTodoTests;
+    }
   }
   const secs = Math.round((Date.now() - started) / 1000);
-  log(`Node ${seen}: ${failed.length === 0 ? 'passed' : `${failed.length} suites failed`} in ${secs} s`);
-  return failed;
+  const load = loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+  const result = failed.length === 0 ? 'passed' : `${failed.length} suites failed`;
+  const summary = `Node ${seen}: ${result}: ${counts.passed} tests passed, ${counts.failed} failed, ${counts.skipped} skipped, in ${secs} s (load ${load})`;
+  log(summary);
+  return { failed, summary };
 }
 
 const only = args.suites?.split(',');
 if (only !== undefined) SUITES.splice(0, SUITES.length, ...only);
-const failed = lines.flatMap((major) => testLine(major));
+const results = lines.map((major) => testLine(major));
+// The lines' results together at the end, where CI's log is read.
+for (const { summary } of results) log(summary);
+const failed = results.flatMap((r) => r.failed);
 if (failed.length > 0) {
   log(`failed: ${failed.join(', ')}`);
   process.exit(1);

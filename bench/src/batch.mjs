@@ -15,7 +15,9 @@
 // them is run 2), and `--compare DIR` (a built checkout, e.g. the session's starting main)
 // alternates its own no-change run with ours from the same copies; the 10x check then uses the
 // median of our rounds, and the report gives both medians and the paired ratios.
-// Usage: node src/batch.mjs [--sites N] [--big N] [--no-baseline] [--rounds N] [--compare DIR]
+// `--fresh-rounds N` (with `--compare`) alternates N more fresh runs of both, each from an empty
+// state, and reports the paired CPU ratios.
+// Usage: node src/batch.mjs [--sites N] [--big N] [--no-baseline] [--rounds N] [--compare DIR] [--fresh-rounds N]
 //        [--md FILE] [--out FILE]
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -34,6 +36,7 @@ const { values } = parseArgs({
     big: { type: 'string', default: '3' },
     'no-baseline': { type: 'boolean', default: false },
     rounds: { type: 'string', default: '1' },
+    'fresh-rounds': { type: 'string', default: '0' },
     compare: { type: 'string' },
     md: { type: 'string', default: fileURLToPath(new URL('../results/batch.md', import.meta.url)) },
     out: { type: 'string', default: fileURLToPath(new URL('../results/batch.json', import.meta.url)) },
@@ -42,6 +45,7 @@ const { values } = parseArgs({
 const CLI = fileURLToPath(new URL('../../packages/usp/dist/cli.js', import.meta.url));
 const COMPARE_CLI = values.compare !== undefined ? join(values.compare, 'packages/usp/dist/cli.js') : null;
 const ROUNDS = Number(values.rounds);
+const FRESH_ROUNDS = Number(values['fresh-rounds']);
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error('--rounds must be an integer >= 1');
 if (COMPARE_CLI !== null && !existsSync(COMPARE_CLI))
   throw new Error(`--compare: no ${COMPARE_CLI} (build it first)`);
@@ -180,6 +184,49 @@ const median = (xs) => {
   return v.length % 2 === 1 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
 };
 
+/**
+ * `--fresh-rounds N` with `--compare`: N more fresh runs of each, alternated (the compared
+ * checkout first in every other round), each from an empty state; the paired ratios are what a
+ * change to the fresh run's cost is read from (one pair is noisy under load).
+ */
+async function freshRounds() {
+  const ours = [];
+  const compare = [];
+  for (let i = 0; i < FRESH_ROUNDS; i++) {
+    const oursRun = async () =>
+      ours.push((await batch(`fresh-${i}`, [], { state: join(work, `fresh-${i}.sqlite`) })).r);
+    const compareRun = async () =>
+      compare.push(
+        (
+          await batch(`fresh-compare-${i}`, [], {
+            cli: COMPARE_CLI,
+            state: join(work, `fresh-compare-${i}.sqlite`),
+          })
+        ).r,
+      );
+    if (i % 2 === 0) {
+      await compareRun();
+      await oursRun();
+    } else {
+      await oursRun();
+      await compareRun();
+    }
+  }
+  return {
+    compareDir: values.compare,
+    ours,
+    compare,
+    cpuRatios: ours.map((x, i) => x.cpuS / compare[i].cpuS),
+    wallRatios: ours.map((x, i) => x.wallS / compare[i].wallS),
+  };
+}
+
+/** The fresh rounds in one table row: medians and the paired ratios. */
+function freshLine(r) {
+  const list = (xs) => xs.map((x) => x.toFixed(2)).join(', ');
+  return `| fresh state, ${r.ours.length} more rounds | ${fmtS(median(r.ours.map((x) => x.wallS)))} wall / ${fmtS(median(r.ours.map((x) => x.cpuS)))} CPU (${list(r.ours.map((x) => x.cpuS))}); \`--compare\` ${fmtS(median(r.compare.map((x) => x.wallS)))} / ${fmtS(median(r.compare.map((x) => x.cpuS)))} (${list(r.compare.map((x) => x.cpuS))}), ours ÷ theirs: CPU ${list(r.cpuRatios)} (median ${median(r.cpuRatios).toFixed(2)}), wall ${list(r.wallRatios)} | | | | | | | |`;
+}
+
 /** The no-change rounds in one table row: medians, and against --compare the paired ratios. */
 function roundsLine(r) {
   const ours = `${fmtS(r.wallS)} wall / ${fmtS(r.cpuS)} CPU (${r.ours.map((x) => x.wallS.toFixed(2)).join(', ')})`;
@@ -210,6 +257,7 @@ function markdown(res) {
       f,
       `${fmtInt(f.pageRows)}${f.pagesMatchTruth ? ' (= ground truth)' : ' (≠ ground truth)'}`,
     ),
+    ...(res.freshRounds !== undefined ? [freshLine(res.freshRounds)] : []),
     line('no change', s, fmtInt(s.pageRows)),
     ...(res.noChangeRounds !== undefined ? [roundsLine(res.noChangeRounds)] : []),
     line(
@@ -233,6 +281,7 @@ try {
   const firstUrls = first.pages.urls;
   results.runs.first.pagesMatchTruth =
     firstUrls.size === truth.size && [...truth].every((u) => firstUrls.has(u));
+  if (FRESH_ROUNDS > 0 && COMPARE_CLI !== null) results.freshRounds = await freshRounds();
   // The state the fresh run left, for the no-change rounds (each starts from a copy of it).
   const afterFirst = join(work, 'after-first.sqlite');
   if (ROUNDS > 1 || COMPARE_CLI !== null) copyState(join(work, 'state.sqlite'), afterFirst);

@@ -171,6 +171,14 @@ function buildCases(m, o) {
       impls: ['ours', 'sax', 'sax-bare'],
     },
     {
+      id: 'news-doc',
+      title: `${fmtN(s.news.urls)}-URL Google News sitemap, one document, bytes in memory`,
+      mode: 'file',
+      file: s.news.file,
+      input: s.news,
+      impls: ['ours', 'sax', 'sax-bare'],
+    },
+    {
       id: 'urlset-http',
       title: `${fmtN(s.urlset.urls)}-URL urlset over HTTP`,
       mode: 'http',

@@ -78,7 +78,11 @@ export interface WebClientOptions {
    * `requestTimeoutMs` when that is set: a request allowed a minute is not cut at 30 s.
    */
   readonly headersTimeoutMs?: number;
-  /** Longest silence between two body chunks while the body is being read. Default 60,000 ms (usp's read timeout). */
+  /**
+   * Longest silence between two body chunks while the body is being read. Default 60,000 ms (usp's
+   * read timeout), or `requestTimeoutMs` when that is set: a request allowed five minutes, as with
+   * curl's `--max-time`, is not cut after a minute of silence.
+   */
   readonly bodyIdleTimeoutMs?: number;
   /**
    * Total time one attempt may spend waiting on the server: connection, headers, every redirect
@@ -344,7 +348,12 @@ export function resolveOptions(o: WebClientOptions, defaultUserAgent: string): R
     maxRetryAfterMs: int('maxRetryAfterMs', o.maxRetryAfterMs, d.maxRetryAfterMs, 0),
     connectTimeoutMs: int('connectTimeoutMs', o.connectTimeoutMs, d.connectTimeoutMs, 1),
     headersTimeoutMs: int('headersTimeoutMs', o.headersTimeoutMs, requestTimeoutMs ?? d.headersTimeoutMs, 1),
-    bodyIdleTimeoutMs: int('bodyIdleTimeoutMs', o.bodyIdleTimeoutMs, d.bodyIdleTimeoutMs, 1),
+    bodyIdleTimeoutMs: int(
+      'bodyIdleTimeoutMs',
+      o.bodyIdleTimeoutMs,
+      requestTimeoutMs ?? d.bodyIdleTimeoutMs,
+      1,
+    ),
     requestTimeoutMs: requestTimeoutMs ?? d.requestTimeoutMs,
     maxBodyBytes: int('maxBodyBytes', o.maxBodyBytes, d.maxBodyBytes, 0),
     maxDecodedBytes: int('maxDecodedBytes', o.maxDecodedBytes, d.maxDecodedBytes, 0),

@@ -187,12 +187,18 @@ describe('basic requests', () => {
     expect(serverSockets.get('a')).not.toBe(idleA);
   });
 
-  it('a request timeout set without a headers timeout is not cut at the 30 s headers default', async () => {
+  it('a request timeout set without a headers or body idle timeout is not cut at their 30 s and 60 s defaults', async () => {
     // `--timeout 60s` against a hung host failed at 30 s: undici's headers timer ran at its own
     // fixed default. It now follows requestTimeoutMs unless set itself.
     expect(createWebClient({ requestTimeoutMs: 60_000 }).options.headersTimeoutMs).toBe(60_000);
     expect(createWebClient({ requestTimeoutMs: 5_000 }).options.headersTimeoutMs).toBe(5_000);
     expect(createWebClient().options.headersTimeoutMs).toBe(30_000);
+    // The body's idle limit follows it the same way (curl's --max-time has no shorter idle limit).
+    expect(createWebClient({ requestTimeoutMs: 300_000 }).options.bodyIdleTimeoutMs).toBe(300_000);
+    expect(createWebClient().options.bodyIdleTimeoutMs).toBe(60_000);
+    expect(
+      createWebClient({ requestTimeoutMs: 300_000, bodyIdleTimeoutMs: 5_000 }).options.bodyIdleTimeoutMs,
+    ).toBe(5_000);
     expect(
       createWebClient({ requestTimeoutMs: 60_000, headersTimeoutMs: 10_000 }).options.headersTimeoutMs,
     ).toBe(10_000);

@@ -21,3 +21,13 @@ export function redactUrl(url: string | undefined): string {
     return 'PostgreSQL (unparsable URL)';
   }
 }
+
+/**
+ * Opens a transaction holding the advisory lock of `key` (a run and a site): one round trip, the
+ * key written as a literal (the simple protocol takes two statements, a parameter one).
+ */
+export async function beginLocked(client: pg.ClientBase, key: string): Promise<void> {
+  await client.query(
+    `BEGIN; SELECT pg_advisory_xact_lock(hashtextextended(${client.escapeLiteral(key)}, 0))`,
+  );
+}

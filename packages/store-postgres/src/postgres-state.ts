@@ -8,6 +8,7 @@ import {
 } from '@usp-ts/batch';
 import { errorText } from '@usp-ts/core';
 import type pg from 'pg';
+import { beginLocked } from './connection.js';
 
 /**
  * What the results sink shares with the state of the same store: the sites whose walk has begun
@@ -99,8 +100,15 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
       );
     }
     const sitemaps = state.sitemaps.map(({ pages: _pages, ...data }) => data);
+    // Two versions a site: this run's and the one it was computed from. The other versions go in
+    // the same statement as this run's upsert (they never include its row), and the mark with them.
+    const kept = from === null || from === runId ? [runId] : [runId, from];
     await client.query(
-      `INSERT INTO state_sites (site, run_id, walked_at, full_walk_at, probed_at, lastmod_trust, unreachable, sitemaps)
+      `WITH d AS (DELETE FROM state_digests WHERE site = $1 AND NOT (run_id = ANY($9))),
+         s AS (DELETE FROM state_sites WHERE site = $1 AND NOT (run_id = ANY($9))),
+         m AS (INSERT INTO run_marks (run_id, site, offsets) SELECT $10, $1, $11 WHERE $10::text IS NOT NULL
+           ON CONFLICT (run_id) DO UPDATE SET site = excluded.site, offsets = excluded.offsets)
+       INSERT INTO state_sites (site, run_id, walked_at, full_walk_at, probed_at, lastmod_trust, unreachable, sitemaps)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (site, run_id) DO UPDATE SET seq = nextval(pg_get_serial_sequence('state_sites', 'seq')),
          walked_at = excluded.walked_at, full_walk_at = excluded.full_walk_at, probed_at = excluded.probed_at,
@@ -114,19 +122,11 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
         state.lastmodTrust,
         state.unreachable === null ? null : JSON.stringify(state.unreachable),
         JSON.stringify(sitemaps),
+        kept,
+        mark?.runId ?? null,
+        mark === undefined ? null : JSON.stringify(mark.offsets),
       ],
     );
-    // Two versions a site: this run's and the one it was computed from.
-    const kept = from === null || from === runId ? [runId] : [runId, from];
-    await client.query('DELETE FROM state_sites WHERE site = $1 AND NOT (run_id = ANY($2))', [site, kept]);
-    await client.query('DELETE FROM state_digests WHERE site = $1 AND NOT (run_id = ANY($2))', [site, kept]);
-    if (mark !== undefined) {
-      await client.query(
-        `INSERT INTO run_marks (run_id, site, offsets) VALUES ($1, $2, $3)
-         ON CONFLICT (run_id) DO UPDATE SET site = excluded.site, offsets = excluded.offsets`,
-        [mark.runId, mark.site, JSON.stringify(mark.offsets)],
-      );
-    }
   };
 
   return {
@@ -185,9 +185,8 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
       let client: pg.PoolClient | undefined;
       try {
         client = await pool.connect();
-        await client.query('BEGIN');
         const run = shared.begun.get(state.site) ?? runId;
-        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${run} ${state.site}`]);
+        await beginLocked(client, `${run} ${state.site}`);
         await save(client, run, state, mark);
         await client.query('COMMIT');
       } catch (error) {

@@ -8,7 +8,7 @@ import { startTestRedis, type TestRedis } from '@usp-ts/test-redis';
 import { runNode, type SiteFarm, startSiteFarm } from '@usp-ts/test-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { V8_DEFAULT_INTERRUPT_BUDGET } from '../src/cli/batch-jit.js';
-import { TUNES_THIS_V8 } from '../src/cli/v8-flags.js';
+import { TUNES_JIT_OF_THIS_V8 } from '../src/cli/v8-flags.js';
 import { CLI, cliEnv, runCli, spawnCli } from './cli-helpers.js';
 
 // The distributed mode end to end: a Redis of the test's own, ~50 sites on their own loopback
@@ -574,8 +574,8 @@ describe('usp worker and usp batch --queue', () => {
       expect(existsSync(join(out, 'w'))).toBe(false);
     }
   });
-  it.skipIf(!TUNES_THIS_V8)(
-    "tunes V8 like usp batch: far fewer functions optimised than with V8's default budget (skipped on V8 13+, Node 24: the CLI leaves a V8 it has not measured alone)",
+  it.skipIf(!TUNES_JIT_OF_THIS_V8)(
+    "tunes V8 like usp batch: far fewer functions optimised than with V8's default budget (skipped on V8 12+, Node 22 and 24: V8 12 has no --interrupt-budget, and the CLI leaves a JIT it has not measured alone)",
     {
       timeout: 120_000,
     },
@@ -614,8 +614,8 @@ describe('usp worker and usp batch --queue', () => {
     },
   );
 
-  it.skipIf(!TUNES_THIS_V8)(
-    'the producer (usp batch --queue) is tuned like usp batch too (skipped on V8 13+, Node 24: the CLI leaves a V8 it has not measured alone)',
+  it.skipIf(!TUNES_JIT_OF_THIS_V8)(
+    'the producer (usp batch --queue) is tuned like usp batch too (skipped on V8 12+, Node 22 and 24: V8 12 has no --interrupt-budget, and the CLI leaves a JIT it has not measured alone)',
     { timeout: 120_000 },
     async () => {
       // Adding a job is the producer's per-site path: V8's trace (stdout) of enqueueing 4,000 sites

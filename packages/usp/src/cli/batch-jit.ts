@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
-import { mayTuneV8 } from './v8-flags.js';
+import { JIT_BUDGET_V8, mayTuneV8 } from './v8-flags.js';
 
-/** V8's default `--interrupt-budget` in those versions. */
+/** V8's default `--interrupt-budget` (V8 11, Node 20). */
 export const V8_DEFAULT_INTERRUPT_BUDGET = 67_584;
 /** How much more bytecode a function runs before V8 optimises it, in a batch or worker process. */
 export const BATCH_INTERRUPT_BUDGET_FACTOR = 4;
@@ -22,10 +22,11 @@ const JIT_FLAGS = /interrupt-budget|jitless|(?:^|\s)--(?:no-)?(?:opt|turbofan|ma
  * producer (`usp batch --queue`: per site, a job added and its end read; callgrind, 1,000 jobs:
  * 1.50 M instructions per site before, 1.23 M with it). Process-wide, so
  * for the CLI's own process only, never the library;
- * nothing is done on an unknown V8 or when the process was given its own JIT flags.
+ * nothing is done on another V8 than Node 20's (V8 12 has no `--interrupt-budget`) or when the
+ * process was given its own JIT flags.
  */
 export function tuneJitForBatch(): void {
-  if (tuned || !mayTuneV8(JIT_FLAGS)) return;
+  if (tuned || !mayTuneV8(JIT_FLAGS, JIT_BUDGET_V8)) return;
   tuned = true;
   setFlagsFromString(`--interrupt-budget=${V8_DEFAULT_INTERRUPT_BUDGET * BATCH_INTERRUPT_BUDGET_FACTOR}`);
 }

@@ -39,6 +39,7 @@ export const NETWORK_HELP = `network:
                             (default 100M, as usp); a larger one becomes an invalid sitemap
   --timeout DURATION        time one request may take, headers and body included: 1500ms,
                             30s, 2m (default 2m); unset, the headers may take 30s of it at most
+                            and the body may stall 60s at most
   --retries N               attempts per request, the first included (default 5, as usp)
   --concurrency N           sitemaps fetched at once (default 4)
   --allow-private-networks  allow loopback, private and link-local addresses everywhere; without
