@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidOptionError, rejectUnknownOptions } from '@usp-ts/core';
+import type { JobsOptions } from 'bullmq';
 import { bullmq } from './cjs-deps.js';
 import {
   assertRedisReachable,
@@ -217,30 +218,7 @@ export async function enqueueSites<R = unknown>(
 
   try {
     const run = await openRun(queue, keepRunMs, options.newRun === true);
-    if (wait) {
-      ends = await readJobEnds(queue, READ_ENDS_MS, (end) => {
-        const site = siteOfJobId(end.jobId);
-        if (end.ok) {
-          w.deliver(end.jobId, { site, ok: true, result: end.returnvalue as R });
-          return;
-        }
-        // The event carries no attempt count. A copy the job kept is void before the failure is
-        // reported (see `VOID_FAILED_LUA`).
-        void voidFailedCopies(queue, end.jobId)
-          .catch(() => 0)
-          .then(() => queue.getJob(end.jobId))
-          .then(
-            (job) =>
-              w.deliver(end.jobId, {
-                site,
-                ok: false,
-                error: end.failedReason,
-                attempts: job?.attemptsMade ?? attempts,
-              }),
-            () => w.deliver(end.jobId, { site, ok: false, error: end.failedReason, attempts }),
-          );
-      });
-    }
+    if (wait) ends = await readEndsInto(queue, w, attempts);
     // Workers told to exit when idle wait while a producer adds (see idle-watch.ts).
     adding = await holdAddingLease(queue, randomUUID());
 
@@ -251,47 +229,13 @@ export async function enqueueSites<R = unknown>(
       ...(options.full === true ? { full: true } : {}),
       ...(keepRunMs !== DEFAULT_KEEP_RUN_MS ? { keepRunMs } : {}),
     });
-    const flush = async (chunk: readonly string[]) => {
-      const ids = chunk.map(siteJobId);
-      const found = await lookupJobs(queue, run, ids);
-      const fresh: string[] = [];
-      for (let i = 0; i < ids.length; i++) {
-        const f = found[i];
-        if (typeof f === 'object') {
-          // Finished earlier in this run: reported, not walked again.
-          tally.doneBefore++;
-          w.settle({ site: chunk[i], ok: true, result: f.done as R, before: true });
-          continue;
-        }
-        const state = f === 'exists' ? await queue.getJobState(ids[i]) : 'unknown';
-        if (state === 'failed' || state === 'completed') {
-          // Its copies go to the site's next job, which names them void (see `VOID_FAILED_LUA`).
-          if (state === 'failed') await voidFailedCopies(queue, ids[i]);
-          await queue.remove(ids[i]);
-          if (state === 'failed') tally.requeued++;
-          fresh.push(ids[i]);
-        } else if (state === 'unknown') fresh.push(ids[i]);
-        else tally.alreadyQueued++;
-        if (wait) w.pending.add(ids[i]);
-      }
-      if (fresh.length > 0) {
-        await queue.addBulk(
-          fresh.map((id) => ({
-            name: 'site',
-            data: data(siteOfJobId(id)),
-            opts: {
-              jobId: id,
-              attempts,
-              backoff: { type: 'exponential', delay: backoffMs },
-              removeOnComplete: true,
-              removeOnFail: false,
-            },
-          })),
-        );
-        tally.added += fresh.length;
-      }
-      w.settleEarly(ids);
+    const jobOptions = {
+      attempts,
+      backoff: { type: 'exponential', delay: backoffMs },
+      removeOnComplete: true,
+      removeOnFail: false,
     };
+    const flush = (chunk: readonly string[]) => addChunk(queue, run, chunk, data, jobOptions, tally, w, wait);
     const seen = new Set<string>();
     let chunk: string[] = [];
     for await (const site of sites) {
@@ -328,6 +272,95 @@ export async function enqueueSites<R = unknown>(
     await queue.close();
     outage?.close();
   }
+}
+
+/** The counts of `EnqueueReport` as a list goes in. */
+interface Tally {
+  count: number;
+  added: number;
+  alreadyQueued: number;
+  doneBefore: number;
+  requeued: number;
+}
+
+/**
+ * Puts one chunk of sites on the queue: a site the run finished is settled with its recorded
+ * result, a job that had failed or completed is removed and added afresh, one waiting or active
+ * is left as it is; with `wait`, every site of the chunk is pending.
+ */
+async function addChunk<R>(
+  queue: InstanceType<typeof bullmq.Queue<QueueJob, R>>,
+  run: string,
+  chunk: readonly string[],
+  data: (site: string) => QueueJob,
+  opts: JobsOptions,
+  tally: Tally,
+  w: Waiting<R>,
+  wait: boolean,
+): Promise<void> {
+  const ids = chunk.map(siteJobId);
+  const found = await lookupJobs(queue, run, ids);
+  const fresh: string[] = [];
+  for (let i = 0; i < ids.length; i++) {
+    const f = found[i];
+    if (typeof f === 'object') {
+      // Finished earlier in this run: reported, not walked again.
+      tally.doneBefore++;
+      w.settle({ site: chunk[i], ok: true, result: f.done as R, before: true });
+      continue;
+    }
+    const state = f === 'exists' ? await queue.getJobState(ids[i]) : 'unknown';
+    if (state === 'failed' || state === 'completed') {
+      // Its copies go to the site's next job, which names them void (see `VOID_FAILED_LUA`).
+      if (state === 'failed') await voidFailedCopies(queue, ids[i]);
+      await queue.remove(ids[i]);
+      if (state === 'failed') tally.requeued++;
+      fresh.push(ids[i]);
+    } else if (state === 'unknown') fresh.push(ids[i]);
+    else tally.alreadyQueued++;
+    if (wait) w.pending.add(ids[i]);
+  }
+  if (fresh.length > 0) {
+    await queue.addBulk(
+      fresh.map((id) => ({
+        name: 'site',
+        data: data(siteOfJobId(id)),
+        opts: { ...opts, jobId: id },
+      })),
+    );
+    tally.added += fresh.length;
+  }
+  w.settleEarly(ids);
+}
+
+/** Reads the jobs that end (`readJobEnds`) into the wait: a result, or a failure with its tries. */
+function readEndsInto<R>(
+  queue: InstanceType<typeof bullmq.Queue<QueueJob, R>>,
+  w: Waiting<R>,
+  attempts: number,
+): Promise<JobEndReader> {
+  return readJobEnds(queue, READ_ENDS_MS, (end) => {
+    const site = siteOfJobId(end.jobId);
+    if (end.ok) {
+      w.deliver(end.jobId, { site, ok: true, result: end.returnvalue as R });
+      return;
+    }
+    // The event carries no attempt count. A copy the job kept is void before the failure is
+    // reported (see `VOID_FAILED_LUA`).
+    void voidFailedCopies(queue, end.jobId)
+      .catch(() => 0)
+      .then(() => queue.getJob(end.jobId))
+      .then(
+        (job) =>
+          w.deliver(end.jobId, {
+            site,
+            ok: false,
+            error: end.failedReason,
+            attempts: job?.attemptsMade ?? attempts,
+          }),
+        () => w.deliver(end.jobId, { site, ok: false, error: end.failedReason, attempts }),
+      );
+  });
 }
 
 /**

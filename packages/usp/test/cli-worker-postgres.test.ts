@@ -172,7 +172,7 @@ describe('usp worker --out postgres://', () => {
     expect(await rows(third, `'new', 'changed'`)).toEqual([]);
   });
 
-  it('usp batch --out postgres://: one process, rows and state in the database; the next run writes no page', {
+  it('usp batch --out postgres://: one process, rows and state in the database; the next run (--out postgres: and PG*) writes no page', {
     timeout: 120_000,
   }, async () => {
     const url = await pg.createDatabase('batch');
@@ -180,7 +180,11 @@ describe('usp worker --out postgres://', () => {
     const first = await runCli(args);
     expect(first.code, first.stderr).toBe(0);
     expect(await count(url, 'SELECT count(*) FROM page_rows')).toBe(farm.allPages().size);
-    const again = await runCli(args);
+    // The second run connects with the PG* variables alone (`--out postgres:`), as the READMEs show.
+    const where = new URL(url);
+    const again = await runCli(['batch', '--out', 'postgres:', '--sites', '8', ...FAST, sitesFile], {
+      env: { PGHOST: where.hostname, PGPORT: where.port, PGUSER: 'postgres', PGDATABASE: 'batch' },
+    });
     expect(again.code, again.stderr).toBe(0);
     expect(await count(url, 'SELECT count(*) FROM runs WHERE ended_at IS NOT NULL')).toBe(2);
     const latest = '(SELECT run_id FROM runs ORDER BY started_at DESC LIMIT 1)';
