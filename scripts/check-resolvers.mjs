@@ -1,8 +1,9 @@
 // The packed tarballs as a user's project sees them: a scratch project installs every one (from
 // the tarballs, the third-party packages from pnpm's store, offline) and type-checks one file
-// that imports every entry point, `@usp-ts/core/parse` included, under the three module
-// resolutions projects use: NodeNext (Node's ESM), bundler, and node10 (`moduleResolution:
-// "node"`, still common in CommonJS projects, which reads `typesVersions` for subpaths).
+// that imports every entry point, `@usp-ts/core/parse` and `@usp-ts/core/engine` included,
+// under the three module resolutions projects use: NodeNext (Node's ESM), bundler, and node10
+// (`moduleResolution: "node"`, still common in CommonJS projects, which reads `typesVersions`
+// for subpaths).
 // `skipLibCheck` is off, so the shipped declarations themselves are checked. Used by
 // check-pack.mjs, which packs first.
 import { execFile } from 'node:child_process';
@@ -35,6 +36,7 @@ function source(names) {
   const imports = names.map((name, i) => `import * as p${i} from '${name}';`);
   return `${imports.join('\n')}
 import { rejectUnknownOptions } from '${CORE}/parse';
+import { urlKey } from '${CORE}/engine';
 import { pageUrls, type SitemapTreeOptions, sitemapTreeForHomepage, walkPages } from '${MAIN}';
 import type { Page, Sitemap } from '${CORE}';
 
@@ -49,6 +51,7 @@ export async function main(): Promise<void> {
   for await (const { page, sitemap } of walkPages('https://www.example.com/')) console.log(sitemap.url, page.url);
   const urls: string[] = await pageUrls('https://www.example.com/');
   rejectUnknownOptions({ maxPages: 1 }, { maxPages: true });
+  console.log(urlKey('https://www.example.com/'));
   console.log(urls.length);
 }
 `;

@@ -1,4 +1,4 @@
-import { InvalidSitemap, type WalkedDocument, type WalkSummary } from '@usp-ts/core';
+import type { WalkedDocument, WalkSummary } from '@usp-ts/core';
 import type { PageTracker } from './page-changes.js';
 import { cutDocumentState, disappearedPageRows, removedPageRows } from './removed-pages.js';
 import type { RemovedPageRow } from './rows.js';
@@ -38,7 +38,7 @@ export class NextState {
   ): RemovedPageRow[] {
     const { node, response } = doc;
     const lm = iso(node.lastModified);
-    if (node instanceof InvalidSitemap) {
+    if (node.type === 'InvalidSitemap') {
       if (response !== null && before !== null) this.#failed.add(before);
       return [];
     }

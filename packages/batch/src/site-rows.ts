@@ -1,4 +1,4 @@
-import { InvalidSitemap, type WalkedDocument } from '@usp-ts/core';
+import type { InvalidSitemap, WalkedDocument } from '@usp-ts/core';
 import type { PageTracker } from './page-changes.js';
 import type { PageRow, SitemapRow, SiteResult, SiteStatus } from './rows.js';
 import type { SiteOutput } from './site-sink.js';
@@ -59,7 +59,9 @@ export class SiteRows {
       if (response.status === 304) this.notModified++;
       this.bytes += response.bytes;
     }
-    const invalid = node instanceof InvalidSitemap;
+    // The type, not `instanceof`: core's branded check walks the prototype chain of every node
+    // that is not one (twice a document here).
+    const invalid = node.type === 'InvalidSitemap';
     if (invalid && doc.level === 0 && !doc.requestedUrl.endsWith('/robots.txt')) return;
     this.sitemaps++;
     if (doc.reused === 'skipped') this.skipped++;
@@ -81,7 +83,7 @@ export class SiteRows {
       row.change =
         doc.reused !== null ? 'unchanged' : (tracker?.change ?? (before === null ? 'new' : 'changed'));
     }
-    if (invalid) row.reason = node.reason;
+    if (invalid) row.reason = (node as InvalidSitemap).reason;
     this.#output.sitemap(row);
   }
 

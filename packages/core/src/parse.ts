@@ -1,5 +1,7 @@
 // What reading one document needs, without the tree walk: the model, the plugin interfaces, the
-// registry, errors, the JSON form, and the engine (gzip, decoding, XML, text lines, dates, URLs).
+// registry, errors, the JSON form, and the helpers formats are written with (text lines, dates,
+// URLs, feed entries). The engine's own parts (the XML engine, gzip, decoding) are on
+// `@usp-ts/core/engine` (engine.ts).
 // A parse worker and the format plugins import this entry point (`@usp-ts/core/parse`), so a
 // thread that only parses does not load, compile and run the walk's modules. Everything here is
 // also exported by the package's main entry point (index.ts), as the same objects.
@@ -46,11 +48,7 @@ export {
   type UrlLines,
   type UrlLinesOptions,
 } from './contract/page-store.js';
-export {
-  type DocumentNodeParts,
-  type ParsedDocument,
-  sitemapFromDocument,
-} from './contract/parsed-document.js';
+export type { ParsedDocument } from './contract/parsed-document.js';
 export type {
   DocumentInfo,
   DocumentPosition,
@@ -74,7 +72,6 @@ export { createRegistry, type Registry } from './contract/registry.js';
 export {
   AbstractIndexSitemap,
   AbstractPagesSitemap,
-  createPagesSitemap,
   type DocumentSitemapType,
   IndexRobotsTxtSitemap,
   type IndexSitemap,
@@ -106,13 +103,10 @@ export {
   type WebSuccessResponse,
 } from './contract/web-client.js';
 
-// engine/: reading one document (gzip, decoding, XML, text lines, dates, URLs, feed helpers).
-export { parseIsoDate, parseRfc2822Date, parseW3cDate } from './engine/date.js';
-export { createDocumentDecoder, type DocumentDecoder } from './engine/decode.js';
-export { type UnwrapGzipOptions, unwrapGzip } from './engine/detect.js';
+// engine/: reading one document (parseDocument and its options, dates, text lines, URLs, feed helpers).
+export { parseIsoDate, parseRfc2822Date } from './engine/date.js';
 export { parseDocument } from './engine/document.js';
 export {
-  checkParseDocumentOptions,
   DEFAULT_DOCUMENT_LIMITS,
   type DocumentLimits,
   type ParseDocumentOptions,
@@ -120,7 +114,7 @@ export {
 } from './engine/document-options.js';
 export { FeedPageEmitter, feedNewsStory, feedText } from './engine/feed-entry.js';
 export { type FeedLink, resolveFeedLink } from './engine/feed-url.js';
-export { capGunzipOutput, type Gunzip, GunzipError, gunzip } from './engine/gunzip.js';
+export type { Gunzip } from './engine/gunzip.js';
 export {
   createLineSplitter,
   DEFAULT_MAX_LINE_LENGTH,
@@ -139,14 +133,5 @@ export {
   type UrlProblem,
   unfetchableUrl,
   unfetchableUrlMessage,
-  urlKey,
 } from './engine/url.js';
-export {
-  createXmlEngine,
-  DEFAULT_XML_LIMITS,
-  detachString,
-  type XmlEngine,
-  type XmlEngineLimits,
-  type XmlEngineOptions,
-  type XmlEngineResult,
-} from './engine/xml.js';
+export { detachString } from './engine/xml.js';

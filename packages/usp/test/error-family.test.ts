@@ -1,6 +1,7 @@
 import * as batch from '@usp-ts/batch';
 import * as core from '@usp-ts/core';
 import { UspError, type UspErrorCode } from '@usp-ts/core';
+import * as engine from '@usp-ts/core/engine';
 import * as drivers from '@usp-ts/driver-testkit';
 import * as image from '@usp-ts/ext-google-image';
 import * as news from '@usp-ts/ext-google-news';
@@ -22,6 +23,7 @@ import * as usp from '../src/index.js';
 const ENTRIES: Record<string, Record<string, unknown>> = {
   usp,
   '@usp-ts/core': core,
+  '@usp-ts/core/engine': engine,
   '@usp-ts/fetcher': fetcher,
   '@usp-ts/batch': batch,
   '@usp-ts/state-sqlite': sqlite,
@@ -60,7 +62,7 @@ describe('one error family', () => {
     expect(found).toEqual(
       expect.arrayContaining([
         '@usp-ts/core.InvalidOptionError',
-        '@usp-ts/core.GunzipError',
+        '@usp-ts/core/engine.GunzipError',
         '@usp-ts/batch.StateStoreError',
         '@usp-ts/fetcher.WebBodyError',
         '@usp-ts/batch.OutputError',

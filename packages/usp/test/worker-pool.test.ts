@@ -14,8 +14,8 @@ import {
   parseDocument,
   SitemapDate,
   type StoredPages,
-  sitemapFromDocument,
 } from '@usp-ts/core';
+import { sitemapFromDocument } from '@usp-ts/core/engine';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodeGunzip } from '../src/node/gunzip.js';
 import { decodePages, encodePages, encodeRecords } from '../src/pages/codec.js';

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import {
-  createPagesSitemap,
   IndexRobotsTxtSitemap,
   IndexXMLSitemap,
   InvalidSitemap,
@@ -8,6 +7,7 @@ import {
   type ParsedSitemap,
   type Sitemap,
 } from '@usp-ts/core';
+import { createPagesSitemap } from '@usp-ts/core/engine';
 import { describe, expect, it } from 'vitest';
 import { compareToGolden } from '../src/compare.js';
 import {

@@ -57,10 +57,15 @@ export function runNode(args: readonly string[], options: NodeRunOptions = {}): 
 }
 
 /**
- * The last line the child wrote to stdout, parsed as JSON (how a test's child script reports);
- * `null` when it wrote none.
+ * The last JSON object the child wrote to stdout as a line of its own (how a test's child script
+ * reports); `null` when it wrote none. Other lines after it are passed over: V8's `--trace-*`
+ * lines, which Node 24's compiler threads may print after the script's last line.
  */
 export function lastJsonLine(run: NodeRun): Record<string, unknown> | null {
-  const line = run.stdout.trim().split('\n').pop() ?? '';
-  return line === '' ? null : (JSON.parse(line) as Record<string, unknown>);
+  const lines = run.stdout.trim().split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i] as string;
+    if (line.startsWith('{')) return JSON.parse(line) as Record<string, unknown>;
+  }
+  return null;
 }

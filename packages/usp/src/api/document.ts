@@ -14,9 +14,9 @@ import {
   type Registry,
   rejectUnknownOptions,
   type Sitemap,
-  urlKey,
   type WarningListener,
 } from '@usp-ts/core';
+import { urlKey } from '@usp-ts/core/engine';
 import { nodeGunzip } from '../node/gunzip.js';
 import { createDefaultRegistry } from '../plugins/defaults.js';
 

@@ -13,10 +13,10 @@ import {
   parseDocument,
   type Registry,
   type SitemapType,
-  urlKey,
   type Warning,
   type WebClient,
 } from '@usp-ts/core';
+import { urlKey } from '@usp-ts/core/engine';
 import { createWebClient, type WebClientOptions } from '@usp-ts/fetcher';
 import { SITEMAP_NAMESPACE } from '@usp-ts/format-xml-sitemap';
 import { nodeGunzip } from '../node/gunzip.js';

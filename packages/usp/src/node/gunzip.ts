@@ -1,6 +1,6 @@
 // Gzip on node:zlib, for the Node entry points (walks, one-off parses, the parser worker).
 import { createGunzip } from 'node:zlib';
-import { capGunzipOutput } from '@usp-ts/core/parse';
+import { capGunzipOutput } from '@usp-ts/core/engine';
 
 /**
  * Node's streaming gunzip with large output chunks: at zlib's default 16 KiB it runs at a third

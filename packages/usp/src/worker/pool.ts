@@ -1,10 +1,5 @@
-import {
-  checkParseDocumentOptions,
-  type ParseDocumentOptions,
-  type ParsedDocument,
-  parseDocument,
-  UspError,
-} from '@usp-ts/core';
+import { type ParseDocumentOptions, type ParsedDocument, parseDocument, UspError } from '@usp-ts/core';
+import { checkParseDocumentOptions } from '@usp-ts/core/engine';
 import { type PoolConfig, resolvePoolConfig, type WorkerParserOptions } from './options.js';
 import { Slot, type SlotOwner } from './slot.js';
 
