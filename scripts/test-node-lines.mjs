@@ -98,6 +98,31 @@ function installed(name) {
 }
 
 /**
+ * The environment node-gyp runs in: run through pnpm (as `.ci/run` does), the script inherits the
+ * npmrc's settings as `npm_config_*` variables, and node-gyp lets a `npm_config_nodedir` (this
+ * machine's npmrc says `/usr`, Node 20's headers) win over `--nodedir`: the copy was built for
+ * Node 20 and failed to load on 22 and 24. None of them is passed on; the headers are named twice.
+ */
+function gypEnv(node) {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_config_/i.test(key)));
+  env.npm_config_nodedir = node.dir;
+  env.PATH = `${dirname(node.bin)}:${process.env.PATH}`;
+  return env;
+}
+
+/** Whether the better-sqlite3 copy in `pkg` opens a database in `node`. */
+function loadsIn(node, pkg) {
+  try {
+    execFileSync(node.bin, ['-e', `require(${JSON.stringify(pkg)})(':memory:').close()`], {
+      stdio: 'ignore',
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * better-sqlite3 compiled for `node`, in a folder of its own with what it loads at run time
  * (bindings, file-uri-to-path): the package folder to point `better-sqlite3` at.
  */
@@ -106,7 +131,8 @@ function sqliteFor(node) {
   const modules = join(dir, 'node_modules');
   const pkg = join(modules, 'better-sqlite3');
   const binary = join(pkg, 'build', 'Release', 'better_sqlite3.node');
-  if (!existsSync(binary)) {
+  // A copy built for another Node (a cache from before gypEnv) is built again, not used.
+  if (!existsSync(binary) || !loadsIn(node, pkg)) {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(modules, { recursive: true });
     const source = installed('better-sqlite3');
@@ -123,8 +149,10 @@ function sqliteFor(node) {
     run(
       node.bin,
       [gyp, 'rebuild', '--release', `--nodedir=${node.dir}`, `--jobs=${availableParallelism()}`],
-      { cwd: pkg, env: { ...process.env, PATH: `${dirname(node.bin)}:${process.env.PATH}` } },
+      { cwd: pkg, env: gypEnv(node) },
     );
+    if (!loadsIn(node, pkg))
+      throw new Error(`better-sqlite3 built in ${pkg} does not load in Node ${node.version}`);
   }
   return pkg;
 }
