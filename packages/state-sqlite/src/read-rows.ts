@@ -1,6 +1,6 @@
 import { OutputError, type PageRow, type PageRowFilter, pageRowOf, pageRowsQuery } from '@usp-ts/batch';
 import { errorText } from '@usp-ts/core';
-import Database from 'better-sqlite3';
+import { openReadOnly } from './read-only.js';
 
 /**
  * Streams the page rows of a run in an SQLite store (`openSqliteStore`'s file) as `PageRow`s, one
@@ -8,12 +8,7 @@ import Database from 'better-sqlite3';
  * refused (`OutputError`: it is in use).
  */
 export function* readSqlitePageRows(path: string, filter: PageRowFilter = {}): Generator<PageRow> {
-  let db: Database.Database;
-  try {
-    db = new Database(path, { readonly: true, fileMustExist: true, timeout: 200 });
-  } catch (cause) {
-    throw new OutputError(`cannot open ${path}: ${errorText(cause)}`, path, { cause });
-  }
+  const db = openReadOnly(path);
   try {
     const { sql, params } = pageRowsQuery(filter, () => '?');
     let rows: IterableIterator<unknown>;

@@ -1,6 +1,6 @@
 import { OutputError, type RunSummaryRows, runSummaryQueries, type SiteResult } from '@usp-ts/batch';
 import { errorText } from '@usp-ts/core';
-import Database from 'better-sqlite3';
+import { openReadOnly } from './read-only.js';
 
 /**
  * What `usp report` shows of a run in an SQLite store (`openSqliteStore`'s file): its site rows,
@@ -8,12 +8,7 @@ import Database from 'better-sqlite3';
  * started last. The file is opened read-only.
  */
 export function readSqliteRunSummary(path: string, run = 'latest'): RunSummaryRows {
-  let db: Database.Database;
-  try {
-    db = new Database(path, { readonly: true, fileMustExist: true, timeout: 200 });
-  } catch (cause) {
-    throw new OutputError(`cannot open ${path}: ${errorText(cause)}`, path, { cause });
-  }
+  const db = openReadOnly(path);
   try {
     const q = runSummaryQueries(() => '?');
     const runId =
