@@ -4,9 +4,8 @@ import { type BatchProgress, ProgressCounter } from './progress.js';
 import type { SiteResult } from './rows.js';
 import { type SiteJobContext, walkSite } from './site-job.js';
 import { readSiteLines, type SiteLine } from './site-list.js';
-import { internalErrorResult, isRunFailure, unwalkedResult } from './site-results.js';
+import { commitInternalError, isInterrupted, unwalkedResult } from './site-results.js';
 import { checkSiteRunOptions, type SiteRun, type SiteRunOptions, siteJobContext } from './site-run.js';
-import type { SiteSink } from './site-sink.js';
 import { startFirst } from './start-first.js';
 
 /** Options of `batchWalk`: the run's (`SiteRunOptions`) and the local runner's own. */
@@ -109,9 +108,8 @@ class WalkPool {
         const next = this.ended.shift() as Ended;
         this.running.delete(next.id);
         const result =
-          'error' in next ? await internalError(next.site, next.error, this.run.sink) : next.result;
-        // An interrupted site was not committed: it is neither reported nor counted.
-        if (signal?.aborted && result.status === 'partial' && result.reason === 'aborted') {
+          'error' in next ? await commitInternalError(next.site, next.error, this.run.sink) : next.result;
+        if (isInterrupted(result, signal)) {
           this.progress.dropped();
           continue;
         }
@@ -161,22 +159,4 @@ class WalkPool {
     this.wake?.();
     this.wake = null;
   }
-}
-
-/**
- * A site's job that failed in an unexpected way (a bug, here or in a plugin, a sink or a store):
- * the site becomes an `error` row with the message and the run goes on with the others. An
- * output or state that cannot be written is the run's end instead, as is an error row that
- * cannot be written.
- */
-async function internalError(site: string, error: unknown, sink: SiteSink): Promise<SiteResult> {
-  if (isRunFailure(error)) throw error;
-  const result = internalErrorResult(site, error);
-  try {
-    await sink.begin(site).commit(result);
-  } catch (sinkError) {
-    if (isRunFailure(sinkError)) throw sinkError;
-    // The sink fails for this site even to take its error row: the run still reports it.
-  }
-  return result;
 }

@@ -1,7 +1,7 @@
 import { hostGate, type PolitenessGate } from './politeness-gate.js';
 import type { SiteResult } from './rows.js';
 import { type SiteJob, walkSite } from './site-job.js';
-import { internalErrorResult, isRunFailure } from './site-results.js';
+import { commitInternalError, isInterrupted, isRunFailure } from './site-results.js';
 import { checkSiteRunOptions, type SiteRun, type SiteRunOptions, siteJobContext } from './site-run.js';
 import type { SiteSink } from './site-sink.js';
 import type { StateStore } from './state-store.js';
@@ -148,13 +148,9 @@ export function queueWalker(run: SiteRun, gate: PolitenessGate, runId: string): 
       );
     } catch (error) {
       if (isRunFailure(error) || error === sink.refused || lease.signal.aborted) throw error;
-      if (sink.committed !== null) result = sink.committed;
-      else {
-        result = internalErrorResult(job.site, error);
-        await sink.begin(job.site).commit(result);
-      }
+      result = sink.committed ?? (await commitInternalError(job.site, error, sink));
     }
-    if (lease.signal.aborted && result.status === 'partial' && result.reason === 'aborted') {
+    if (isInterrupted(result, lease.signal)) {
       return { released: true };
     }
     return { kept: result };

@@ -17,7 +17,6 @@ import { walkDocuments } from './site-walk.js';
 import type { RunMark, SiteState, StateStore, UnreachableMark } from './state-store.js';
 import { DEFAULT_PROBE_TIMEOUT_MS, probeFailureText, probeSite } from './unreachable-probe.js';
 
-export { REPROBE_EVERY_MS } from './site-plan.js';
 export { DEFAULT_SITE_DEADLINE_MS } from './site-walk.js';
 
 /** The walk options a batch applies to every site (the job supplies the rest). */

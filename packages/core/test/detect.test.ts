@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { concatBytes } from '../src/engine/bytes.js';
 import {
-  concatBytes,
   firstNonWhitespace,
   hasGzipMagic,
   peekBytes,

@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_CRAWL_DELAY_MS } from '@usp-ts/batch';
+import { DEFAULT_MAX_CRAWL_DELAY_MS, DEFAULT_PER_HOST } from '@usp-ts/batch';
 import { InvalidOptionError, rejectUnknownOptions } from '@usp-ts/core';
 import { checkConnection, type RedisConnection } from './connection.js';
 
@@ -90,7 +90,7 @@ export function resolveRedisGateOptions(options: RedisGateOptions): RedisGateCon
   }
   rejectUnknownOptions(options, OPTION_KEYS);
   const connection = checkConnection(options.connection);
-  const perHost = positiveInt('perHost', options.perHost, 2);
+  const perHost = positiveInt('perHost', options.perHost, DEFAULT_PER_HOST);
   const leaseMs = positiveInt('leaseMs', options.leaseMs, 30_000);
   const maxWaitMs = positiveInt('maxWaitMs', options.maxWaitMs, 1_000);
   const crawlDelayTtlMs = positiveInt('crawlDelayTtlMs', options.crawlDelayTtlMs, 86_400_000);

@@ -10,3 +10,18 @@ export function openReadOnly(path: string): Database.Database {
     throw new OutputError(`cannot open ${path}: ${errorText(cause)}`, path, { cause });
   }
 }
+
+/**
+ * What a reader says when its query fails: a file a running batch holds (the store keeps it
+ * locked while it writes) is "in use", anything else is the database's own reason.
+ */
+export function readFailure(path: string, cause: unknown): OutputError {
+  const busy = /SQLITE_BUSY|locked/i.test(String((cause as { code?: string }).code ?? errorText(cause)));
+  return new OutputError(
+    busy
+      ? `${path} is in use by a running batch; read it when the run has ended`
+      : `cannot read ${path}: ${errorText(cause)}`,
+    path,
+    { cause },
+  );
+}

@@ -1,6 +1,5 @@
-import { OutputError, type PageRow, type PageRowFilter, pageRowOf, pageRowsQuery } from '@usp-ts/batch';
-import { errorText } from '@usp-ts/core';
-import { openReadOnly } from './read-only.js';
+import { type PageRow, type PageRowFilter, pageRowOf, pageRowsQuery } from '@usp-ts/batch';
+import { openReadOnly, readFailure } from './read-only.js';
 
 /**
  * Streams the page rows of a run in an SQLite store (`openSqliteStore`'s file) as `PageRow`s, one
@@ -15,14 +14,7 @@ export function* readSqlitePageRows(path: string, filter: PageRowFilter = {}): G
     try {
       rows = db.prepare(sql).iterate(...params);
     } catch (cause) {
-      const busy = /SQLITE_BUSY|locked/i.test(String((cause as { code?: string }).code ?? errorText(cause)));
-      throw new OutputError(
-        busy
-          ? `${path} is in use by a running batch; export it when the run has ended`
-          : `cannot read ${path}: ${errorText(cause)}`,
-        path,
-        { cause },
-      );
+      throw readFailure(path, cause);
     }
     for (const row of rows) yield pageRowOf(row as Parameters<typeof pageRowOf>[0]);
   } finally {

@@ -1,6 +1,5 @@
-import { OutputError, type RunSummaryRows, runSummaryQueries, type SiteResult } from '@usp-ts/batch';
-import { errorText } from '@usp-ts/core';
-import { openReadOnly } from './read-only.js';
+import { type RunSummaryRows, runSummaryQueries, type SiteResult } from '@usp-ts/batch';
+import { openReadOnly, readFailure } from './read-only.js';
 
 /**
  * What `usp report` shows of a run in an SQLite store (`openSqliteStore`'s file): its site rows,
@@ -23,8 +22,7 @@ export function readSqliteRunSummary(path: string, run = 'latest'): RunSummaryRo
       sitemaps: (db.prepare(q.sitemaps).get(runId) as { n: number }).n,
     };
   } catch (cause) {
-    if (cause instanceof OutputError) throw cause;
-    throw new OutputError(`cannot read ${path}: ${errorText(cause)}`, path, { cause });
+    throw readFailure(path, cause);
   } finally {
     db.close();
   }

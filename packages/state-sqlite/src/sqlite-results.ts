@@ -12,6 +12,7 @@ import {
   type SiteOutput,
   type SiteResult,
   type SiteSink,
+  type StateStore,
   sitemapValues,
   siteValues,
 } from '@usp-ts/batch';
@@ -54,6 +55,11 @@ CREATE TABLE IF NOT EXISTS void_copies (copy TEXT PRIMARY KEY);
 export interface SqliteResultsOptions {
   /** Go on with the last run the file holds that did not end (its committed sites are `done`). */
   readonly resume?: boolean;
+  /**
+   * The state store on the same file, when the sink owns it: its saves are savepoints of the
+   * sink's commits (a queue worker hands them to the commit).
+   */
+  readonly ownState?: StateStore;
 }
 
 /** The result sink of an SQLite store (`openSqliteStore`). */
@@ -173,6 +179,7 @@ export function sqliteResultSink(
   return {
     runId,
     done,
+    ...(options.ownState !== undefined ? { ownState: options.ownState } : {}),
     begin(site: string): SiteOutput {
       // Column values, not row objects: what the insert binds, without the row's key names.
       let pages: ColumnValue[][] = [];

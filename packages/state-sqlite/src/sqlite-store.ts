@@ -30,10 +30,15 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     path,
     options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {},
   );
+  // The state's own close() leaves the file to the store: the sink may still be committing.
+  const state = stateStoreOn(db, path, () => {});
   let sink: SqliteResultSink;
   try {
     prepareResults(db, path);
-    sink = sqliteResultSink(db, path, options.resume !== undefined ? { resume: options.resume } : {});
+    sink = sqliteResultSink(db, path, {
+      ownState: state,
+      ...(options.resume !== undefined ? { resume: options.resume } : {}),
+    });
   } catch (error) {
     db.close();
     throw error;
@@ -48,9 +53,5 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       db.close();
     }
   };
-  // The state's own close() leaves the file to the store: the sink may still be committing.
-  const state = stateStoreOn(db, path, () => {});
-  // Its saves are savepoints of the sink's commits (a queue worker hands them to the commit).
-  Object.assign(sink, { ownState: state });
   return { runId: sink.runId, sink, state, close };
 }

@@ -2,6 +2,8 @@
  * What a body is: gzip by its magic bytes (never by name or Content-Type, which lie both ways),
  * XML or text by its first non-whitespace character (after any BOM and any amount of whitespace).
  */
+
+import { concatBytes } from './bytes.js';
 import type { Gunzip } from './gunzip.js';
 
 /** Whether the bytes start with the gzip magic number `1f 8b`. */
@@ -94,17 +96,6 @@ export async function peekBytes(input: AsyncIterable<Uint8Array>, n: number): Pr
     }
   }
   return { head, stream: replay() };
-}
-
-export function concatBytes(chunks: readonly Uint8Array[], total?: number): Uint8Array {
-  const length = total ?? chunks.reduce((sum, c) => sum + c.length, 0);
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
 }
 
 /**

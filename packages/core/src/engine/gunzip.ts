@@ -4,6 +4,7 @@
  */
 
 import { errorText, UspError } from '../contract/errors.js';
+import { concatBytes } from './bytes.js';
 
 /** Decompresses a gzip stream with an output cap; iteration throws once the cap is passed. */
 export type Gunzip = (input: AsyncIterable<Uint8Array>, maxOutputBytes: number) => AsyncIterable<Uint8Array>;
@@ -192,12 +193,7 @@ class GzipMembers {
 
   /** The bytes written after this member's end, when they start another member; else null. */
   #nextMember(): Uint8Array[] | null {
-    const kept = new Uint8Array(this.#writtenBytes);
-    let at = 0;
-    for (const part of this.#written) {
-      kept.set(part, at);
-      at += part.length;
-    }
+    const kept = concatBytes(this.#written, this.#writtenBytes);
     const size = this.#memberOut >>> 0;
     const view = new DataView(kept.buffer);
     // A member is at least 18 bytes (10 of header, 8 of trailer) and its end is written.

@@ -19,6 +19,7 @@ import {
   str,
   UsageError,
 } from './args.js';
+import { redactPassword } from './backends.js';
 import { groupDigits } from './digits.js';
 import {
   DISCOVERY_OPTIONS,
@@ -216,7 +217,7 @@ async function ofStore(
     () => import('@usp-ts/store-postgres'),
   );
   return storeReport(
-    target.url?.replace(/\/\/[^@/]*@/, '//') ?? 'postgres: (PG* variables)',
+    target.url === undefined ? 'postgres: (PG* variables)' : redactPassword(target.url),
     await readRunSummary(target.url, run),
   );
 }
