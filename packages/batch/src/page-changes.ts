@@ -3,6 +3,9 @@ import { type Page, type PageWriter, pageToJSON, type StoredPages } from '@usp-t
 import { ENTRY_BYTES, readDigest, writeDigest } from './page-digest.js';
 import type { Change, ListedPageRow, PageRow } from './rows.js';
 
+/** Characters of held lines turned into one Buffer. */
+const HELD_PIECE_CHARS = 64 * 1024;
+
 /** The first 8 bytes of SHA-1, as an 8-character latin1 string (a Map key that costs little). */
 function hash8(text: string): string {
   return hash('sha1', text, 'binary').slice(0, 8);
@@ -45,7 +48,14 @@ export interface PageTrackerOptions {
 export class PageTracker implements PageWriter, StoredPages {
   readonly #o: PageTrackerOptions;
   readonly #previous: Map<string, string> | null;
-  #held: [PageRow, string][] | null;
+  /**
+   * The unchanged rows held back, as their lines ('\n'-ended; whole lines in each 64 KiB Buffer),
+   * off the JS heap: a run after a few pages were removed reads nearly every sitemap again and
+   * holds each one's rows to its end, and held as objects they were most of its heap (peak RSS
+   * 298 MiB against 186 for the fresh run, 1,000 sites). A released row is its line parsed again.
+   */
+  #held: Buffer[] | null;
+  #heldText = '';
   #digest = new Uint8Array(0);
   /** `#digest` as a Buffer, made once per growth instead of once per page. */
   #view = Buffer.alloc(0);
@@ -116,16 +126,17 @@ export class PageTracker implements PageWriter, StoredPages {
     // One object and one serialisation a page: this runs for every page of every site. The line is
     // JSON.stringify(marked) (the JSON form has no site, sitemap or change key), from the text the
     // hash needed anyway.
-    const marked: ListedPageRow = { site: this.#o.site, sitemap: this.#o.sitemap, ...json, change };
     const line = `${this.#prefix}${text.slice(1, -1)},"change":"${change}"}`;
     if (change !== 'unchanged' && this.#change === 'unchanged') this.#change = 'changed';
     if (this.#held !== null) {
       if (change === 'unchanged') {
-        this.#held.push([marked, line]);
+        this.#heldText += `${line}\n`;
+        if (this.#heldText.length >= HELD_PIECE_CHARS) this.#heldPiece();
         return;
       }
       this.#release();
     }
+    const marked: ListedPageRow = { site: this.#o.site, sitemap: this.#o.sitemap, ...json, change };
     this.#o.emit(marked, line);
   }
 
@@ -134,7 +145,10 @@ export class PageTracker implements PageWriter, StoredPages {
     const gone = this.#count !== (this.#o.previous?.pageCount ?? -1);
     if (this.#held !== null) {
       if (gone) this.#release();
-      else this.#held = null;
+      else {
+        this.#held = null;
+        this.#heldText = '';
+      }
     } else if (this.#o.marking && gone && this.#change === 'unchanged') this.#change = 'changed';
     // The tracker is what the walk hands back with the document (`WalkedDocument.stored`).
     return this;
@@ -145,11 +159,21 @@ export class PageTracker implements PageWriter, StoredPages {
     return [];
   }
 
+  #heldPiece(): void {
+    if (this.#heldText !== '') this.#held?.push(Buffer.from(this.#heldText));
+    this.#heldText = '';
+  }
+
   #release(): void {
+    this.#heldPiece();
     const held = this.#held ?? [];
     this.#held = null;
     this.#change = 'changed';
-    for (const [row, line] of held) this.#o.emit(row, line);
+    for (const piece of held) {
+      const lines = piece.toString('utf8').split('\n');
+      lines.pop();
+      for (const line of lines) this.#o.emit(JSON.parse(line) as ListedPageRow, line);
+    }
   }
 
   #remember(urlHash: string, rowHash: string): void {
