@@ -9,7 +9,9 @@
 // pages fresh, none with nothing changed, exactly its new and changed pages, exactly its removed
 // pages. Results: results/batch-stores.md.
 // Usage: node src/batch-stores.mjs [--sites N] [--big N] [--rounds N] [--runs fresh,no-change,changed,removed]
-//          [--stores ndjson,sqlite,postgres] [--cpu-prof DIR]
+//          [--stores ndjson,sqlite,postgres] [--cpu-prof DIR] [--cli]
+// --cli: each run is `usp batch -v --out …` (packages/usp/dist/cli.js, its own V8 settings: 4 MiB
+// semi-spaces, the batch's JIT budget) instead of the library in src/store-run.mjs.
 import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,10 +34,21 @@ const { values } = parseArgs({
     runs: { type: 'string', default: 'fresh,no-change,changed,removed' },
     stores: { type: 'string', default: 'ndjson,sqlite,postgres' },
     'cpu-prof': { type: 'string' },
+    cli: { type: 'boolean', default: false },
     md: { type: 'string', default: fileURLToPath(new URL('../results/batch-stores.md', import.meta.url)) },
   },
 });
 const RUN = fileURLToPath(new URL('./store-run.mjs', import.meta.url));
+const CLI = fileURLToPath(new URL('../../packages/usp/dist/cli.js', import.meta.url));
+/** `usp batch` as the library run drives it (src/store-run.mjs): 16 sites, 2 per host, … */
+const CLI_FLAGS = ['--sites', '16', '--per-host', '2', '--site-deadline', '60s'];
+const NET = ['--allow-private-networks', '--timeout', '10s', '--retries', '2'];
+/** The command of one store run: the library (store-run.mjs) or, with --cli, `usp batch`. */
+function runArgs(kind, target, extra) {
+  if (!values.cli) return [RUN, kind, target, extra, sitesFile];
+  const state = kind === 'ndjson' ? ['--state', extra] : [];
+  return [CLI, 'batch', '-v', '--out', target, ...state, ...CLI_FLAGS, ...NET, sitesFile];
+}
 const n = Number(values.sites);
 const rounds = Number(values.rounds);
 const farm = await startSiteFarm({ sites: n, seed: 17, bigSites: Number(values.big) });
@@ -69,7 +82,8 @@ async function rowsOf(kind, where, run) {
   } else if (kind === 'sqlite') {
     for (const r of readSqlitePageRows(where, { run: 'latest' })) add(r);
   } else {
-    for await (const r of readPageRows(where, { run })) add(r);
+    // `usp batch` names its PostgreSQL run itself: the one just written is the latest.
+    for await (const r of readPageRows(where, { run: values.cli ? 'latest' : run })) add(r);
   }
   return { count, byChange };
 }
@@ -116,7 +130,7 @@ try {
       farm.resetCounters();
       const target = s.target(run);
       const extra = s.kind === 'postgres' ? `${run}` : s.extra;
-      const t = await spawnTimed(process.execPath, [...PROF, RUN, s.kind, target, extra, sitesFile], {
+      const t = await spawnTimed(process.execPath, [...PROF, ...runArgs(s.kind, target, extra)], {
         stdout: 'pipe',
       }).done;
       if (t.code !== 0) throw new Error(`${s.kind} ${run}: exit ${t.code}: ${t.stderr.slice(-500)}`);

@@ -100,6 +100,11 @@ export class PageTracker implements PageWriter, StoredPages {
     return this.#change;
   }
 
+  /** The digest's entries (16 bytes a page, in order), a view: no URL text made. */
+  get entries(): Buffer {
+    return this.#view.subarray(0, this.#count * ENTRY_BYTES);
+  }
+
   /** The pages' digest for the state (`SitemapState.pages`, layout 2 of `page-digest.ts`): a new array. */
   get digest(): Uint8Array {
     return writeDigest(this.#digest.subarray(0, this.#count * ENTRY_BYTES), this.#urls);

@@ -22,7 +22,7 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { connect, lockSql } from './connection.js';
 import { copyLine } from './copy-text.js';
-import type { SharedRun } from './postgres-state.js';
+import type { CommitStatements, SharedRun } from './postgres-state.js';
 import { failIf, insertRows, literal, rowOf, textArray } from './sql-text.js';
 
 /** The result sink of a PostgreSQL store (`openPostgresStore`). */
@@ -113,19 +113,23 @@ function commitText(
   return { head: head.join('\n'), tail: tail.join('\n') };
 }
 
-/** Sends a commit: one round trip for a site without page rows, the head, the COPY and the tail otherwise. */
+/**
+ * Sends a commit: one round trip for a site without page rows or large digests; otherwise the head,
+ * the COPY, the large digests (one statement each) and the tail.
+ */
 async function send(
   pool: pg.Pool,
   where: string,
   c: SiteCommit,
-  text: { head: string; tail: string },
+  text: { head: string; large: readonly pg.QueryConfig[]; tail: string },
   copy: SiteCopy | undefined,
 ): Promise<void> {
   const client = await connect(pool, where);
   try {
-    if (c.pages.length > 0) {
+    if (c.pages.length > 0 || text.large.length > 0) {
       await client.query(text.head);
-      await copyInto(client, 'page_rows', PAGE_COLUMNS, c.pages);
+      if (c.pages.length > 0) await copyInto(client, 'page_rows', PAGE_COLUMNS, c.pages);
+      for (const q of text.large) await client.query(q);
       await client.query(text.tail);
     } else {
       await client.query(`${text.head}\n${text.tail}`);
@@ -170,14 +174,15 @@ export function postgresResultSink(
       // A stale copy is refused here, before a connection is taken; one made void meanwhile, in the transaction.
       const copy = await c.fence?.();
       // The state's statements (this store's state) join the commit's: nothing is sent before they are known.
-      const statements: string[] = [];
-      shared.committing.set(site, { run, statements });
+      const state: CommitStatements = { run, statements: [], large: [] };
+      shared.committing.set(site, state);
       try {
         await c.saveState?.({ runId: run, site: result.site, offsets: {} });
       } finally {
         shared.committing.delete(site);
       }
-      await send(pool, where, c, commitText(c, copy, !recorded.has(run), statements), copy);
+      const text = commitText(c, copy, !recorded.has(run), state.statements);
+      await send(pool, where, c, { ...text, large: state.large }, copy);
       recorded.add(run);
       if (run === runId) done.add(result.site);
     } finally {

@@ -20,8 +20,27 @@ import { byteaLiteral, insertRows, literal, rowOf, textArray } from './sql-text.
 export interface SharedRun {
   readonly runId: string;
   readonly begun: Map<string, string>;
-  readonly committing: Map<string, { readonly run: string; readonly statements: string[] }>;
+  readonly committing: Map<string, CommitStatements>;
 }
+
+/** A site's commit being prepared: its run, and the statements its state adds (`StateStatements`). */
+export interface CommitStatements {
+  readonly run: string;
+  readonly statements: string[];
+  readonly large: pg.QueryConfig[];
+}
+
+/** The statements that save a site's state: `large` (parameters) first, then `text`. */
+interface StateStatements {
+  readonly large: pg.QueryConfig[];
+  readonly text: string;
+}
+
+/** Digests up to this size go in the commit's text as literals (the bytes twice, in hex). */
+const LITERAL_DIGEST_BYTES = 64 * 1024;
+
+const UPSERT_DIGEST = `INSERT INTO state_digests (site, run_id, url, pages) VALUES ($1, $2, $3, $4)
+  ON CONFLICT (site, run_id, url) DO UPDATE SET pages = excluded.pages`;
 
 type SitemapData = Omit<SitemapState, 'pages'>;
 
@@ -69,7 +88,7 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
    * `sql-text.ts`). The version it was computed from is the one the walk read, or, for a save
    * without a read, the latest (a subquery, run under the site's lock).
    */
-  const saveSql = (runId: string, state: SiteState, mark: RunMark | undefined): string => {
+  const saveSql = (runId: string, state: SiteState, mark: RunMark | undefined): StateStatements => {
     const site = state.site;
     const s = literal(site);
     const r = literal(runId);
@@ -77,21 +96,32 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
       ? literal(readFrom.get(site) ?? null)
       : `(SELECT run_id FROM state_sites WHERE site = ${s} ORDER BY seq DESC LIMIT 1)`;
     readFrom.delete(site);
-    const fresh = new Map<string, string>();
-    for (const m of state.sitemaps) if (m.pages != null) fresh.set(m.url, byteaLiteral(m.pages));
+    const fresh = new Map<string, Uint8Array>();
+    for (const m of state.sitemaps) if (m.pages != null) fresh.set(m.url, m.pages);
     // Digests left out (a 304 or a skip) are kept from the version the walk read: copied when that
     // is another run's, left in place when it is this run's; this run's others are removed.
     const keep = textArray(
       state.sitemaps.filter((m) => m.pages === undefined && !fresh.has(m.url)).map((m) => m.url),
     );
     const sql = [
-      `DELETE FROM state_digests WHERE site = ${s} AND run_id = ${r}
+      `DELETE FROM state_digests WHERE site = ${s} AND run_id = ${r} AND NOT (url = ANY(${textArray([...fresh.keys()])}))
          AND NOT (${from} IS NOT DISTINCT FROM ${r} AND url = ANY(${keep}));`,
       `INSERT INTO state_digests (site, run_id, url, pages) SELECT site, ${r}, url, pages FROM state_digests
          WHERE site = ${s} AND run_id = ${from} AND ${from} IS DISTINCT FROM ${r} AND url = ANY(${keep});`,
     ];
-    if (fresh.size > 0) {
-      const rows = [...fresh].map(([url, pages]) => `(${s}, ${r}, ${literal(url)}, ${pages})`);
+    // A large digest goes as a parameter of its own statement (bytes as they are; as a literal, in
+    // hex, a 50,000-page sitemap's took ~7 MB of text, copied several times on its way out).
+    const large: pg.QueryConfig[] = [];
+    const rows: string[] = [];
+    for (const [url, pages] of fresh) {
+      if (pages.byteLength <= LITERAL_DIGEST_BYTES) {
+        rows.push(`(${s}, ${r}, ${literal(url)}, ${byteaLiteral(pages)})`);
+      } else {
+        const bytes = Buffer.from(pages.buffer, pages.byteOffset, pages.byteLength);
+        large.push({ text: UPSERT_DIGEST, values: [site, runId, url, bytes] });
+      }
+    }
+    if (rows.length > 0) {
       sql.push(`${insertRows('state_digests', ['site', 'run_id', 'url', 'pages'], rows).slice(0, -1)}
         ON CONFLICT (site, run_id, url) DO UPDATE SET pages = excluded.pages;`);
     }
@@ -121,7 +151,7 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
        ON CONFLICT (site, run_id) DO UPDATE SET seq = nextval(pg_get_serial_sequence('state_sites', 'seq')),
          walked_at = excluded.walked_at, full_walk_at = excluded.full_walk_at, probed_at = excluded.probed_at,
          lastmod_trust = excluded.lastmod_trust, unreachable = excluded.unreachable, sitemaps = excluded.sitemaps;`);
-    return sql.join('\n');
+    return { large, text: sql.join('\n') };
   };
 
   return {
@@ -177,7 +207,9 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
       // With the commit of the site's rows, when the sink of this store is committing it.
       const open = shared.committing.get(state.site);
       if (open !== undefined) {
-        open.statements.push(saveSql(open.run, state, mark));
+        const { large, text } = saveSql(open.run, state, mark);
+        open.large.push(...large);
+        open.statements.push(text);
         return;
       }
       let client: pg.PoolClient | undefined;
@@ -185,8 +217,15 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
       try {
         client = await pool.connect();
         const run = shared.begun.get(state.site) ?? runId;
+        const { large, text } = saveSql(run, state, mark);
         begun = true;
-        await beginLocked(client, `${run} ${state.site}`, `${saveSql(run, state, mark)} COMMIT;`);
+        if (large.length === 0) {
+          await beginLocked(client, `${run} ${state.site}`, `${text} COMMIT;`);
+        } else {
+          await beginLocked(client, `${run} ${state.site}`);
+          for (const q of large) await client.query(q);
+          await client.query(`${text} COMMIT;`);
+        }
       } catch (error) {
         if (begun) await client?.query('ROLLBACK').catch(() => {});
         fail(error);

@@ -165,7 +165,7 @@ describe('openPostgresStore', () => {
     expect(changed.map((r) => r.url)).toEqual([`${site}p2`]);
   });
 
-  it('commits a site without page rows in one round trip (its rows and state as literals, read back as written), one with page rows in three and a COPY', async () => {
+  it('commits a site without page rows in one round trip (its rows and state as literals, read back as written), one with page rows or a large digest in three', async () => {
     const url = await database();
     const store = await openPostgresStore({ url, runId: 'r1' });
     const site = "https://o'k.example/\\";
@@ -186,8 +186,21 @@ describe('openPostgresStore', () => {
       busy.page(page('https://p.example/', 'https://p.example/1'));
       await busy.commit(result('https://p.example/', 1));
       expect(queries).toHaveBeenCalledTimes(3);
+      // A digest past 64 KiB goes as a parameter, in a statement of its own.
+      queries.mockClear();
+      const big = Uint8Array.from({ length: 70_000 }, (_, i) => (i * 7) % 256);
+      const large = store.sink.begin('https://q.example/');
+      const bigState = {
+        ...stateOf('https://q.example/', 8),
+        sitemaps: [{ ...stateSitemap('https://q.example/a.xml'), pages: big }],
+      };
+      await large.commit(result('https://q.example/', 0), {
+        saveState: (mark) => store.state.saveSite(bigState, mark),
+      });
+      expect(queries).toHaveBeenCalledTimes(3);
       queries.mockRestore();
       expect(await store.state.loadPages(site, `${site}a.xml`)).toEqual(digest);
+      expect(await store.state.loadPages('https://q.example/', 'https://q.example/a.xml')).toEqual(big);
     } finally {
       queries.mockRestore();
       await store.close();
