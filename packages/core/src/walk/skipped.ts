@@ -1,5 +1,4 @@
 import { InvalidSitemap } from '../contract/sitemap.js';
-import type { WalkHooks } from './config.js';
 import { type FetchResult, type FetchTask, hook } from './task.js';
 
 /** Why a walk did not request a sitemap it was asked for (`SkippedSitemap.reason`). */
@@ -37,15 +36,18 @@ export interface SkippedSitemap {
   readonly message: string;
 }
 
+/** The walk's hook these report to (`WalkConfig.hooks`). */
+type SkipHooks = { readonly onSkipped?: ((sitemap: SkippedSitemap) => void) | undefined };
+
 /** Tells the caller's `onSkipped` about a sitemap the walk does not request. */
-export function tellSkipped(hooks: WalkHooks, sitemap: SkippedSitemap): void {
+export function tellSkipped(hooks: SkipHooks, sitemap: SkippedSitemap): void {
   const onSkipped = hooks.onSkipped;
   if (onSkipped !== undefined) hook(() => onSkipped(sitemap));
 }
 
 /** `tellSkipped` for a task the walk did not request; returns `result`, its node. */
 export function skippedTask(
-  hooks: WalkHooks,
+  hooks: SkipHooks,
   task: FetchTask,
   reason: SkipReason,
   result: FetchResult,
