@@ -166,6 +166,9 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
     listed.allows,
   );
   if (run === 1) return 1;
+  // A run stopped before its end (a signal, a full disk) stays open in a store that records runs,
+  // so that --resume goes on with it.
+  let ended = false;
   try {
     const done = run.output.sink.done;
     flags.report.total = counted.total;
@@ -189,8 +192,9 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
       return stopped(err, flags.report, stoppedText);
     }
     run.say(flags.report.summary());
+    ended = signal.aborted !== true;
     return 0;
   } finally {
-    await run.close();
+    await run.close({ ended });
   }
 }
