@@ -17,7 +17,7 @@ import { NETWORK_HELP } from './network.js';
 import { loadOptionalPackage } from './optional-package.js';
 import { SITE_RUN_PLUGIN_HELP } from './plugin-flags.js';
 import { capSemiSpaces } from './semi-space-cap.js';
-import { openSiteRun, siteRunFlags, stopped } from './site-run.js';
+import { isFullDisk, openSiteRun, siteRunFlags, stopped } from './site-run.js';
 import { listedOrigins, SITE_WALK_OPTIONS } from './site-walk.js';
 
 /**
@@ -130,8 +130,9 @@ exit status:
 
 /** The one line of a run stopped by its output or state; a full disk says how to go on. */
 function stoppedText(err: Error): string {
-  const full = (err.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOSPC';
-  return full ? `${err.message}; free some space, then run the same command with --resume` : err.message;
+  return isFullDisk(err)
+    ? `${err.message}; free some space, then run the same command with --resume`
+    : err.message;
 }
 
 export async function runBatch(args: string[], signal: AbortSignal): Promise<number> {

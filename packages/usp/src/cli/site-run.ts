@@ -122,6 +122,11 @@ async function closeBoth(
   }
 }
 
+/** An output or state error caused by a full file system. */
+export function isFullDisk(err: Error): boolean {
+  return (err.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOSPC';
+}
+
 /** The run's output or state failed: one line, exit status 1. Anything else is not ours to say. */
 export function stopped(err: unknown, report: BatchReport, text = (e: Error) => e.message): 1 {
   if (err instanceof StateStoreError || err instanceof OutputError) {
