@@ -10,13 +10,129 @@
 // (thread 1's total, minus the same with N = 0, is the job's instructions for N sites).
 // Usage: node src/batch-job.mjs [--sites N] [--big N] [--rounds N] [--compare DIR]
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * The farm's sites (seed 17, 3 big ones) as Buffers by host and path, and its first `count` sites.
+ * Every site is given port 80 in its documents (the farm's listeners take any free port), so that
+ * two runs walk the same URLs and their outputs and digests can be compared.
+ */
+async function farmDocuments(headerLookup, count) {
+  const { startSiteFarm } = await import('@usp-ts/test-server');
+  const farm = await startSiteFarm({ sites: 1000, seed: 17, bigSites: 3 });
+  await farm.close();
+  const hosts = new Map();
+  const homes = [];
+  for (const site of farm.sites) {
+    const home = site.kind === 'refuse' ? site.homepage : `http://${site.host}:80/`;
+    homes.push(home);
+    const docs = new Map();
+    for (const [path, doc] of site.docs) {
+      const type = path.endsWith('.txt') ? 'text/plain' : path.endsWith('.gz') ? 'application/gzip' : 'application/xml';
+      const body = doc.body.replaceAll(site.homepage, home);
+      docs.set(path, {
+        bytes: doc.gzip ? gzipSync(body) : Buffer.from(body),
+        headers: headerLookup({
+          'content-type': type,
+          etag: `"${createHash('sha1').update(body).digest('hex').slice(0, 16)}"`,
+        }),
+      });
+    }
+    hosts.set(site.host, { kind: site.kind, docs });
+  }
+  return { hosts, lines: homes.slice(0, count) };
+}
+
+// A fresh pass (`--fresh`): the same job from an empty state over the farm's documents, served
+// from memory by a client that answers at once (no HTTP, no sockets): the batch's own CPU in a
+// fresh run (rows, change tracking, digests, state, output), repeatable enough for callgrind:
+//   valgrind --tool=callgrind node src/batch-job.mjs --fresh-child ROOT N
+// (the child builds the farm itself; the same with N = 0 is its start-up).
+if (process.argv[2] === '--fresh-child') {
+  const [root, count] = process.argv.slice(3);
+  const imp = (p) => import(pathToFileURL(join(root, p)).href);
+  const { batchWalk, openNdjsonSink } = await imp('packages/batch/dist/index.js');
+  const { sqliteStateStore } = await imp('packages/state-sqlite/dist/index.js');
+  const { createDefaultRegistry, nodeGunzip } = await imp('packages/usp/dist/index.js');
+  const { headerLookup } = await imp('packages/core/dist/index.js');
+  // host → path → { bytes, headers }: what the farm's server would send, as Buffers (the farm's
+  // strings are dropped: the job's heap holds only what the job makes).
+  const { hosts, lines } = await farmDocuments(headerLookup, Number(count));
+  const CHUNK = 64 * 1024;
+  const client = {
+    async get(url, options = {}) {
+      await null;
+      const u = new URL(url);
+      const site = hosts.get(u.hostname);
+      if (site === undefined || site.kind === 'hang' || site.kind === 'refuse') {
+        const timeout = site?.kind === 'hang';
+        return { kind: 'error', url, status: null, message: timeout ? 'timeout' : 'connect ECONNREFUSED', code: timeout ? 'timeout' : 'connection', retryable: false };
+      }
+      const doc = site.kind === 'dead' ? undefined : site.docs.get(u.pathname);
+      if (doc === undefined) {
+        return { kind: 'error', url, status: 404, message: '404 Not Found', code: 'http-status', retryable: false };
+      }
+      if (options.ifNoneMatch !== undefined) return { kind: 'not-modified', url, headers: doc.headers };
+      const bytes = doc.bytes;
+      return {
+        kind: 'ok',
+        status: 200,
+        statusText: 'OK',
+        url,
+        headers: doc.headers,
+        body: (async function* () {
+          for (let at = 0; at < bytes.length; at += CHUNK) yield bytes.subarray(at, at + CHUNK);
+        })(),
+        cancel() {},
+      };
+    },
+  };
+  const work = mkdtempSync(join(tmpdir(), 'usp-batch-fresh-'));
+  // Under `valgrind --tool=callgrind --collect-atstart=no`, USP_CALLGRIND=1 counts the job only.
+  const callgrind = (on) =>
+    process.env.USP_CALLGRIND === '1' &&
+    spawnSync('callgrind_control', ['-i', on ? 'on' : 'off', String(process.pid)], { stdio: 'ignore' });
+  callgrind(true);
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  const store = sqliteStateStore(join(work, 'state.sqlite'));
+  const sink = await openNdjsonSink({ dir: join(work, 'out'), resume: false, state: store });
+  let sites = 0;
+  let pages = 0;
+  for await (const r of batchWalk(lines, {
+    webClient: client,
+    registry: createDefaultRegistry(),
+    sink,
+    state: store,
+    sites: 16,
+    perHost: 2,
+    probeTimeoutMs: 1,
+    // As `usp batch` walks (cli/site-walk.ts).
+    walkOptions: { gunzip: nodeGunzip },
+  })) {
+    sites++;
+    pages += r.pages;
+  }
+  await sink.close();
+  await store.close();
+  const c = process.cpuUsage(c0);
+  callgrind(false);
+  const rss = process.resourceUsage().maxRSS;
+  if (process.env.USP_FRESH_KEEP !== undefined) console.error(`kept ${work}`);
+  else rmSync(work, { recursive: true, force: true });
+  process.stdout.write(
+    `${JSON.stringify({ cpuMs: (c.user + c.system) / 1000, wallMs: performance.now() - t0, sites, pages, maxRssKiB: rss })}\n`,
+  );
+  process.exit(0);
+}
 
 if (process.argv[2] === '--child') {
   const [root, stateFile, sitesFile, count] = process.argv.slice(3);

@@ -75,7 +75,7 @@ export class NextState {
       bodySha256,
       children: doc.children.map((c) => ({ url: c.url, lastModified: iso(c.lastModified) })),
       pageCount: tracker?.count ?? 0,
-      pages: tracker === null ? null : tracker.digest.slice(),
+      pages: tracker === null ? null : tracker.digest,
       news: tracker?.news ?? false,
       crawlDelayMs,
       fetchedAt: this.#plan.now,

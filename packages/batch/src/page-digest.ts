@@ -35,12 +35,16 @@ export function readDigest(digest: Uint8Array): DigestParts {
 
 /** The digest of layout 2 for `entries` (16 bytes a page) and their URLs, in the same order. */
 export function writeDigest(entries: Uint8Array, urls: readonly string[]): Uint8Array {
-  const text = Buffer.from(urls.join('\n'));
-  const out = Buffer.allocUnsafe(entries.length + text.length + TRAILER);
+  return digestOf(entries, Buffer.from(urls.join('\n')), urls.length);
+}
+
+/** The digest of layout 2 for `entries` (16 bytes a page) and `count` URLs as UTF-8, '\n'-separated. */
+export function digestOf(entries: Uint8Array, urls: Uint8Array, count: number): Uint8Array {
+  const out = Buffer.allocUnsafe(entries.length + urls.length + TRAILER);
   out.set(entries, 0);
-  text.copy(out, entries.length);
-  out.writeUInt32LE(urls.length, out.length - TRAILER);
-  out.writeUInt32LE(text.length, out.length - 8);
+  out.set(urls, entries.length);
+  out.writeUInt32LE(count, out.length - TRAILER);
+  out.writeUInt32LE(urls.length, out.length - 8);
   out.writeUInt32LE(MAGIC, out.length - 4);
   return new Uint8Array(out.buffer, out.byteOffset, out.length);
 }
