@@ -51,10 +51,12 @@ describe('PageTracker', () => {
   it("writes each row's line as JSON.stringify of the row, whatever its strings and numbers", () => {
     const { rows } = track(AWKWARD);
     expect(rows).toHaveLength(AWKWARD.length);
-    for (const [row, line] of rows) {
-      expect(line).toBe(JSON.stringify(row));
-      expect(row.change).toBe('new');
-    }
+    rows.forEach(([row, line], i) => {
+      // The row is the page's JSON form between the site and sitemap and its change, key by key.
+      const expected = { site: SITE, sitemap: SITEMAP, ...pageToJSON(AWKWARD[i] as Page), change: 'new' };
+      expect(Object.entries(row)).toEqual(Object.entries(expected));
+      expect(line).toBe(JSON.stringify(expected));
+    });
   });
 
   it("keeps in its digest each page's URL hash, the hash of its JSON text, and its URL", () => {
