@@ -234,13 +234,25 @@ function stderrLine(child: ChildProcess, re: RegExp): Promise<void> {
 
 /** Starts the producer of the farm's sites on queue `name`; resolves with its exit code and stderr. */
 function produce(name: string, url = redis.url): Promise<{ code: number | null; stderr: string }> {
+  return startProducer(name, url).done;
+}
+
+/** The producer as a process too, for a test that waits on what it says. */
+function startProducer(
+  name: string,
+  url = redis.url,
+): { child: ChildProcess; done: Promise<{ code: number | null; stderr: string }> } {
   const producer = spawnCli(['batch', '--queue', url, '--queue-name', name, sitesFile]);
   children.push(producer);
-  let stderr = '';
-  producer.stderr?.on('data', (d: Buffer) => {
-    stderr += d.toString('utf8');
-  });
-  return once(producer, 'close').then(([code]) => ({ code: code as number | null, stderr }));
+  stderrOf.set(producer, '');
+  producer.stderr?.on('data', (d: Buffer) =>
+    stderrOf.set(producer, stderrOf.get(producer) + d.toString('utf8')),
+  );
+  const done = once(producer, 'close').then(([code]) => ({
+    code: code as number | null,
+    stderr: stderrOf.get(producer) ?? '',
+  }));
+  return { child: producer, done };
 }
 
 /**
@@ -378,14 +390,20 @@ describe('usp worker and usp batch --queue', () => {
   }, async () => {
     const out = join(dir, 'restart');
     const workers = ['r1', 'r2'].map((id) => worker('restart', out, id));
-    const producer = produce('restart');
+    const producer = startProducer('restart');
     await stderrLine(workers[0], /usp: http:\/\/\S+: \w+/);
-    // Down until the workers have said so (no clock), then up again on the same port.
+    // Down until the workers and the producer have said so (no clock), then up again on the same
+    // port. Restarted as soon as the workers had said it, Redis was sometimes back before the
+    // producer's next reconnect attempt under load, and the producer rightly said nothing.
     process.kill(redis.pid, 'SIGTERM');
     const away = new RegExp(`^usp: Redis at 127\\.0\\.0\\.1:${redis.port} went away; waiting$`, 'm');
-    await Promise.all(workers.map((w) => stderrLine(w, away)));
+    const producerAway = new RegExp(
+      `^usp batch: Redis at 127\\.0\\.0\\.1:${redis.port} went away; waiting$`,
+      'm',
+    );
+    await Promise.all([...workers.map((w) => stderrLine(w, away)), stderrLine(producer.child, producerAway)]);
     await redis.restart();
-    const { code, stderr: producerErr } = await producer;
+    const { code, stderr: producerErr } = await producer.done;
     expect(code, producerErr).toBe(0);
     expect(producerErr).toMatch(/usp batch: 50 sites \(/);
     for (const w of workers) expect(await stop(w)).toBe(0);
