@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startTestRedis, type TestRedis } from '@usp-ts/test-redis';
 import { runNode, type SiteFarm, startSiteFarm } from '@usp-ts/test-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -456,6 +457,37 @@ describe('usp worker and usp batch --queue', () => {
     const third = await run('day3');
     const emitted = allWorkers(third, 'pages').filter((p) => p.change !== 'unchanged');
     expect(new Set(emitted.map((p) => p.url))).toEqual(new Set([...change.changedPages, ...change.newPages]));
+  });
+
+  it('a worker whose --out fills up stops with one line saying how to go on; started again once there is space, it ends the run: every site once, no page lost', {
+    timeout: 180_000,
+  }, async () => {
+    const out = join(dir, 'full');
+    // An emulated 40 KiB disk under --out (small-disk.mjs: a short write, then ENOSPC): a few sites fit.
+    const smallDisk = {
+      NODE_OPTIONS: `--import=${fileURLToPath(new URL('./small-disk.mjs', import.meta.url))}`,
+      USP_SMALL_DISK_DIR: out,
+      USP_SMALL_DISK_BYTES: String(40 * 1024),
+    };
+    const producer = startProducer('full');
+    const full = worker('full', out, 'f', [], smallDisk);
+    expect(await closed.get(full), stderrOf.get(full)).toBe(1);
+    const said = stderrOf.get(full) ?? '';
+    expect(said).not.toMatch(/\n\s+at /);
+    expect(said.split('\n').filter((l) => l.startsWith('usp: error:'))).toEqual([
+      expect.stringMatching(
+        /^usp: error: no space left on the device of .*; free some space, then start the worker again with the same --out and --worker-id$/,
+      ),
+    ]);
+    const again = worker('full', out, 'f');
+    const { code, stderr } = await producer.done;
+    expect(code, stderr).toBe(0);
+    expect(stderr).toMatch(/usp batch: 50 sites \(/);
+    expect(await stop(again)).toBe(0);
+    const view = wholeReaderView(out);
+    const pageKeys = keys(view.pages);
+    expect(new Set(pageKeys).size).toBe(pageKeys.length);
+    expect(new Set(view.pages.map((p) => p.url))).toEqual(farm.allPages());
   });
 
   it('--exit-when-idle drains the queue: started beside its producer, the worker exits only after every site', {
