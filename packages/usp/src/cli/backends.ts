@@ -7,7 +7,6 @@ import {
   openNdjsonSink,
   type SiteSink,
   type StateStore,
-  StateStoreError,
 } from '@usp-ts/batch';
 import { InvalidOptionError } from '@usp-ts/core';
 import { UsageError } from './args.js';
@@ -53,17 +52,12 @@ export interface RunOutput {
 
 /** The SQLite state store is loaded only when asked for: a native module nobody else needs. */
 async function sqliteState(path: string): Promise<StateStore> {
-  let mod: typeof import('@usp-ts/state-sqlite');
-  try {
-    mod = await import('@usp-ts/state-sqlite');
-  } catch (cause) {
-    throw new StateStoreError(
-      'io',
-      `--state needs the optional package @usp-ts/state-sqlite (npm install @usp-ts/state-sqlite), which did not load: ${(cause as Error).message}`,
-      { cause, path },
-    );
-  }
-  return mod.sqliteStateStore(path);
+  const { sqliteStateStore } = await loadOptionalPackage(
+    '@usp-ts/state-sqlite',
+    '--state FILE',
+    () => import('@usp-ts/state-sqlite'),
+  );
+  return sqliteStateStore(path);
 }
 
 /** `--state` of `usp batch` and `usp worker`. */
