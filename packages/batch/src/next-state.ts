@@ -74,7 +74,6 @@ export class NextState {
       bodySha256,
       children: doc.children.map((c) => ({ url: c.url, lastModified: iso(c.lastModified) })),
       pageCount: tracker?.count ?? 0,
-      // A new array each time it is read.
       pages: tracker === null ? null : tracker.digest,
       news: tracker?.news ?? false,
       crawlDelayMs,

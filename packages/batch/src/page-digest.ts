@@ -39,6 +39,11 @@ function layoutOf(digest: Uint8Array): DigestLayout {
   return { buf, entries: buf.subarray(0, len - (len % ENTRY_BYTES)), urls: null };
 }
 
+/** A stored digest's entries (16 bytes a page), a view: no URL made into a string. */
+export function digestEntries(digest: Uint8Array): Buffer {
+  return layoutOf(digest).entries;
+}
+
 /** Splits a stored digest into its entries and URLs. */
 export function readDigest(digest: Uint8Array): DigestParts {
   const { buf, entries, urls } = layoutOf(digest);
@@ -75,12 +80,16 @@ export function digestUrlsAt(
 
 /** The digest of layout 2 for `entries` (16 bytes a page) and their URLs, in the same order. */
 export function writeDigest(entries: Uint8Array, urls: readonly string[]): Uint8Array {
-  const text = Buffer.from(urls.join('\n'));
-  const out = Buffer.allocUnsafe(entries.length + text.length + TRAILER);
+  return digestOf(entries, Buffer.from(urls.join('\n')), urls.length);
+}
+
+/** The digest of layout 2 for `entries` (16 bytes a page) and `count` URLs as UTF-8, '\n'-separated. */
+export function digestOf(entries: Uint8Array, urls: Uint8Array, count: number): Uint8Array {
+  const out = Buffer.allocUnsafe(entries.length + urls.length + TRAILER);
   out.set(entries, 0);
-  text.copy(out, entries.length);
-  out.writeUInt32LE(urls.length, out.length - TRAILER);
-  out.writeUInt32LE(text.length, out.length - 8);
+  out.set(urls, entries.length);
+  out.writeUInt32LE(count, out.length - TRAILER);
+  out.writeUInt32LE(urls.length, out.length - 8);
   out.writeUInt32LE(MAGIC, out.length - 4);
   return new Uint8Array(out.buffer, out.byteOffset, out.length);
 }

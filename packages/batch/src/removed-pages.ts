@@ -1,6 +1,13 @@
 import type { Sitemap } from '@usp-ts/core';
 import type { PageTracker } from './page-changes.js';
-import { digestUrlsAt, ENTRY_BYTES, readDigest, urlHashesOf, writeDigest } from './page-digest.js';
+import {
+  digestEntries,
+  digestUrlsAt,
+  ENTRY_BYTES,
+  readDigest,
+  urlHashesOf,
+  writeDigest,
+} from './page-digest.js';
 import type { RemovedPageRow } from './rows.js';
 import type { SitemapState, SiteState } from './state-store.js';
 
@@ -20,7 +27,7 @@ function removedRow(site: string, sitemap: string, url: string): RemovedPageRow 
 export function removedPageRows(site: string, tracker: PageTracker): RemovedPageRow[] {
   const previous = tracker.previousPages;
   if (previous === null) return [];
-  const now = urlHashesOf(tracker.entries);
+  const now = urlHashesOf(digestEntries(tracker.digest));
   const gone = digestUrlsAt(previous, (entries) => {
     const at: number[] = [];
     for (let i = 0; i + ENTRY_BYTES <= entries.length; i += ENTRY_BYTES) {
