@@ -119,9 +119,6 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
     rows.rethrowPageFailure();
     // The walk's own verdict (core's breaker gives up on a dead origin within seconds).
     const { outcome, reason } = tree.summary;
-    // Counted before the rows of sitemaps no longer listed, as it always was (they are not in
-    // the result's `pages`).
-    const final = result(outcome, reason);
     let state: SiteState | null = null;
     if (next !== null && outcome === 'unreachable') state = next.unreachable(reason);
     else if (next !== null) {
@@ -129,7 +126,9 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
       for (const removed of walked.removed) rows.emit(removed);
       state = walked.state;
     }
-    return await commit(final, state);
+    // Counted after the rows of sitemaps no longer listed, so that `pages` is every page row
+    // the site wrote and a reader's sums agree with the page rows.
+    return await commit(result(outcome, reason), state);
   } catch (error) {
     // An output or state that cannot be written is the run's failure, not the site's.
     if (committing) throw asCommitFailure(error);

@@ -82,10 +82,14 @@ describe('removed pages', () => {
     site.set('/b.xml', urlset([{ loc: `${home}b1` }, { loc: `${home}b2` }]));
     expect((await pagesOf(home, state)).length).toBe(3);
     site.set('/idx.xml', sitemapIndex([{ loc: `${home}a.xml` }]));
-    expect((await pagesOf(home, state)).sort()).toEqual([
+    const sink = memorySink();
+    const r = await walk(home, state, sink);
+    expect(sink.rows.pages.map((p: PageRow) => [p.url.slice(home.length), p.change]).sort()).toEqual([
       ['b1', 'removed'],
       ['b2', 'removed'],
     ]);
+    // The site's row counts every page row it wrote, those of the sitemaps gone from the index too.
+    expect(r.pages).toBe(2);
     expect(await pagesOf(home, state)).toEqual([]);
   });
 

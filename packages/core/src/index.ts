@@ -39,6 +39,7 @@ export type {
   StoredDocumentType,
   WalkedDocument,
 } from './walk/revisit.js';
+export type { SkippedSitemap, SkipReason } from './walk/skipped.js';
 export {
   sitemapTreeForHomepageWithClient,
   sitemapTreeForUrlWithClient,

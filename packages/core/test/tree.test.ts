@@ -20,6 +20,7 @@ import type { ParseDocumentOptions } from '../src/engine/document-options.js';
 import { KNOWN_SITEMAP_PATHS, knownPathUrls } from '../src/walk/known-paths.js';
 import type { TreeOptions, WalkPagesWithClientOptions } from '../src/walk/options.js';
 import type { StoredDocument, WalkedDocument } from '../src/walk/revisit.js';
+import type { SkippedSitemap } from '../src/walk/skipped.js';
 import {
   sitemapTreeForHomepageWithClient,
   sitemapTreeForUrlWithClient,
@@ -1148,5 +1149,77 @@ describe('onTreeNode', () => {
     );
     expect(seen).toEqual([`${H}robots.txt`, `${H}a.xml`]);
     expect([...tree.allPages()].map((p) => p.url)).toEqual([`${H}p`, `${H}q`]);
+  });
+});
+
+describe("useKnownPaths: 'fallback' and onSkipped", () => {
+  it('probes the known paths only when robots.txt names no sitemap', async () => {
+    const fallback = opts(new FakeClient({}), { useKnownPaths: 'fallback', knownPaths: ['sitemap.xml'] });
+    const cases: [string, Record<string, Route>, string[]][] = [
+      // Names one, followed or not: no probe.
+      [
+        'named',
+        { [`${H}robots.txt`]: { body: ['index\n', `${H}a.xml\n`] }, [`${H}a.xml`]: { body: ['pages\n'] } },
+        [`${H}robots.txt`, `${H}a.xml`],
+      ],
+      ['none listed', { [`${H}robots.txt`]: { body: ['index\n'] } }, [`${H}robots.txt`, `${H}sitemap.xml`]],
+      ['missing', {}, [`${H}robots.txt`, `${H}sitemap.xml`]],
+      // Not read as robots.txt (a redirect to another document): it names nothing.
+      [
+        'not robots.txt',
+        { [`${H}robots.txt`]: { redirect: `${H}home` }, [`${H}home`]: { body: ['html\n'] } },
+        [`${H}robots.txt`, `${H}sitemap.xml`],
+      ],
+    ];
+    for (const [name, routes, requests] of cases) {
+      const client = new FakeClient(routes);
+      await sitemapTreeForHomepageWithClient(H, { ...fallback, webClient: client, concurrency: 1 });
+      expect(client.requests, name).toEqual(requests);
+    }
+    const unfollowed = new FakeClient(cases[0][1]);
+    await sitemapTreeForHomepageWithClient(H, {
+      ...fallback,
+      webClient: unfollowed,
+      recurseListCallback: () => [],
+    });
+    expect(unfollowed.requests).toEqual([`${H}robots.txt`]);
+    await expect(
+      sitemapTreeForHomepageWithClient(H, opts(new FakeClient({}), { useKnownPaths: 'yes' as never })),
+    ).rejects.toThrow(InvalidOptionError);
+  });
+
+  it('tells onSkipped each sitemap not requested and why: repeat, too deep, cycle, stopped', async () => {
+    const client = new FakeClient({
+      [`${H}i0.xml`]: { body: ['index\n', `${H}i1.xml\n`, `${H}leaf.xml\n`, `${H}i0.xml\n`] },
+      [`${H}i1.xml`]: { body: ['index\n', `${H}leaf.xml\n`, `${H}i2.xml\n`] },
+      [`${H}i2.xml`]: { body: ['index\n', `${H}deep.xml\n`] },
+      [`${H}leaf.xml`]: { body: ['pages\n'] },
+    });
+    const skipped: unknown[] = [];
+    await sitemapTreeForUrlWithClient(
+      `${H}i0.xml`,
+      opts(client, {
+        concurrency: 1,
+        maxDepth: 2,
+        onSkipped: (s) => skipped.push([s.reason, s.url, s.parentUrl, s.level]),
+      }),
+    );
+    expect(skipped).toEqual([
+      ['ancestor', `${H}i0.xml`, `${H}i0.xml`, 1],
+      ['repeat', `${H}leaf.xml`, `${H}i1.xml`, 2],
+      ['too-deep', `${H}deep.xml`, `${H}i2.xml`, 3],
+    ]);
+
+    const budget: SkippedSitemap[] = [];
+    await sitemapTreeForUrlWithClient(
+      `${H}i0.xml`,
+      opts(new FakeClient(client.routes), { maxSitemaps: 1, onSkipped: (s) => budget.push(s) }),
+    );
+    expect(budget.map((s) => [s.reason, s.url])).toEqual([
+      ['stopped', `${H}i1.xml`],
+      ['stopped', `${H}leaf.xml`],
+      ['ancestor', `${H}i0.xml`],
+    ]);
+    expect(budget[0].message).toBe("Un-fetched child sitemap: the walk's limit of 1 sitemaps was reached");
   });
 });

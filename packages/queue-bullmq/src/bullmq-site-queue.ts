@@ -1,7 +1,7 @@
 import type { JobLease, QueueConsumer, SiteJob, SiteQueue } from '@usp-ts/batch';
 import type { RedisConnection, RedisConnectionState } from './connection.js';
 import { pick } from './pick.js';
-import { enqueueSites } from './producer.js';
+import { enqueueJobs } from './producer.js';
 import { JobReleasedError, startQueueWorker } from './queue-worker.js';
 
 /** Options of `bullmqSiteQueue`: the queue, and how its worker holds its jobs. */
@@ -28,7 +28,7 @@ export interface BullmqSiteQueueOptions {
 }
 
 /**
- * BullMQ as an adapter of batch's queue port (`SiteQueue`): `enqueue` is `enqueueSites` (its run
+ * BullMQ as an adapter of batch's queue port (`SiteQueue`): `enqueue` is `enqueueSites` (one queue opened for the list, the jobs in its order; its run
  * rules: a site the queue's open run finished is not walked again), `consume` a
  * `startQueueWorker` whose lease is BullMQ's lock with this package's copy claims (`confirm`),
  * whose `released` outcome hands the job back, and whose `kept` result BullMQ records and the
@@ -39,16 +39,7 @@ export function bullmqSiteQueue(options: BullmqSiteQueueOptions): SiteQueue {
   const queueName = options.queueName !== undefined ? { queueName: options.queueName } : {};
   return {
     async enqueue(jobs) {
-      // enqueueSites takes `full` for a whole list: the jobs go in as two lists.
-      const lists: [string[], string[]] = [[], []];
-      for await (const job of jobs) lists[job.full === true ? 1 : 0].push(job.site);
-      let added = 0;
-      for (const [i, sites] of lists.entries()) {
-        if (sites.length === 0) continue;
-        added += (await enqueueSites(sites, { connection, ...queueName, ...(i === 1 ? { full: true } : {}) }))
-          .added;
-      }
-      return added;
+      return (await enqueueJobs(jobs, { connection, ...queueName })).added;
     },
     consume(walk, { concurrency }): QueueConsumer {
       return startQueueWorker({

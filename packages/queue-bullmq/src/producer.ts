@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { SiteJob } from '@usp-ts/batch';
 import { InvalidOptionError, rejectUnknownOptions } from '@usp-ts/core';
 import type { JobsOptions } from 'bullmq';
 import { bullmq } from './cjs-deps.js';
@@ -195,6 +196,17 @@ export async function enqueueSites<R = unknown>(
   sites: Iterable<string> | AsyncIterable<string>,
   options: EnqueueSitesOptions<R>,
 ): Promise<EnqueueResult> {
+  return enqueueJobs(sites, options);
+}
+
+/**
+ * `enqueueSites` for a list whose items may each be walked in full (`{ site, full: true }`, as
+ * batch's `SiteJob`): one queue opened for the whole list, the jobs added in its order.
+ */
+export async function enqueueJobs<R = unknown>(
+  jobs: Iterable<string | SiteJob> | AsyncIterable<string | SiteJob>,
+  options: EnqueueSitesOptions<R>,
+): Promise<EnqueueResult> {
   if (options === null || typeof options !== 'object')
     throw new InvalidOptionError('options', 'expected an object');
   rejectUnknownOptions(options, OPTION_KEYS);
@@ -223,10 +235,12 @@ export async function enqueueSites<R = unknown>(
     adding = await holdAddingLease(queue, randomUUID());
 
     const tally = { count: 0, added: 0, alreadyQueued: 0, doneBefore: 0, requeued: 0 };
+    /** Sites of the list to walk in full, besides all of them with `options.full`. */
+    const full = new Set<string>();
     const data = (site: string): QueueJob => ({
       site,
       run,
-      ...(options.full === true ? { full: true } : {}),
+      ...(options.full === true || full.has(site) ? { full: true } : {}),
       ...(keepRunMs !== DEFAULT_KEEP_RUN_MS ? { keepRunMs } : {}),
     });
     const jobOptions = {
@@ -238,9 +252,11 @@ export async function enqueueSites<R = unknown>(
     const flush = (chunk: readonly string[]) => addChunk(queue, run, chunk, data, jobOptions, tally, w, wait);
     const seen = new Set<string>();
     let chunk: string[] = [];
-    for await (const site of sites) {
+    for await (const job of jobs) {
+      const site = typeof job === 'string' ? job : job.site;
       if (seen.has(site)) continue;
       seen.add(site);
+      if (typeof job !== 'string' && job.full === true) full.add(site);
       tally.count++;
       chunk.push(site);
       if (chunk.length >= CHUNK) {
@@ -251,6 +267,7 @@ export async function enqueueSites<R = unknown>(
     if (chunk.length > 0) await flush(chunk);
     w.enqueueing = false;
     seen.clear();
+    full.clear();
     await adding.end();
     adding = null;
     const report: EnqueueReport = {

@@ -68,8 +68,17 @@ export interface SqliteResultSink extends SiteSink {
   readonly runId: string;
   /** Sites (and invalid lines) committed by an earlier part of this run. */
   readonly done: ReadonlySet<string>;
-  /** Waits for commits in flight and marks the run as ended. Safe to call twice. */
-  close(): Promise<void>;
+  /**
+   * Waits for commits in flight and marks the run as ended, unless `ended: false` (a run stopped
+   * before its end: Ctrl-C, a full disk), which `resume` can then go on with. Safe to call twice.
+   */
+  close(options?: CloseRunOptions): Promise<void>;
+}
+
+/** How a run's store is closed. */
+export interface CloseRunOptions {
+  /** The run is over (default `true`); `false` leaves it unfinished, for `resume` to go on with. */
+  readonly ended?: boolean;
 }
 
 const placeholders = (n: number): string => `(${Array.from({ length: n + 1 }, () => '?').join(', ')})`;
@@ -228,11 +237,11 @@ export function sqliteResultSink(
         },
       };
     },
-    async close() {
+    async close(closing: CloseRunOptions = {}) {
       if (closed) return;
       await chain;
       closed = true;
-      endRun.run(new Date().toISOString(), runId);
+      if (closing.ended !== false) endRun.run(new Date().toISOString(), runId);
     },
   };
 }

@@ -1,5 +1,10 @@
 import type { StateStore } from '@usp-ts/batch';
-import { prepareResults, type SqliteResultSink, sqliteResultSink } from './sqlite-results.js';
+import {
+  type CloseRunOptions,
+  prepareResults,
+  type SqliteResultSink,
+  sqliteResultSink,
+} from './sqlite-results.js';
 import { openStateDatabase, type SqliteStateStoreOptions, stateStoreOn } from './sqlite-state-store.js';
 
 export interface SqliteStoreOptions extends SqliteStateStoreOptions {
@@ -14,8 +19,11 @@ export interface SqliteStore {
   readonly sink: SqliteResultSink;
   /** The state in the same file (pass as `state`): a site's rows and its next state commit together. */
   readonly state: StateStore;
-  /** Ends the run (waits for commits in flight) and closes the file. Safe to call twice. */
-  close(): Promise<void>;
+  /**
+   * Ends the run (waits for commits in flight) and closes the file; `ended: false` leaves the run
+   * unfinished, for `resume` (a run stopped before its end). Safe to call twice.
+   */
+  close(options?: CloseRunOptions): Promise<void>;
 }
 
 /**
@@ -44,11 +52,11 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     throw error;
   }
   let closed = false;
-  const close = async (): Promise<void> => {
+  const close = async (options?: CloseRunOptions): Promise<void> => {
     if (closed) return;
     closed = true;
     try {
-      await sink.close();
+      await sink.close(options);
     } finally {
       db.close();
     }

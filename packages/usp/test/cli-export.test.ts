@@ -1,13 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PageRow, SiteResult } from '@usp-ts/batch';
 import { openSqliteStore } from '@usp-ts/state-sqlite';
 import { openPostgresStore } from '@usp-ts/store-postgres';
 import { startTestPostgres, type TestPostgres } from '@usp-ts/test-postgres';
-import { startSiteFarm } from '@usp-ts/test-server';
+import { startSiteFarm, startTestServer } from '@usp-ts/test-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, writeAnsweringSites } from './cli-helpers.js';
+import { runCli, spawnCli, writeAnsweringSites } from './cli-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'usp-export-'));
 let pg: TestPostgres;
@@ -170,6 +171,63 @@ describe('usp batch --out FILE.sqlite', () => {
       expect(refused.stderr).toMatch(/keeps the state in the same file: leave out --state/);
     } finally {
       await farm.close();
+    }
+  });
+
+  it('a run stopped with Ctrl-C stays unfinished: --resume goes on with it and ends with every site once', async () => {
+    const page = (origin: string, path: string) =>
+      `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${origin}${path}</loc></url></urlset>`;
+    const xml = { 'content-type': 'application/xml' };
+    const quick = await startTestServer();
+    const slow = await startTestServer();
+    try {
+      quick.route('/robots.txt', { body: `Sitemap: ${quick.origin}/s.xml\n` });
+      quick.route('/s.xml', { headers: xml, body: page(quick.origin, '/q') });
+      // The slow site hangs on its first robots.txt (the run is stopped there), then answers.
+      let first = true;
+      slow.route('/robots.txt', (_req, res) => {
+        if (first) {
+          first = false;
+          return;
+        }
+        res.end(`Sitemap: ${slow.origin}/s.xml\n`);
+      });
+      slow.route('/s.xml', { headers: xml, body: page(slow.origin, '/s') });
+      const sites = join(dir, 'ctrl-c.txt');
+      writeFileSync(sites, `${quick.origin}/\n${slow.origin}/\n`);
+      const file = join(dir, 'ctrl-c.sqlite');
+      const args = [
+        'batch',
+        '--out',
+        file,
+        '-v',
+        '--allow-private-networks',
+        '--timeout',
+        '5m',
+        '--no-progress',
+        sites,
+      ];
+      const child = spawnCli(args);
+      let err = '';
+      child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+        err += d;
+        // Once the quick site is committed (its line is said after its commit), the slow one hangs.
+        if (err.includes(`usp: ${quick.origin}/: ok`)) child.kill('SIGINT');
+      });
+      const [code] = (await once(child, 'close')) as [number | null];
+      expect(code, err).toBe(130);
+      const resumed = await runCli([...args, '--resume']);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stderr).toMatch(/usp batch: 2 sites \(1 ok, 1 done before, resumed\)/);
+      // One run, each site's page once.
+      const rows = (await runCli(['export', file])).stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as PageRow);
+      expect(rows.map((r) => r.url).sort()).toEqual([`${quick.origin}/q`, `${slow.origin}/s`]);
+    } finally {
+      await quick.close();
+      await slow.close();
     }
   });
 });

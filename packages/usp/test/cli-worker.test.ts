@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startTestRedis, type TestRedis } from '@usp-ts/test-redis';
 import { runNode, type SiteFarm, startSiteFarm } from '@usp-ts/test-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -234,13 +235,25 @@ function stderrLine(child: ChildProcess, re: RegExp): Promise<void> {
 
 /** Starts the producer of the farm's sites on queue `name`; resolves with its exit code and stderr. */
 function produce(name: string, url = redis.url): Promise<{ code: number | null; stderr: string }> {
+  return startProducer(name, url).done;
+}
+
+/** The producer as a process too, for a test that waits on what it says. */
+function startProducer(
+  name: string,
+  url = redis.url,
+): { child: ChildProcess; done: Promise<{ code: number | null; stderr: string }> } {
   const producer = spawnCli(['batch', '--queue', url, '--queue-name', name, sitesFile]);
   children.push(producer);
-  let stderr = '';
-  producer.stderr?.on('data', (d: Buffer) => {
-    stderr += d.toString('utf8');
-  });
-  return once(producer, 'close').then(([code]) => ({ code: code as number | null, stderr }));
+  stderrOf.set(producer, '');
+  producer.stderr?.on('data', (d: Buffer) =>
+    stderrOf.set(producer, stderrOf.get(producer) + d.toString('utf8')),
+  );
+  const done = once(producer, 'close').then(([code]) => ({
+    code: code as number | null,
+    stderr: stderrOf.get(producer) ?? '',
+  }));
+  return { child: producer, done };
 }
 
 /**
@@ -378,14 +391,20 @@ describe('usp worker and usp batch --queue', () => {
   }, async () => {
     const out = join(dir, 'restart');
     const workers = ['r1', 'r2'].map((id) => worker('restart', out, id));
-    const producer = produce('restart');
+    const producer = startProducer('restart');
     await stderrLine(workers[0], /usp: http:\/\/\S+: \w+/);
-    // Down until the workers have said so (no clock), then up again on the same port.
+    // Down until the workers and the producer have said so (no clock), then up again on the same
+    // port. Restarted as soon as the workers had said it, Redis was sometimes back before the
+    // producer's next reconnect attempt under load, and the producer rightly said nothing.
     process.kill(redis.pid, 'SIGTERM');
     const away = new RegExp(`^usp: Redis at 127\\.0\\.0\\.1:${redis.port} went away; waiting$`, 'm');
-    await Promise.all(workers.map((w) => stderrLine(w, away)));
+    const producerAway = new RegExp(
+      `^usp batch: Redis at 127\\.0\\.0\\.1:${redis.port} went away; waiting$`,
+      'm',
+    );
+    await Promise.all([...workers.map((w) => stderrLine(w, away)), stderrLine(producer.child, producerAway)]);
     await redis.restart();
-    const { code, stderr: producerErr } = await producer;
+    const { code, stderr: producerErr } = await producer.done;
     expect(code, producerErr).toBe(0);
     expect(producerErr).toMatch(/usp batch: 50 sites \(/);
     for (const w of workers) expect(await stop(w)).toBe(0);
@@ -438,6 +457,37 @@ describe('usp worker and usp batch --queue', () => {
     const third = await run('day3');
     const emitted = allWorkers(third, 'pages').filter((p) => p.change !== 'unchanged');
     expect(new Set(emitted.map((p) => p.url))).toEqual(new Set([...change.changedPages, ...change.newPages]));
+  });
+
+  it('a worker whose --out fills up stops with one line saying how to go on; started again once there is space, it ends the run: every site once, no page lost', {
+    timeout: 180_000,
+  }, async () => {
+    const out = join(dir, 'full');
+    // An emulated 40 KiB disk under --out (small-disk.mjs: a short write, then ENOSPC): a few sites fit.
+    const smallDisk = {
+      NODE_OPTIONS: `--import=${fileURLToPath(new URL('./small-disk.mjs', import.meta.url))}`,
+      USP_SMALL_DISK_DIR: out,
+      USP_SMALL_DISK_BYTES: String(40 * 1024),
+    };
+    const producer = startProducer('full');
+    const full = worker('full', out, 'f', [], smallDisk);
+    expect(await closed.get(full), stderrOf.get(full)).toBe(1);
+    const said = stderrOf.get(full) ?? '';
+    expect(said).not.toMatch(/\n\s+at /);
+    expect(said.split('\n').filter((l) => l.startsWith('usp: error:'))).toEqual([
+      expect.stringMatching(
+        /^usp: error: no space left on the device of .*; free some space, then start the worker again with the same --out and --worker-id$/,
+      ),
+    ]);
+    const again = worker('full', out, 'f');
+    const { code, stderr } = await producer.done;
+    expect(code, stderr).toBe(0);
+    expect(stderr).toMatch(/usp batch: 50 sites \(/);
+    expect(await stop(again)).toBe(0);
+    const view = wholeReaderView(out);
+    const pageKeys = keys(view.pages);
+    expect(new Set(pageKeys).size).toBe(pageKeys.length);
+    expect(new Set(view.pages.map((p) => p.url))).toEqual(farm.allPages());
   });
 
   it('--exit-when-idle drains the queue: started beside its producer, the worker exits only after every site', {

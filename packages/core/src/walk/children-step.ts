@@ -1,7 +1,9 @@
 import { errorText } from '../contract/errors.js';
 import type { ChildRef } from '../contract/model.js';
 import type { AbstractIndexSitemap, Sitemap } from '../contract/sitemap.js';
+import type { WarningCode } from '../contract/warning.js';
 import { childAncestry, childRefusal, keptChildren } from './recursion.js';
+import { type SkipReason, tellSkipped } from './skipped.js';
 import type { FetchResult, FetchTask } from './task.js';
 import { TreePlace } from './tree-order.js';
 import type { WalkState } from './walk-state.js';
@@ -46,22 +48,30 @@ export async function fetchChildren(
   const level = task.level + 1;
   const ordered = task.place !== undefined;
   const places: (TreePlace | undefined)[] = [];
+  /** A child not requested: its node, and the caller's `onSkipped` told. */
+  const refused = (ref: ChildRef, skip: SkipReason, reason: string, code: WarningCode): Sitemap => {
+    tellSkipped(walk.config.hooks, {
+      url: ref.url,
+      parentUrl: index.url,
+      level,
+      reason: skip,
+      message: reason,
+    });
+    return walk.invalidNode(ref.url, reason, ref.lastModified, code);
+  };
   const slots: (Promise<FetchResult> | Sitemap | null)[] = wanted.map((ref, i) => {
     const prefix = `Unable to add sub-sitemap from URL ${ref.url}: `;
     if (recurseCallback !== undefined) {
       try {
         if (!recurseCallback(ref.url, task.level, urls, ref.lastModified)) return null;
       } catch (error) {
-        return walk.invalidNode(ref.url, prefix + errorText(error), ref.lastModified, 'fetch');
+        return refused(ref, 'callback', prefix + errorText(error), 'fetch');
       }
     }
     const refusal = childRefusal(ref.url, level, walk.config.maxDepth, ancestry);
-    if (refusal !== null) {
-      return walk.invalidNode(ref.url, prefix + refusal.reason, ref.lastModified, refusal.code);
-    }
+    if (refusal !== null) return refused(ref, refusal.skip, prefix + refusal.reason, refusal.code);
     const offSite = walk.offSite(ref.url);
-    if (offSite !== null)
-      return walk.invalidNode(ref.url, `${prefix}${offSite}`, ref.lastModified, 'blocked');
+    if (offSite !== null) return refused(ref, 'off-site', `${prefix}${offSite}`, 'blocked');
     const place = ordered ? new TreePlace() : undefined;
     places[i] = place;
     return walk.fetch({

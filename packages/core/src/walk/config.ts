@@ -29,6 +29,7 @@ export type WalkHooks = Pick<
   | 'onWarning'
   | 'onProgress'
   | 'onDocument'
+  | 'onSkipped'
   | 'beforeParse'
   | 'hashBody'
   | 'onTreeNode'
@@ -76,6 +77,8 @@ export interface WalkConfig {
   readonly useRobots: boolean;
   /** The known paths to probe; `null` when they are not probed. */
   readonly knownPaths: KnownPathConfig | null;
+  /** Probe them only when robots.txt names no sitemap (`useKnownPaths: 'fallback'`). */
+  readonly knownPathsFallback: boolean;
   readonly dropSoft404: boolean;
 }
 
@@ -110,6 +113,7 @@ export const TREE_OPTIONS = {
   conditionalRequest: true,
   revisit: true,
   onDocument: true,
+  onSkipped: true,
   beforeParse: true,
   hashBody: true,
   onTreeNode: true,
@@ -141,6 +145,7 @@ const HOOKS = [
   'parse',
   'conditionalRequest',
   'onDocument',
+  'onSkipped',
   'beforeParse',
   'hashBody',
   'onTreeNode',
@@ -182,6 +187,10 @@ export function resolveWalkConfig(
     options.hostPolicy !== 'same-site'
   ) {
     throw new InvalidOptionError('hostPolicy', "must be 'any' or 'same-site'");
+  }
+  const useKnownPaths = options.useKnownPaths ?? true;
+  if (typeof useKnownPaths !== 'boolean' && useKnownPaths !== 'fallback') {
+    throw new InvalidOptionError('useKnownPaths', "must be true, false or 'fallback'");
   }
   checkPaths('knownPaths', options.knownPaths);
   checkPaths('extraKnownPaths', options.extraKnownPaths);
@@ -236,6 +245,7 @@ export function resolveWalkConfig(
       onWarning: options.onWarning,
       onProgress: options.onProgress,
       onDocument: options.onDocument,
+      onSkipped: options.onSkipped,
       beforeParse: options.beforeParse,
       hashBody: options.hashBody,
       onTreeNode: options.onTreeNode,
@@ -249,7 +259,7 @@ export function resolveWalkConfig(
     sitemaps: options.sitemaps ?? null,
     useRobots: options.useRobots ?? true,
     knownPaths:
-      (options.useKnownPaths ?? true)
+      useKnownPaths !== false
         ? {
             knownPaths: options.knownPaths ?? KNOWN_SITEMAP_PATHS,
             includeWordPressSitemap: options.includeWordPressSitemap === true,
@@ -257,6 +267,7 @@ export function resolveWalkConfig(
             extraKnownPaths: options.extraKnownPaths ?? [],
           }
         : null,
+    knownPathsFallback: useKnownPaths === 'fallback',
     dropSoft404: options.dropSoft404 ?? true,
   };
 }

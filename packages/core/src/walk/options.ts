@@ -10,6 +10,7 @@ import type { Gunzip } from '../engine/gunzip.js';
 import type { BodyHasher, DocumentToParse } from './document-response.js';
 import type { OriginBreaker, OriginBreakerOptions } from './origin-breaker.js';
 import type { Revisit, WalkedDocument } from './revisit.js';
+import type { SkippedSitemap } from './skipped.js';
 import type { TreeNodeListener } from './tree-order.js';
 import type { WalkStats } from './walk-stats.js';
 
@@ -63,8 +64,13 @@ export interface TreeOptions {
   readonly registry: Registry | RegistryLoader;
   /** Fetch `<homepage>robots.txt` first (default true). */
   readonly useRobots?: boolean;
-  /** Probe `KNOWN_SITEMAP_PATHS` (default true). */
-  readonly useKnownPaths?: boolean;
+  /**
+   * Probe `KNOWN_SITEMAP_PATHS` (default true, as usp). `'fallback'` probes them only when
+   * robots.txt names no sitemap: it could not be fetched, was not read as robots.txt, or lists no
+   * `Sitemap:` line (whether or not the walk went on to the sitemaps it names). `usp validate`
+   * looks for `sitemap.xml` this way.
+   */
+  readonly useKnownPaths?: boolean | 'fallback';
   /**
    * The paths probed in place of `KNOWN_SITEMAP_PATHS` (default those 14), e.g. `[]` with
    * `extraKnownPaths` listing only the ones that answered last time (an incremental re-walk).
@@ -141,6 +147,14 @@ export interface TreeOptions {
    * the page store kept of its pages (`stored`).
    */
   readonly onDocument?: (document: WalkedDocument) => void;
+  /**
+   * Sees each sitemap the walk was asked for and did not request, with why (see `SkippedSitemap`):
+   * a repeat, a child refused by usp's rules (too deep, a cycle, not http(s), off the site), or
+   * one left when the walk stopped (a budget, an abort). Not the children a `recurseCallback` or
+   * `recurseListCallback` turned down, and not a redirect onto a sitemap the walk has (that one
+   * was requested: `onDocument` sees it).
+   */
+  readonly onSkipped?: (sitemap: SkippedSitemap) => void;
   /**
    * Called once a document's body is about to be parsed (after redirects were followed and
    * accepted, before the page store is opened for it), and awaited: where a caller loads what it

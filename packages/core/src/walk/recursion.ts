@@ -2,11 +2,13 @@ import type { ChildRef } from '../contract/model.js';
 import type { WarningCode } from '../contract/warning.js';
 import { isHttpUrl } from '../engine/url.js';
 import { type Ancestry, safeKey, setRepr } from './ancestry.js';
+import type { SkipReason } from './skipped.js';
 
 /** Why usp does not fetch a child of an index, in its words, with the warning code. */
 export interface ChildRefusal {
   readonly reason: string;
   readonly code: WarningCode;
+  readonly skip: SkipReason;
 }
 
 /** What an index's children descend from: its ancestors, its requested URL and its final URL. */
@@ -40,12 +42,18 @@ export function childRefusal(
   ancestry: Ancestry,
 ): ChildRefusal | null {
   if (level > maxDepth) {
-    return { reason: `Recursion level exceeded ${maxDepth} for URL ${url}.`, code: 'recursion' };
+    return {
+      reason: `Recursion level exceeded ${maxDepth} for URL ${url}.`,
+      code: 'recursion',
+      skip: 'too-deep',
+    };
   }
-  if (!isHttpUrl(url)) return { reason: `URL ${url} is not a HTTP(s) URL.`, code: 'invalid-url' };
+  if (!isHttpUrl(url)) {
+    return { reason: `URL ${url} is not a HTTP(s) URL.`, code: 'invalid-url', skip: 'not-http' };
+  }
   if (ancestry.keys.has(safeKey(url))) {
     const reason = `Recursion detected in URL ${url} with parent URLs ${setRepr(ancestry.urls)}.`;
-    return { reason, code: 'recursion' };
+    return { reason, code: 'recursion', skip: 'ancestor' };
   }
   return null;
 }

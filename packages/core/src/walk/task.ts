@@ -41,6 +41,8 @@ export interface FetchResult {
   response?: DocumentResponse;
   /** What the page store kept of its pages (`WalkedDocument.stored`), set by the parse step. */
   stored?: StoredPages;
+  /** The children its document listed (robots.txt, an index), followed or not; unset for none. */
+  listed?: number;
 }
 
 /** Runs a caller's hook; its exception is not the walk's (a hook must not break a crawl). */

@@ -130,6 +130,7 @@ async function runHomepage(walk: Walk, home: Homepage): Promise<IndexWebsiteSite
       return new IndexWebsiteSitemap({ url: home.url, subSitemaps: children, warnings: walk.walkWarnings });
     }
     let ancestry: Ancestry = NO_ANCESTORS;
+    let robotsNamedSitemaps = false;
     if (config.useRobots) {
       const place = topPlace();
       if (place !== undefined) order?.add([place], 1);
@@ -143,9 +144,12 @@ async function runHomepage(walk: Walk, home: Homepage): Promise<IndexWebsiteSite
       });
       throwIfFatal(walk);
       if (keepTopLevel(walk, robots)) children.push(robots.node);
-      if (robots.node instanceof IndexRobotsTxtSitemap) ancestry = descendantsOf(robots);
+      if (robots.node instanceof IndexRobotsTxtSitemap) {
+        ancestry = descendantsOf(robots);
+        robotsNamedSitemaps = (robots.listed ?? 0) > 0;
+      }
     }
-    if (config.knownPaths !== null) {
+    if (config.knownPaths !== null && !(config.knownPathsFallback && robotsNamedSitemaps)) {
       const places: TreePlace[] = [];
       const probes = knownPathUrls(home.url, config.knownPaths)
         .filter((url) => !ancestry.keys.has(safeKey(url)))

@@ -9,6 +9,7 @@ import type { WalkConfig } from './config.js';
 import { OutcomeTally, stopText } from './outcome.js';
 import { type ReuseKind, replayedNode, type StoredDocument } from './revisit.js';
 import { offSiteReason } from './same-site.js';
+import { skippedTask } from './skipped.js';
 import { Slots } from './slots.js';
 import { type FetchResult, type FetchTask, hook, type PageSink } from './task.js';
 import { TreeOrder } from './tree-order.js';
@@ -195,7 +196,8 @@ export abstract class WalkState {
 
   unfetched(task: FetchTask): FetchResult {
     const why = this.#stopReason === null ? 'the walk stopped' : stopText(this.#stopReason, this.config);
-    return this.notRequested(task, `Un-fetched child sitemap: ${why}`, null);
+    const result = this.notRequested(task, `Un-fetched child sitemap: ${why}`, null);
+    return skippedTask(this.config.hooks, task, 'stopped', result);
   }
 
   result(task: FetchTask, node: Sitemap, contentType: string | null): FetchResult {

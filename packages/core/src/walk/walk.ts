@@ -6,6 +6,7 @@ import { fetchChildren } from './children-step.js';
 import { fetchOne } from './fetch-step.js';
 import type { ReuseKind, StoredDocument } from './revisit.js';
 import { loadPublicSuffixList } from './same-site.js';
+import { skippedTask } from './skipped.js';
 import { type FetchResult, type FetchTask, hook } from './task.js';
 import { WalkState } from './walk-state.js';
 
@@ -38,7 +39,8 @@ export class Walk extends WalkState {
   async #fetchTask(task: FetchTask): Promise<FetchResult> {
     // Claimed before any await, so sitemaps named at once are claimed in the order named.
     const repeat = this.claim(safeKey(task.url), task);
-    if (repeat !== null) return this.repeated(task, task.url, repeat);
+    if (repeat !== null)
+      return skippedTask(this.config.hooks, task, 'repeat', this.repeated(task, task.url, repeat));
     if (this.config.hostPolicy === 'same-site') await loadPublicSuffixList();
     if (this.halted) return this.unfetched(task);
     const plan = hook(() => this.config.hooks.revisit?.plan(task.url, task.lastModified));
@@ -54,7 +56,8 @@ export class Walk extends WalkState {
       // The origin was given up earlier in this walk: no request, and no warning per document
       // (the breaker's one warning said so when it opened).
       this.slots.release();
-      return this.notRequested(task, `Unable to fetch sitemap from ${task.url}: ${refusal}`, null);
+      const reason = `Unable to fetch sitemap from ${task.url}: ${refusal}`;
+      return skippedTask(this.config.hooks, task, 'unreachable', this.notRequested(task, reason, null));
     }
     if (this.fetched >= this.config.maxSitemaps) {
       this.slots.release();
@@ -86,6 +89,7 @@ export class Walk extends WalkState {
   /** Reports the document, then (for an index) fetches its children. */
   async #descend(task: FetchTask, result: FetchResult, children: ChildRef[]): Promise<FetchResult> {
     task.place?.built(result.node);
+    if (children.length > 0) result.listed = children.length;
     const onDocument = this.config.hooks.onDocument;
     if (onDocument !== undefined) {
       hook(() =>

@@ -41,8 +41,12 @@ export interface OutputContext extends StateContext {
 export interface RunOutput {
   readonly sink: SiteSink & { readonly done: ReadonlySet<string>; close(): Promise<void> };
   readonly state: StateStore | null;
-  /** Closes the sink, then the state (the store's file with them, for an SQLite `--out`). */
-  close(): Promise<void>;
+  /**
+   * Closes the sink, then the state (the store's file with them, for an SQLite `--out`).
+   * `ended: false`: the run stopped before its end, and a store that records runs leaves it open
+   * for `--resume`.
+   */
+  close(options?: { readonly ended?: boolean }): Promise<void>;
 }
 
 /** The SQLite state store is loaded only when asked for: a native module nobody else needs. */
@@ -117,7 +121,7 @@ export const OUTPUT_DRIVERS: readonly BackendDriver<RunOutput, OutputContext>[] 
         () => import('@usp-ts/state-sqlite'),
       );
       const store = openSqliteStore(spec.location, { resume: context.resume === true });
-      return { sink: store.sink, state: store.state, close: () => store.close() };
+      return { sink: store.sink, state: store.state, close: (options) => store.close(options) };
     },
   },
   {

@@ -16,7 +16,7 @@ import { NETWORK_HELP } from './network.js';
 import { loadOptionalPackage } from './optional-package.js';
 import { SITE_RUN_PLUGIN_HELP } from './plugin-flags.js';
 import { capSemiSpaces } from './semi-space-cap.js';
-import { openSiteRun, siteRunFlags, stopped } from './site-run.js';
+import { isFullDisk, openSiteRun, siteRunFlags, stopped } from './site-run.js';
 import { listedOrigins, SITE_WALK_OPTIONS } from './site-walk.js';
 
 /**
@@ -117,8 +117,9 @@ exit status:
 
 /** The one line of a run stopped by its output or state; a full disk says how to go on. */
 function stoppedText(err: Error): string {
-  const full = (err.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOSPC';
-  return full ? `${err.message}; free some space, then run the same command with --resume` : err.message;
+  return isFullDisk(err)
+    ? `${err.message}; free some space, then run the same command with --resume`
+    : err.message;
 }
 
 export async function runBatch(args: string[], signal: AbortSignal): Promise<number> {
@@ -153,6 +154,9 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
     listed.allows,
   );
   if (run === 1) return 1;
+  // A run stopped before its end (a signal, a full disk) stays open in a store that records runs,
+  // so that --resume goes on with it.
+  let ended = false;
   try {
     const done = run.output.sink.done;
     flags.report.total = counted.total;
@@ -175,8 +179,9 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
       return stopped(err, flags.report, stoppedText);
     }
     run.say(flags.report.summary());
+    ended = signal.aborted !== true;
     return 0;
   } finally {
-    await run.close();
+    await run.close({ ended });
   }
 }

@@ -102,20 +102,29 @@ export class OpenSiteRun {
    * after the longest of them, not their sum (no-change run of 1,000 sites: client 56-100 ms,
    * sink 18-38 ms, state 7-12 ms).
    */
-  async close(): Promise<void> {
+  async close(options?: { readonly ended?: boolean }): Promise<void> {
     this.flags.report.clear();
-    await closeBoth(this.client, this.output);
+    await closeBoth(this.client, this.output, options);
   }
 }
 
-async function closeBoth(client: { close(): Promise<void> }, output: RunOutput | null): Promise<void> {
+async function closeBoth(
+  client: { close(): Promise<void> },
+  output: RunOutput | null,
+  options?: { readonly ended?: boolean },
+): Promise<void> {
   const clientClosed = client.close();
   clientClosed.catch(() => {});
   try {
-    await output?.close();
+    await output?.close(options);
   } finally {
     await clientClosed;
   }
+}
+
+/** An output or state error caused by a full file system. */
+export function isFullDisk(err: Error): boolean {
+  return (err.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOSPC';
 }
 
 /** The run's output or state failed: one line, exit status 1. Anything else is not ours to say. */

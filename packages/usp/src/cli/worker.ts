@@ -7,7 +7,7 @@ import { redactPassword } from './backends.js';
 import { tuneJitForBatch } from './batch-jit.js';
 import { NETWORK_HELP } from './network.js';
 import { SITE_RUN_PLUGIN_HELP } from './plugin-flags.js';
-import { openSiteRun, siteRunFlags, stopped } from './site-run.js';
+import { isFullDisk, openSiteRun, siteRunFlags, stopped } from './site-run.js';
 import { SITE_WALK_OPTIONS } from './site-walk.js';
 
 export const WORKER_USAGE =
@@ -89,9 +89,21 @@ environment:
 exit status:
   0  stopped by SIGTERM/SIGINT or --exit-when-idle
   1  could not start or go on: Redis unreachable at start (no answer within 5s), output not
-     writable, --out/<id> holding another kind of run, state file locked or corrupt (one line on
-     stderr)
+     writable or full (the sites written before are kept: free space and start the worker again
+     with the same --out and --worker-id), --out/<id> holding another kind of run, state file
+     locked or corrupt (one line on stderr)
   2  usage error`;
+
+/**
+ * The one line of a worker stopped by its output or state; a full disk says how to go on (its
+ * directory is taken up again at the next start, and the sites it had in hand went back to the
+ * queue when their locks lapsed).
+ */
+function stoppedText(err: Error): string {
+  return isFullDisk(err)
+    ? `${err.message}; free some space, then start the worker again with the same --out and --worker-id`
+    : err.message;
+}
 
 /** The worker's own flags: the queue, its name, this worker's name and lock. */
 function workerFlags(p: Parsed) {
@@ -188,7 +200,7 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
     }
     await worker.closed;
     signal.removeEventListener('abort', onAbort);
-    if (failure !== null) return stopped(failure, flags.report);
+    if (failure !== null) return stopped(failure, flags.report, stoppedText);
     run.say(flags.report.summary(`usp worker ${workerId}`));
     return 0;
   } finally {
