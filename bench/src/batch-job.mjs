@@ -9,49 +9,76 @@
 //   valgrind --tool=callgrind --separate-threads=yes node src/batch-job.mjs --child ROOT STATE SITES-FILE N
 // (thread 1's total, minus the same with N = 0, is the job's instructions for N sites).
 // Usage: node src/batch-job.mjs [--sites N] [--big N] [--rounds N] [--compare DIR]
+// The fresh run's job has a child of its own (`--fresh-child`, below).
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { gzipSync } from 'node:zlib';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-if (process.argv[2] === '--child') {
-  const [root, stateFile, sitesFile, count] = process.argv.slice(3);
-  const imp = (p) => import(pathToFileURL(join(root, p)).href);
-  const { batchWalk, openNdjsonSink } = await imp('packages/batch/dist/index.js');
-  const { sqliteStateStore } = await imp('packages/state-sqlite/dist/index.js');
-  const { createDefaultRegistry } = await imp('packages/usp/dist/index.js');
-  const { headerLookup } = await imp('packages/core/dist/index.js');
-  const noHeaders = headerLookup(undefined);
-  const client = {
-    async get(url, options = {}) {
-      await null;
-      if (options.ifNoneMatch !== undefined || options.ifModifiedSince !== undefined) {
-        return { kind: 'not-modified', url, headers: noHeaders };
-      }
-      return {
-        kind: 'error',
-        url,
-        status: 404,
-        message: '404 Not Found',
-        code: 'http-status',
-        retryable: false,
-      };
-    },
-  };
-  const lines = readFileSync(sitesFile, 'utf8').split('\n').slice(0, Number(count));
-  const work = mkdtempSync(join(tmpdir(), 'usp-batch-job-'));
-  const state = join(work, 'state.sqlite');
-  copyFileSync(stateFile, state);
+/**
+ * The farm's sites (seed 17, 3 big ones) as Buffers by host and path, and its first `count` sites.
+ * Every site is given port 80 in its documents (the farm's listeners take any free port), so that
+ * two runs walk the same URLs and their outputs and digests can be compared.
+ */
+async function farmDocuments(headerLookup, count) {
+  const { startSiteFarm } = await import('@usp-ts/test-server');
+  const farm = await startSiteFarm({ sites: 1000, seed: 17, bigSites: 3 });
+  await farm.close();
+  const hosts = new Map();
+  const homes = [];
+  for (const site of farm.sites) {
+    const home = site.kind === 'refuse' ? site.homepage : `http://${site.host}:80/`;
+    homes.push(home);
+    const docs = new Map();
+    for (const [path, doc] of site.docs) {
+      const type = path.endsWith('.txt')
+        ? 'text/plain'
+        : path.endsWith('.gz')
+          ? 'application/gzip'
+          : 'application/xml';
+      const body = doc.body.replaceAll(site.homepage, home);
+      docs.set(path, {
+        bytes: doc.gzip ? gzipSync(body) : Buffer.from(body),
+        headers: headerLookup({
+          'content-type': type,
+          etag: `"${createHash('sha1').update(body).digest('hex').slice(0, 16)}"`,
+        }),
+      });
+    }
+    hosts.set(site.host, { kind: site.kind, docs });
+  }
+  return { hosts, lines: homes.slice(0, count) };
+}
+
+/** An error answer of the in-memory clients. */
+function failed(url, status, code, message) {
+  return { kind: 'error', url, status, message, code, retryable: false };
+}
+
+/**
+ * One child's job: `batchWalk` over `lines` (16 sites at once, 2 a host) with `client`, the NDJSON
+ * sink and the SQLite state at `state` (a copy, or a new file), then its figures on stdout: CPU of
+ * the pass (start-up not counted), wall, sites and the result rows' `count` summed. Under
+ * `valgrind --tool=callgrind --instr-atstart=no`, USP_CALLGRIND=1 counts the pass only.
+ */
+async function runJob(pkgs, { work, state, lines, client, count, walkOptions }) {
+  const { batchWalk, openNdjsonSink, sqliteStateStore, createDefaultRegistry } = pkgs;
+  const callgrind = (on) =>
+    process.env.USP_CALLGRIND === '1' &&
+    spawnSync('callgrind_control', ['-i', on ? 'on' : 'off', String(process.pid)], { stdio: 'ignore' });
+  callgrind(true);
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   const store = sqliteStateStore(state);
   const sink = await openNdjsonSink({ dir: join(work, 'out'), resume: false, state: store });
   let sites = 0;
-  let notModified = 0;
+  let counted = 0;
   for await (const r of batchWalk(lines, {
     webClient: client,
     registry: createDefaultRegistry(),
@@ -60,18 +87,97 @@ if (process.argv[2] === '--child') {
     sites: 16,
     perHost: 2,
     probeTimeoutMs: 1,
+    ...(walkOptions !== undefined ? { walkOptions } : {}),
   })) {
     sites++;
-    notModified += r.notModified;
+    counted += r[count];
   }
   await sink.close();
   await store.close();
   const c = process.cpuUsage(c0);
-  rmSync(work, { recursive: true, force: true });
+  callgrind(false);
+  const maxRssKiB = process.resourceUsage().maxRSS;
+  if (process.env.USP_FRESH_KEEP !== undefined) console.error(`kept ${work}`);
+  else rmSync(work, { recursive: true, force: true });
+  const cpuMs = (c.user + c.system) / 1000;
   process.stdout.write(
-    `${JSON.stringify({ cpuMs: (c.user + c.system) / 1000, wallMs: performance.now() - t0, sites, notModified })}\n`,
+    `${JSON.stringify({ cpuMs, wallMs: performance.now() - t0, sites, [count]: counted, maxRssKiB })}\n`,
   );
   process.exit(0);
+}
+
+/** The packages a child runs, from the built checkout at `root`. */
+async function packagesOf(root) {
+  const imp = (p) => import(pathToFileURL(join(root, p)).href);
+  return {
+    ...(await imp('packages/batch/dist/index.js')),
+    ...(await imp('packages/state-sqlite/dist/index.js')),
+    ...(await imp('packages/usp/dist/index.js')),
+    headerLookup: (await imp('packages/core/dist/index.js')).headerLookup,
+  };
+}
+
+// A fresh pass (`--fresh-child`): the same job from an empty state over the farm's documents,
+// served from memory by a client that answers at once (no HTTP, no sockets): the batch's own CPU
+// in a fresh run (rows, change tracking, digests, state, output), repeatable enough for callgrind:
+//   USP_CALLGRIND=1 valgrind --tool=callgrind --instr-atstart=no node src/batch-job.mjs --fresh-child ROOT N
+// (the child builds the farm itself, uncounted). USP_FRESH_KEEP=1 keeps its output and state.
+if (process.argv[2] === '--fresh-child') {
+  const [root, count] = process.argv.slice(3);
+  const pkgs = await packagesOf(root);
+  // host → path → { bytes, headers }: what the farm's server would send, as Buffers (the farm's
+  // strings are dropped: the job's heap holds only what the job makes).
+  const { hosts, lines } = await farmDocuments(pkgs.headerLookup, Number(count));
+  const CHUNK = 64 * 1024;
+  const client = {
+    async get(url, options = {}) {
+      await null;
+      const u = new URL(url);
+      const site = hosts.get(u.hostname);
+      if (site === undefined || site.kind === 'refuse')
+        return failed(url, null, 'connection', 'connect ECONNREFUSED');
+      if (site.kind === 'hang') return failed(url, null, 'timeout', 'timeout');
+      const doc = site.kind === 'dead' ? undefined : site.docs.get(u.pathname);
+      if (doc === undefined) return failed(url, 404, 'http-status', '404 Not Found');
+      if (options.ifNoneMatch !== undefined) return { kind: 'not-modified', url, headers: doc.headers };
+      const bytes = doc.bytes;
+      return {
+        kind: 'ok',
+        status: 200,
+        statusText: 'OK',
+        url,
+        headers: doc.headers,
+        body: (async function* () {
+          for (let at = 0; at < bytes.length; at += CHUNK) yield bytes.subarray(at, at + CHUNK);
+        })(),
+        cancel() {},
+      };
+    },
+  };
+  const work = mkdtempSync(join(tmpdir(), 'usp-batch-fresh-'));
+  // As `usp batch` walks (cli/site-walk.ts).
+  const walkOptions = { gunzip: pkgs.nodeGunzip };
+  await runJob(pkgs, { work, state: join(work, 'state.sqlite'), lines, client, count: 'pages', walkOptions });
+}
+
+if (process.argv[2] === '--child') {
+  const [root, stateFile, sitesFile, count] = process.argv.slice(3);
+  const pkgs = await packagesOf(root);
+  const noHeaders = pkgs.headerLookup(undefined);
+  const client = {
+    async get(url, options = {}) {
+      await null;
+      if (options.ifNoneMatch !== undefined || options.ifModifiedSince !== undefined) {
+        return { kind: 'not-modified', url, headers: noHeaders };
+      }
+      return failed(url, 404, 'http-status', '404 Not Found');
+    },
+  };
+  const lines = readFileSync(sitesFile, 'utf8').split('\n').slice(0, Number(count));
+  const work = mkdtempSync(join(tmpdir(), 'usp-batch-job-'));
+  const state = join(work, 'state.sqlite');
+  copyFileSync(stateFile, state);
+  await runJob(pkgs, { work, state, lines, client, count: 'notModified' });
 }
 
 const { values } = parseArgs({

@@ -3,14 +3,32 @@
 //   node src/store-run.mjs ndjson DIR STATE.sqlite SITES_FILE
 //   node src/store-run.mjs sqlite FILE.sqlite - SITES_FILE
 //   node src/store-run.mjs postgres URL RUN_ID SITES_FILE
-// Prints one JSON line: { sites, pages } as the runner counted them.
+// Prints one JSON line: { sites, pages } as the runner counted them; on stderr, a line as each site
+// ends (`usp: SITE: STATUS`).
 import { readFileSync } from 'node:fs';
+import { writeHeapSnapshot } from 'node:v8';
 import { batchWalk, openNdjsonSink } from '@usp-ts/batch';
 import { openSqliteStore, sqliteStateStore } from '@usp-ts/state-sqlite';
 import { openPostgresStore } from '@usp-ts/store-postgres';
 import { createDefaultRegistry, createWebClient } from 'usp';
 
 const [kind, target, extra, sitesFile] = process.argv.slice(2);
+// USP_BENCH_MEMORY=1: peak of each part of the memory (sampled every 50 ms) on stderr at the end.
+let snapped = false;
+const peaks = { rss: 0, heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 };
+const sampler =
+  process.env.USP_BENCH_MEMORY === '1'
+    ? setInterval(() => {
+        const m = process.memoryUsage();
+        for (const k of Object.keys(peaks)) peaks[k] = Math.max(peaks[k], m[k]);
+        // USP_BENCH_HEAPSNAP=FILE:MIB: one heap snapshot when the RSS first passes MIB.
+        const snap = process.env.USP_BENCH_HEAPSNAP?.split(':');
+        if (snap !== undefined && !snapped && m.rss > Number(snap[1]) * 1048576) {
+          snapped = true;
+          writeHeapSnapshot(snap[0]);
+        }
+      }, 50)
+    : null;
 const SITES = 16;
 const PER_HOST = 2;
 const webClient = createWebClient({
@@ -57,6 +75,13 @@ for await (const r of batchWalk(lines, {
 })) {
   sites++;
   pages += r.pages;
+  // As `usp batch -v` says it: the bench times the run to the last site but the hung and refused ones.
+  process.stderr.write(`usp: ${r.site}: ${r.status}\n`);
 }
 await Promise.all([close(), webClient.close()]);
+if (sampler !== null) {
+  clearInterval(sampler);
+  const mib = Object.fromEntries(Object.entries(peaks).map(([k, v]) => [k, Math.round(v / 1048576)]));
+  process.stderr.write(`memory peaks MiB ${JSON.stringify(mib)}\n`);
+}
 process.stdout.write(`${JSON.stringify({ sites, pages })}\n`);

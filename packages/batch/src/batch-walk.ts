@@ -12,7 +12,10 @@ import { startFirst } from './start-first.js';
 export interface BatchWalkOptions extends SiteRunOptions {
   /** Walk every site in full this time. */
   readonly full?: boolean;
-  /** Sites already done (a resumed run): neither walked nor reported. */
+  /**
+   * Sites already done (a resumed run): neither walked nor reported. Default: those of the sink's
+   * `done` (a sink opened to resume a run).
+   */
   readonly isDone?: (site: string) => boolean;
   /** Aborting stops starting sites and interrupts those in flight (their rows are dropped). */
   readonly signal?: AbortSignal;
@@ -131,7 +134,9 @@ class WalkPool {
   /** Starts the walk of a line's site; an invalid line is committed and returned as its result. */
   private async start(line: SiteLine): Promise<SiteResult | null> {
     const site = line.kind === 'invalid' ? line.text : line.site;
-    if (this.options.isDone?.(site)) {
+    if (
+      this.options.isDone !== undefined ? this.options.isDone(site) : this.run.sink.done?.has(site) === true
+    ) {
       this.progress.skipped();
       return null;
     }

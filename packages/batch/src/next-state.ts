@@ -1,11 +1,10 @@
 import type { WalkedDocument, WalkSummary } from '@usp-ts/core';
+import type { Mutable } from './mutable.js';
 import type { PageTracker } from './page-changes.js';
 import { cutDocumentState, disappearedPageRows, removedPageRows } from './removed-pages.js';
 import type { RemovedPageRow } from './rows.js';
 import { iso, type SitePlan } from './site-plan.js';
 import type { SitemapState, SiteState, UnreachableMark } from './state-store.js';
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
  * The site's state for the next run, built document by document as the walk reports them: what
@@ -75,7 +74,7 @@ export class NextState {
       bodySha256,
       children: doc.children.map((c) => ({ url: c.url, lastModified: iso(c.lastModified) })),
       pageCount: tracker?.count ?? 0,
-      pages: tracker === null ? null : tracker.digest.slice(),
+      pages: tracker === null ? null : tracker.digest,
       news: tracker?.news ?? false,
       crawlDelayMs,
       fetchedAt: this.#plan.now,

@@ -95,13 +95,13 @@ function fencedSink(
   lease: JobLease,
   runId: string,
   state: StateStore | null,
-): SiteSink & { committed: SiteResult | null; refused: unknown } {
+): SiteSink & { committed: SiteResult | null; refused: { error: unknown } | null } {
   const together = state !== null && sink.ownState === state;
   return {
     /** The result this try kept, once its rows are written. */
     committed: null,
     /** Why the engine refused this try's copy (the lease was lost), once it did. */
-    refused: undefined,
+    refused: null,
     begin(site) {
       const self = this;
       const output = sink.begin(site, lease.run !== undefined ? { run: lease.run } : undefined);
@@ -112,7 +112,7 @@ function fencedSink(
         async commit(result, options) {
           const fence = () =>
             lease.confirm().catch((error: unknown) => {
-              self.refused = error;
+              self.refused = { error };
               throw error;
             });
           const saveState = options?.saveState;
@@ -134,8 +134,8 @@ function fencedSink(
 /**
  * The runner's walker over a checked run: each try walks its site with a fenced sink. A bug that
  * escaped the walk is the site's `error` row, as in `batchWalk` (or what the try kept, when it came
- * after the commit); an output or state that cannot be written, a lost lease or a stop fails the
- * try; an interrupted walk is released.
+ * after the commit); an output or state that cannot be written, a lost lease (the engine refused
+ * the copy, whichever row it was keeping) or a stop fails the try; an interrupted walk is released.
  */
 export function queueWalker(run: SiteRun, gate: PolitenessGate, runId: string): SiteWalker {
   return async (job, lease) => {
@@ -147,9 +147,13 @@ export function queueWalker(run: SiteRun, gate: PolitenessGate, runId: string): 
         siteJobContext(run, { gate, sink, signal: lease.signal }),
       );
     } catch (error) {
-      if (isRunFailure(error) || error === sink.refused || lease.signal.aborted) throw error;
+      // A refused copy met in the site's commit comes here as a commit failure (a run failure).
+      if (isRunFailure(error) || lease.signal.aborted) throw error;
       result = sink.committed ?? (await commitInternalError(job.site, error, sink));
     }
+    // Refused while the site's error row was kept (walkSite's or the one above): that row is not
+    // the engine's to record either.
+    if (sink.refused !== null) throw sink.refused.error;
     if (isInterrupted(result, lease.signal)) {
       return { released: true };
     }

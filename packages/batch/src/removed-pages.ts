@@ -1,6 +1,13 @@
 import type { Sitemap } from '@usp-ts/core';
 import type { PageTracker } from './page-changes.js';
-import { readDigest, urlHashesOf, writeDigest } from './page-digest.js';
+import {
+  digestEntries,
+  digestUrlsAt,
+  ENTRY_BYTES,
+  readDigest,
+  urlHashesOf,
+  writeDigest,
+} from './page-digest.js';
 import type { RemovedPageRow } from './rows.js';
 import type { SitemapState, SiteState } from './state-store.js';
 
@@ -20,16 +27,15 @@ function removedRow(site: string, sitemap: string, url: string): RemovedPageRow 
 export function removedPageRows(site: string, tracker: PageTracker): RemovedPageRow[] {
   const previous = tracker.previousPages;
   if (previous === null) return [];
-  const before = readDigest(previous);
-  if (before.urls === null) return [];
-  const now = urlHashesOf(readDigest(tracker.digest).entries);
-  const rows: RemovedPageRow[] = [];
-  for (let i = 0; i < before.urls.length; i++) {
-    if (!now.has(before.entries.toString('latin1', i * 16, i * 16 + 8))) {
-      rows.push(removedRow(site, tracker.sitemap, before.urls[i]));
+  const now = urlHashesOf(digestEntries(tracker.digest));
+  const gone = digestUrlsAt(previous, (entries) => {
+    const at: number[] = [];
+    for (let i = 0; i + ENTRY_BYTES <= entries.length; i += ENTRY_BYTES) {
+      if (!now.has(entries.toString('latin1', i, i + 8))) at.push(i / ENTRY_BYTES);
     }
-  }
-  return rows;
+    return at;
+  });
+  return (gone.urls ?? []).map((url) => removedRow(site, tracker.sitemap, url));
 }
 
 /**

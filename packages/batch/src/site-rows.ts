@@ -1,10 +1,9 @@
 import type { InvalidSitemap, WalkedDocument } from '@usp-ts/core';
+import type { Mutable } from './mutable.js';
 import type { PageTracker } from './page-changes.js';
 import type { PageRow, SitemapRow, SiteResult, SiteStatus } from './rows.js';
 import type { SiteOutput } from './site-sink.js';
 import type { SitemapState } from './state-store.js';
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
  * One site's rows as the walk reports its documents: a sitemap row per document, the page rows

@@ -8,6 +8,7 @@ import {
   type WalkedDocument,
   type WebClient,
 } from '@usp-ts/core';
+import type { Mutable } from './mutable.js';
 import type { NextState } from './next-state.js';
 import { PageTracker } from './page-changes.js';
 import type { SiteJobContext } from './site-job.js';
@@ -15,8 +16,6 @@ import type { SitePlan } from './site-plan.js';
 import type { SiteRows } from './site-rows.js';
 
 export const DEFAULT_SITE_DEADLINE_MS = 10 * 60_000;
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** The body hash the state keeps (`SitemapState.bodySha256`): SHA-256, hex. */
 function sha256(): BodyHasher {

@@ -178,6 +178,28 @@ describe('batchWalk counts by one rule', () => {
     );
   });
 
+  it("skips the sites of a resuming sink's done set without an isDone of the caller's", async () => {
+    const [a, b] = await Promise.all(['127.0.7.11', '127.0.7.12'].map((h) => site(h)));
+    const inner = memorySink();
+    // A sink opened to resume a run: b was committed by its earlier part.
+    const resuming = { begin: inner.begin.bind(inner), done: new Set([b]) };
+    const results: SiteResult[] = [];
+    let last: BatchProgress | null = null;
+    for await (const r of batchWalk([a, b], {
+      webClient: client(),
+      registry: testRegistry(),
+      sink: resuming,
+      onProgress: (p) => {
+        last = p;
+      },
+    })) {
+      results.push(r);
+    }
+    expect(results.map((r) => r.site)).toEqual([a]);
+    expect(inner.rows.sites.map((r) => r.site)).toEqual([a]);
+    expect((last as unknown as BatchProgress).sitesSkipped).toBe(1);
+  });
+
   it('counts no request for a site the private-network guard refused: none was sent', async () => {
     const a = await site('127.0.7.10');
     const results: SiteResult[] = [];

@@ -5,7 +5,8 @@ import { batchWalk } from '../src/batch-walk.js';
 import { memorySiteQueue } from '../src/memory-queue.js';
 import { memorySink } from '../src/memory-sink.js';
 import { memoryStateStore } from '../src/memory-state-store.js';
-import { runSiteQueue } from '../src/queue-port.js';
+import { runSiteQueue, type SiteQueue, type TryOutcome } from '../src/queue-port.js';
+import type { SiteSink } from '../src/site-sink.js';
 import type { StateStore } from '../src/state-store.js';
 import { FixtureSite, testRegistry, urlset } from './fixture-sites.js';
 
@@ -132,5 +133,36 @@ describe('the queue port, with the in-memory engine', () => {
     await allEnded;
     await runner.stop();
     expect(new Set(second.rows.pages.map((p) => p.url))).toEqual(pages);
+  });
+
+  it("fails a try whose copy the engine refused, even when it was keeping the site's error row", async () => {
+    const { homes } = await sites(1);
+    const sink = memorySink('refused');
+    // Page rows that cannot be written (not an output failure): the site becomes its error row,
+    // and that row's commit asks the engine to confirm the lease.
+    const failing: SiteSink = {
+      begin(site, options) {
+        const output = sink.begin(site, options);
+        return {
+          ...output,
+          page: () => {
+            throw new Error('page row refused');
+          },
+        };
+      },
+    };
+    const lost = new Error('lease lost');
+    let outcome: Promise<TryOutcome> | undefined;
+    const queue: SiteQueue = {
+      enqueue: async () => 0,
+      consume(walk) {
+        const lease = { signal: new AbortController().signal, confirm: () => Promise.reject(lost) };
+        outcome = walk({ site: homes[0] }, lease);
+        return { stop: async () => {}, closed: Promise.resolve() };
+      },
+    };
+    runSiteQueue(queue, { webClient: client(), registry: testRegistry(), sink: failing, sites: 1 });
+    await expect(outcome).rejects.toBe(lost);
+    expect(sink.rows.sites).toEqual([]);
   });
 });

@@ -12,7 +12,7 @@ import type { PageRow } from '../src/rows.js';
 import { walkSite } from '../src/site-job.js';
 import type { SiteSink } from '../src/site-sink.js';
 import type { StateStore } from '../src/state-store.js';
-import { FixtureSite, sitemapIndex, testRegistry, urlset } from './fixture-sites.js';
+import { FixtureSite, newsUrlset, sitemapIndex, testRegistry, urlset } from './fixture-sites.js';
 
 const opened = new OpenedResources();
 afterEach(() => opened.closeAll());
@@ -70,6 +70,27 @@ describe('removed pages', () => {
     expect(r.pages).toBe(4);
     // Said once: the next run has nothing to say.
     expect(await pagesOf(home, state)).toEqual([]);
+  });
+
+  it('unchanged rows held to the end of a sitemap that lost a page come out as they would have streamed, in order', async () => {
+    const { site, home } = await startSite('127.0.9.7');
+    const state = memoryStateStore();
+    // Enough rows that the held lines fill several of the tracker's 64 KiB pieces.
+    const stories = Array.from({ length: 900 }, (_, i) => ({
+      loc: `${home}n${i}?q="é\\${i}"`,
+      date: '2026-11-20T10:00:00+00:00',
+    }));
+    site.set('/robots.txt', `Sitemap: ${home}news.xml\n`);
+    site.set('/news.xml', newsUrlset(stories));
+    const first = memorySink();
+    await walk(home, state, first);
+    expect(first.rows.pages).toHaveLength(900);
+    site.set('/news.xml', newsUrlset(stories.slice(0, 899)));
+    const second = memorySink();
+    await walk(home, state, second);
+    const unchanged = second.rows.pages.filter((p) => p.change === 'unchanged');
+    expect(unchanged).toEqual(first.rows.pages.slice(0, 899).map((p) => ({ ...p, change: 'unchanged' })));
+    expect(second.rows.pages.at(-1)).toMatchObject({ url: stories[899].loc, change: 'removed' });
   });
 
   it('a sitemap its index no longer lists removes its pages, and those of the sitemaps below it', async () => {

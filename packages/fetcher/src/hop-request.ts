@@ -21,7 +21,7 @@ export type BodyReadableClass = new (options: {
 }) => Readable;
 
 /** What `hopRequest` needs of undici. */
-export interface HopParts {
+export interface UndiciInternals {
   readonly BodyReadable: BodyReadableClass;
   readonly parseHeaders: (raw: Buffer[]) => Record<string, string | string[] | undefined>;
 }
@@ -50,7 +50,7 @@ const noop = () => {};
  */
 export function hopRequest(
   dispatcher: Dispatcher,
-  parts: HopParts,
+  parts: UndiciInternals,
   options: HopRequestOptions,
 ): Promise<HopResponse> {
   return new Promise<HopResponse>((resolve, reject) => {

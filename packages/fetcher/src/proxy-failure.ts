@@ -1,3 +1,5 @@
+import { normalizeHost } from './options.js';
+
 /** A proxy URL as messages name it: scheme, host and port, never its credentials. */
 export function proxyName(proxy: string): string {
   try {
@@ -11,10 +13,6 @@ export function proxyName(proxy: string): string {
 function proxyPort(u: URL): string {
   if (u.port !== '') return u.port;
   return u.protocol === 'https:' ? '443' : '80';
-}
-
-function bareHost(hostname: string): string {
-  return hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
 }
 
 /**
@@ -40,7 +38,7 @@ export function isProxyFailure(err: unknown, proxy: string): boolean {
   } catch {
     return false;
   }
-  const host = bareHost(u.hostname);
+  const host = normalizeHost(u.hostname);
   // A tunnel's connection is the proxy's: the site's own connection is the proxy's business.
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return true;
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return e.hostname === host;

@@ -1,6 +1,6 @@
 import { createRequire, Module } from 'node:module';
 import type * as Undici from 'undici';
-import type { HopParts } from './hop-request.js';
+import type { UndiciInternals } from './hop-request.js';
 
 const require = createRequire(import.meta.url);
 
@@ -43,16 +43,18 @@ export interface UndiciParts {
   /** undici's `Dispatcher#request`, called on a Client. */
   readonly request: RequestFn;
   /** What `hopRequest` builds a response with; `null` when undici's files moved (then `request`). */
-  readonly hop: HopParts | null;
+  readonly hop: UndiciInternals | null;
 }
 
 /** undici's body stream and header parser, from their own modules. */
-function hopParts(): HopParts | null {
+function undiciInternals(): UndiciInternals | null {
   try {
     const { Readable: BodyReadable } = require('undici/lib/api/readable.js') as {
-      Readable: HopParts['BodyReadable'];
+      Readable: UndiciInternals['BodyReadable'];
     };
-    const { parseHeaders } = require('undici/lib/core/util.js') as { parseHeaders: HopParts['parseHeaders'] };
+    const { parseHeaders } = require('undici/lib/core/util.js') as {
+      parseHeaders: UndiciInternals['parseHeaders'];
+    };
     if (typeof BodyReadable === 'function' && typeof parseHeaders === 'function') {
       return { BodyReadable, parseHeaders };
     }
@@ -83,7 +85,7 @@ export function undiciCore(): UndiciParts {
       typeof buildConnector === 'function' &&
       typeof request === 'function'
     ) {
-      parts = { Client, buildConnector, request, hop: hopParts() };
+      parts = { Client, buildConnector, request, hop: undiciInternals() };
       return parts;
     }
   } catch {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { OutputError } from '@usp-ts/batch';
 import { errorText } from '@usp-ts/core';
 import Database from 'better-sqlite3';
@@ -7,7 +8,9 @@ export function openReadOnly(path: string): Database.Database {
   try {
     return new Database(path, { readonly: true, fileMustExist: true, timeout: 200 });
   } catch (cause) {
-    throw new OutputError(`cannot open ${path}: ${errorText(cause)}`, path, { cause });
+    // SQLite's words for a missing file name its directory ("the directory does not exist").
+    const reason = existsSync(path) ? errorText(cause) : 'no such file';
+    throw new OutputError(`cannot open ${path}: ${reason}`, path, { cause });
   }
 }
 

@@ -1,3 +1,5 @@
+import { OutputError } from '@usp-ts/batch';
+import { errorText } from '@usp-ts/core';
 import pg from 'pg';
 
 /**
@@ -23,11 +25,23 @@ export function redactUrl(url: string | undefined): string {
 }
 
 /**
- * Opens a transaction holding the advisory lock of `key` (a run and a site): one round trip, the
- * key written as a literal (the simple protocol takes two statements, a parameter one).
+ * Opens a transaction holding the advisory lock of `key` (a run and a site), then runs `then`
+ * (statements with their values as literals: `sql-text.ts`), in one round trip.
  */
-export async function beginLocked(client: pg.ClientBase, key: string): Promise<void> {
-  await client.query(
-    `BEGIN; SELECT pg_advisory_xact_lock(hashtextextended(${client.escapeLiteral(key)}, 0))`,
-  );
+export async function beginLocked(client: pg.ClientBase, key: string, then = ''): Promise<void> {
+  await client.query(`BEGIN; ${lockSql(key)} ${then}`);
+}
+
+/** The statement that takes the transaction's advisory lock of `key`. */
+export function lockSql(key: string): string {
+  return `SELECT pg_advisory_xact_lock(hashtextextended(${pg.escapeLiteral(key)}, 0));`;
+}
+
+/** A connection of `pool`, or `OutputError` saying why there is none (`where`: the redacted URL). */
+export async function connect(pool: pg.Pool, where: string): Promise<pg.PoolClient> {
+  try {
+    return await pool.connect();
+  } catch (cause) {
+    throw new OutputError(`cannot connect to ${where}: ${errorText(cause)}`, where, { cause });
+  }
 }

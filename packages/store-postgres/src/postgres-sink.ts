@@ -20,9 +20,10 @@ import {
 import { errorText } from '@usp-ts/core';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { beginLocked } from './connection.js';
+import { connect, lockSql } from './connection.js';
 import { copyLine } from './copy-text.js';
-import type { SharedRun } from './postgres-state.js';
+import type { CommitStatements, SharedRun } from './postgres-state.js';
+import { failIf, insertRows, literal, rowOf, textArray } from './sql-text.js';
 
 /** The result sink of a PostgreSQL store (`openPostgresStore`). */
 export interface PostgresResultSink extends SiteSink {
@@ -36,57 +37,115 @@ export interface PostgresResultSink extends SiteSink {
 /** Characters of COPY text turned into one Buffer while a site is walked (off the JS heap). */
 const PIECE_CHARS = 64 * 1024;
 
-// One statement, one round trip: a site's commit is a dozen of them, and on a run where nothing
-// changed they are most of the client's CPU.
-const DELETE_SITE = `WITH p AS (DELETE FROM page_rows WHERE run_id = $1 AND site = $2),
-  m AS (DELETE FROM sitemap_rows WHERE run_id = $1 AND site = $2)
-  DELETE FROM site_rows WHERE run_id = $1 AND site = $2`;
+/** The earlier copy of a site in a run, in the three row tables. */
+function deleteSiteSql(run: string, site: string): string {
+  const where = `run_id = ${literal(run)} AND site = ${literal(site)}`;
+  return `DELETE FROM page_rows WHERE ${where}; DELETE FROM sitemap_rows WHERE ${where}; DELETE FROM site_rows WHERE ${where};`;
+}
 
-/** `INSERT INTO site_rows` of one row (a COPY costs more than it saves for one line). */
-const INSERT_SITE = `INSERT INTO site_rows (run_id, ${[...SITE_COLUMNS, 'copy'].join(', ')})
-  VALUES (${Array.from({ length: SITE_COLUMNS.length + 2 }, (_, i) => `$${i + 1}`).join(', ')})`;
+/** Said by the server when a commit's copy was made void by a later try (`fenceSql`). */
+const STALE = 'usp: a later try made this copy void';
+
+/**
+ * Fencing, inside the site's transaction: a copy that a later try made void is refused; the
+ * copies this one makes void are recorded as void and their rows removed.
+ */
+function fenceSql(copy: SiteCopy): string {
+  const sql = [failIf(`EXISTS (SELECT 1 FROM void_copies WHERE copy = ${literal(copy.token)})`, STALE)];
+  if (copy.voids.length > 0) {
+    const voids = textArray(copy.voids);
+    sql.push(
+      `INSERT INTO void_copies (copy) SELECT unnest(${voids}) ON CONFLICT DO NOTHING;`,
+      ...['page_rows', 'sitemap_rows'].map(
+        (t) => `DELETE FROM ${t} r USING site_rows s
+          WHERE s.copy = ANY(${voids}) AND r.run_id = s.run_id AND r.site = s.site;`,
+      ),
+      `DELETE FROM site_rows WHERE copy = ANY(${voids});`,
+    );
+  }
+  return sql.join('\n');
+}
 
 async function copyInto(client: pg.ClientBase, table: string, columns: readonly string[], data: Buffer[]) {
-  if (data.length === 0) return;
   const stream = client.query(copyFrom(`COPY ${table} (run_id, ${columns.join(', ')}) FROM STDIN`));
   await pipeline(async function* () {
     yield* data;
   }, stream);
 }
 
+interface SiteCommit {
+  readonly run: string;
+  readonly site: string;
+  /** COPY text of the page rows. */
+  readonly pages: Buffer[];
+  /** `rowOf` the sitemap rows. */
+  readonly sitemaps: string[];
+  readonly result: SiteResult;
+  readonly saveState: ((mark: RunMark) => Promise<void>) | undefined;
+  readonly fence: CommitOptions['fence'];
+}
+
 /**
- * Fencing and replacement, inside the site's transaction: a copy that a later try made void is
- * refused; the copies this one makes void, and any earlier copy of the site in this run, are
- * removed.
+ * A site's commit as two texts: `head` opens the transaction (the lock, the run's row, the
+ * fencing, the removal of an earlier copy), `tail` writes the sitemap and site rows and the state
+ * (`statements`) and commits. The page rows go by COPY between them.
  */
-async function replaceEarlier(
-  client: pg.ClientBase,
-  runId: string,
-  site: string,
+function commitText(
+  c: SiteCommit,
   copy: SiteCopy | undefined,
+  recordRun: boolean,
+  statements: readonly string[],
+): { head: string; tail: string } {
+  const head = [
+    'BEGIN;',
+    lockSql(`${c.run} ${c.site}`),
+    recordRun ? `INSERT INTO runs (run_id) VALUES (${literal(c.run)}) ON CONFLICT (run_id) DO NOTHING;` : '',
+    copy === undefined ? '' : fenceSql(copy),
+    deleteSiteSql(c.run, c.site),
+  ];
+  const site = rowOf([c.run, ...siteValues(c.result), copy?.token ?? null]);
+  const tail = [
+    insertRows('sitemap_rows', ['run_id', ...SITEMAP_COLUMNS], c.sitemaps),
+    insertRows('site_rows', ['run_id', ...SITE_COLUMNS, 'copy'], [site]),
+    ...statements,
+    'COMMIT;',
+  ];
+  return { head: head.join('\n'), tail: tail.join('\n') };
+}
+
+/**
+ * Sends a commit: one round trip for a site without page rows or large digests; otherwise the head,
+ * the COPY, the large digests (one statement each) and the tail.
+ */
+async function send(
+  pool: pg.Pool,
   where: string,
+  c: SiteCommit,
+  text: { head: string; large: readonly pg.QueryConfig[]; tail: string },
+  copy: SiteCopy | undefined,
 ): Promise<void> {
-  if (copy !== undefined) {
-    const stale = await client.query('SELECT 1 FROM void_copies WHERE copy = $1', [copy.token]);
-    if (stale.rowCount !== 0) {
+  const client = await connect(pool, where);
+  try {
+    if (c.pages.length > 0 || text.large.length > 0) {
+      await client.query(text.head);
+      if (c.pages.length > 0) await copyInto(client, 'page_rows', PAGE_COLUMNS, c.pages);
+      for (const q of text.large) await client.query(q);
+      await client.query(text.tail);
+    } else {
+      await client.query(`${text.head}\n${text.tail}`);
+    }
+  } catch (cause) {
+    await client.query('ROLLBACK').catch(() => {});
+    if ((cause as Error)?.message === STALE) {
       throw new OutputError(
-        `the copy of ${site} from try ${copy.token} was replaced by a later try; it was not kept`,
+        `the copy of ${c.site} from try ${copy?.token} was replaced by a later try; it was not kept`,
         where,
       );
     }
-    if (copy.voids.length > 0) {
-      await client.query('INSERT INTO void_copies (copy) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING', [
-        copy.voids,
-      ]);
-      const voided = await client.query('SELECT run_id, site FROM site_rows WHERE copy = ANY($1)', [
-        copy.voids,
-      ]);
-      for (const r of voided.rows as { run_id: string; site: string }[]) {
-        await client.query(DELETE_SITE, [r.run_id, r.site]);
-      }
-    }
+    throw new OutputError(`cannot write to ${where}: ${errorText(cause)}`, where, { cause });
+  } finally {
+    client.release();
   }
-  await client.query(DELETE_SITE, [runId, site]);
 }
 
 /**
@@ -108,53 +167,25 @@ export function postgresResultSink(
   /** Runs whose row in `runs` a commit of this sink made durable. */
   const recorded = new Set<string>();
   let closed = false;
-  const commitSite = async (
-    run: string,
-    site: string,
-    pages: Buffer[],
-    sitemaps: Buffer[],
-    result: SiteResult,
-    saveState: ((mark: RunMark) => Promise<void>) | undefined,
-    fence: CommitOptions['fence'],
-  ): Promise<void> => {
-    if (closed) throw new OutputError('the output was closed before the site was committed', where);
-    // A stale copy is refused here, before a connection is taken; one made void meanwhile, in the transaction.
-    const copy = await fence?.();
-    let client: pg.PoolClient;
+  const commitSite = async (c: SiteCommit): Promise<void> => {
+    const { run, site, result } = c;
     try {
-      client = await pool.connect();
-    } catch (cause) {
-      throw new OutputError(`cannot connect to ${where}: ${errorText(cause)}`, where, { cause });
-    }
-    try {
+      if (closed) throw new OutputError('the output was closed before the site was committed', where);
+      // A stale copy is refused here, before a connection is taken; one made void meanwhile, in the transaction.
+      const copy = await c.fence?.();
+      // The state's statements (this store's state) join the commit's: nothing is sent before they are known.
+      const state: CommitStatements = { run, statements: [], large: [] };
+      shared.committing.set(site, state);
       try {
-        await beginLocked(client, `${run} ${site}`);
-        // Once a run is recorded, its later sites need not ask again.
-        if (!recorded.has(run)) {
-          await client.query('INSERT INTO runs (run_id) VALUES ($1) ON CONFLICT (run_id) DO NOTHING', [run]);
-        }
-        await replaceEarlier(client, run, site, copy, where);
-        await copyInto(client, 'page_rows', PAGE_COLUMNS, pages);
-        await copyInto(client, 'sitemap_rows', SITEMAP_COLUMNS, sitemaps);
-        await client.query(INSERT_SITE, [run, ...siteValues(result), copy?.token ?? null]);
-      } catch (cause) {
-        if (cause instanceof OutputError) throw cause;
-        throw new OutputError(`cannot write to ${where}: ${errorText(cause)}`, where, { cause });
-      }
-      shared.committing.set(site, { client, run });
-      try {
-        await saveState?.({ runId: run, site: result.site, offsets: {} });
+        await c.saveState?.({ runId: run, site: result.site, offsets: {} });
       } finally {
         shared.committing.delete(site);
       }
-      await client.query('COMMIT');
+      const text = commitText(c, copy, !recorded.has(run), state.statements);
+      await send(pool, where, c, { ...text, large: state.large }, copy);
       recorded.add(run);
       if (run === runId) done.add(result.site);
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
     } finally {
-      client.release();
       shared.begun.delete(site);
     }
   };
@@ -167,7 +198,7 @@ export function postgresResultSink(
       shared.begun.set(site, run);
       let text = '';
       let pages: Buffer[] = [];
-      let sitemaps = '';
+      let sitemaps: string[] = [];
       return {
         page(row: PageRow) {
           text += copyLine(run, pageValues(row));
@@ -177,23 +208,23 @@ export function postgresResultSink(
           }
         },
         sitemap(row) {
-          sitemaps += copyLine(run, sitemapValues(row));
+          sitemaps.push(rowOf([run, ...sitemapValues(row)]));
         },
         commit(result: SiteResult, options?: CommitOptions) {
           if (text !== '') pages.push(Buffer.from(text));
           const held = pages;
           text = '';
           pages = [];
-          const p = commitSite(
+          const p = commitSite({
             run,
             site,
-            held,
-            sitemaps === '' ? [] : [Buffer.from(sitemaps)],
+            pages: held,
+            sitemaps,
             result,
-            options?.saveState,
-            options?.fence,
-          );
-          sitemaps = '';
+            saveState: options?.saveState,
+            fence: options?.fence,
+          });
+          sitemaps = [];
           const tracked = p.catch(() => {});
           inFlight.add(tracked);
           void tracked.then(() => inFlight.delete(tracked));
@@ -202,7 +233,7 @@ export function postgresResultSink(
         discard() {
           text = '';
           pages = [];
-          sitemaps = '';
+          sitemaps = [];
           shared.begun.delete(site);
         },
       };

@@ -9,18 +9,38 @@ import {
 import { errorText } from '@usp-ts/core';
 import type pg from 'pg';
 import { beginLocked } from './connection.js';
+import { byteaLiteral, insertRows, literal, rowOf, textArray } from './sql-text.js';
 
 /**
  * What the results sink shares with the state of the same store: the sites whose walk has begun
  * through the sink, with the run each belongs to (the store's, or a queue's: their state is read as
- * the run before that one left it), and the open transaction of a site being committed, with its
- * run (its state is saved inside it, as that run's version).
+ * the run before that one left it), and the commit of a site being prepared, with its run: its
+ * state's statements join the commit's (saved in its transaction, as that run's version).
  */
 export interface SharedRun {
   readonly runId: string;
   readonly begun: Map<string, string>;
-  readonly committing: Map<string, { readonly client: pg.PoolClient; readonly run: string }>;
+  readonly committing: Map<string, CommitStatements>;
 }
+
+/** A site's commit being prepared: its run, and the statements its state adds (`StateStatements`). */
+export interface CommitStatements {
+  readonly run: string;
+  readonly statements: string[];
+  readonly large: pg.QueryConfig[];
+}
+
+/** The statements that save a site's state: `large` (parameters) first, then `text`. */
+interface StateStatements {
+  readonly large: pg.QueryConfig[];
+  readonly text: string;
+}
+
+/** Digests up to this size go in the commit's text as literals (the bytes twice, in hex). */
+const LITERAL_DIGEST_BYTES = 64 * 1024;
+
+const UPSERT_DIGEST = `INSERT INTO state_digests (site, run_id, url, pages) VALUES ($1, $2, $3, $4)
+  ON CONFLICT (site, run_id, url) DO UPDATE SET pages = excluded.pages`;
 
 type SitemapData = Omit<SitemapState, 'pages'>;
 
@@ -63,70 +83,75 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
     return (r.rows[0] as SiteRow | undefined) ?? null;
   };
 
-  const save = async (
-    client: pg.ClientBase,
-    runId: string,
-    state: SiteState,
-    mark: RunMark | undefined,
-  ): Promise<void> => {
+  /**
+   * The statements that save a site's next state as `runId`'s version (one text: see
+   * `sql-text.ts`). The version it was computed from is the one the walk read, or, for a save
+   * without a read, the latest (a subquery, run under the site's lock).
+   */
+  const saveSql = (runId: string, state: SiteState, mark: RunMark | undefined): StateStatements => {
     const site = state.site;
+    const s = literal(site);
+    const r = literal(runId);
     const from = readFrom.has(site)
-      ? (readFrom.get(site) ?? null)
-      : ((await versionOf(client, site, undefined))?.run_id ?? null);
+      ? literal(readFrom.get(site) ?? null)
+      : `(SELECT run_id FROM state_sites WHERE site = ${s} ORDER BY seq DESC LIMIT 1)`;
     readFrom.delete(site);
-    // Digests left out are kept from the version the walk read (a 304 or a skip).
-    const keep = state.sitemaps.filter((s) => s.pages === undefined).map((s) => s.url);
-    if (from !== runId) {
-      await client.query('DELETE FROM state_digests WHERE site = $1 AND run_id = $2', [site, runId]);
-      if (from !== null && keep.length > 0) {
-        await client.query(
-          `INSERT INTO state_digests (site, run_id, url, pages)
-           SELECT site, $2, url, pages FROM state_digests WHERE site = $1 AND run_id = $3 AND url = ANY($4)`,
-          [site, runId, from, keep],
-        );
+    const fresh = new Map<string, Uint8Array>();
+    for (const m of state.sitemaps) if (m.pages != null) fresh.set(m.url, m.pages);
+    // Digests left out (a 304 or a skip) are kept from the version the walk read: copied when that
+    // is another run's, left in place when it is this run's; this run's others are removed.
+    const keep = textArray(
+      state.sitemaps.filter((m) => m.pages === undefined && !fresh.has(m.url)).map((m) => m.url),
+    );
+    const sql = [
+      `DELETE FROM state_digests WHERE site = ${s} AND run_id = ${r} AND NOT (url = ANY(${textArray([...fresh.keys()])}))
+         AND NOT (${from} IS NOT DISTINCT FROM ${r} AND url = ANY(${keep}));`,
+      `INSERT INTO state_digests (site, run_id, url, pages) SELECT site, ${r}, url, pages FROM state_digests
+         WHERE site = ${s} AND run_id = ${from} AND ${from} IS DISTINCT FROM ${r} AND url = ANY(${keep});`,
+    ];
+    // A large digest goes as a parameter of its own statement (bytes as they are; as a literal, in
+    // hex, a 50,000-page sitemap's took ~7 MB of text, copied several times on its way out).
+    const large: pg.QueryConfig[] = [];
+    const rows: string[] = [];
+    for (const [url, pages] of fresh) {
+      if (pages.byteLength <= LITERAL_DIGEST_BYTES) {
+        rows.push(`(${s}, ${r}, ${literal(url)}, ${byteaLiteral(pages)})`);
+      } else {
+        const bytes = Buffer.from(pages.buffer, pages.byteOffset, pages.byteLength);
+        large.push({ text: UPSERT_DIGEST, values: [site, runId, url, bytes] });
       }
-    } else {
-      await client.query(
-        'DELETE FROM state_digests WHERE site = $1 AND run_id = $2 AND NOT (url = ANY($3))',
-        [site, runId, keep],
-      );
     }
-    for (const s of state.sitemaps) {
-      if (s.pages === undefined || s.pages === null) continue;
-      await client.query(
-        `INSERT INTO state_digests (site, run_id, url, pages) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (site, run_id, url) DO UPDATE SET pages = excluded.pages`,
-        [site, runId, s.url, Buffer.from(s.pages.buffer, s.pages.byteOffset, s.pages.byteLength)],
-      );
+    if (rows.length > 0) {
+      sql.push(`${insertRows('state_digests', ['site', 'run_id', 'url', 'pages'], rows).slice(0, -1)}
+        ON CONFLICT (site, run_id, url) DO UPDATE SET pages = excluded.pages;`);
     }
     const sitemaps = state.sitemaps.map(({ pages: _pages, ...data }) => data);
-    // Two versions a site: this run's and the one it was computed from. The other versions go in
-    // the same statement as this run's upsert (they never include its row), and the mark with them.
-    const kept = from === null || from === runId ? [runId] : [runId, from];
-    await client.query(
-      `WITH d AS (DELETE FROM state_digests WHERE site = $1 AND NOT (run_id = ANY($9))),
-         s AS (DELETE FROM state_sites WHERE site = $1 AND NOT (run_id = ANY($9))),
-         m AS (INSERT INTO run_marks (run_id, site, offsets) SELECT $10, $1, $11 WHERE $10::text IS NOT NULL
-           ON CONFLICT (run_id) DO UPDATE SET site = excluded.site, offsets = excluded.offsets)
+    const values = [
+      site,
+      runId,
+      state.walkedAt,
+      state.fullWalkAt,
+      state.probedAt,
+      state.lastmodTrust,
+      state.unreachable === null ? null : JSON.stringify(state.unreachable),
+      JSON.stringify(sitemaps),
+    ];
+    // Two versions a site: this run's and the one it was computed from; the others go.
+    const others = `site = ${s} AND run_id <> ${r} AND run_id IS DISTINCT FROM ${from}`;
+    const markSql =
+      mark === undefined
+        ? ''
+        : `, m AS (INSERT INTO run_marks (run_id, site, offsets)
+             VALUES (${literal(mark.runId)}, ${s}, ${literal(JSON.stringify(mark.offsets))})
+             ON CONFLICT (run_id) DO UPDATE SET site = excluded.site, offsets = excluded.offsets)`;
+    sql.push(`WITH d AS (DELETE FROM state_digests WHERE ${others}),
+         v AS (DELETE FROM state_sites WHERE ${others})${markSql}
        INSERT INTO state_sites (site, run_id, walked_at, full_walk_at, probed_at, lastmod_trust, unreachable, sitemaps)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       VALUES ${rowOf(values)}
        ON CONFLICT (site, run_id) DO UPDATE SET seq = nextval(pg_get_serial_sequence('state_sites', 'seq')),
          walked_at = excluded.walked_at, full_walk_at = excluded.full_walk_at, probed_at = excluded.probed_at,
-         lastmod_trust = excluded.lastmod_trust, unreachable = excluded.unreachable, sitemaps = excluded.sitemaps`,
-      [
-        site,
-        runId,
-        state.walkedAt,
-        state.fullWalkAt,
-        state.probedAt,
-        state.lastmodTrust,
-        state.unreachable === null ? null : JSON.stringify(state.unreachable),
-        JSON.stringify(sitemaps),
-        kept,
-        mark?.runId ?? null,
-        mark === undefined ? null : JSON.stringify(mark.offsets),
-      ],
-    );
+         lastmod_trust = excluded.lastmod_trust, unreachable = excluded.unreachable, sitemaps = excluded.sitemaps;`);
+    return { large, text: sql.join('\n') };
   };
 
   return {
@@ -179,18 +204,30 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
       }
     },
     async saveSite(state, mark) {
-      // Inside the commit of the site's rows, when the sink of this store is committing it.
+      // With the commit of the site's rows, when the sink of this store is committing it.
       const open = shared.committing.get(state.site);
-      if (open !== undefined) return save(open.client, open.run, state, mark).catch(fail);
+      if (open !== undefined) {
+        const { large, text } = saveSql(open.run, state, mark);
+        open.large.push(...large);
+        open.statements.push(text);
+        return;
+      }
       let client: pg.PoolClient | undefined;
+      let begun = false;
       try {
         client = await pool.connect();
         const run = shared.begun.get(state.site) ?? runId;
-        await beginLocked(client, `${run} ${state.site}`);
-        await save(client, run, state, mark);
-        await client.query('COMMIT');
+        const { large, text } = saveSql(run, state, mark);
+        begun = true;
+        if (large.length === 0) {
+          await beginLocked(client, `${run} ${state.site}`, `${text} COMMIT;`);
+        } else {
+          await beginLocked(client, `${run} ${state.site}`);
+          for (const q of large) await client.query(q);
+          await client.query(`${text} COMMIT;`);
+        }
       } catch (error) {
-        await client?.query('ROLLBACK').catch(() => {});
+        if (begun) await client?.query('ROLLBACK').catch(() => {});
         fail(error);
       } finally {
         client?.release();

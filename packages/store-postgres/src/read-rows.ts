@@ -1,7 +1,5 @@
-import { OutputError, type PageRow, type PageRowFilter, pageRowOf, pageRowsQuery } from '@usp-ts/batch';
-import { errorText } from '@usp-ts/core';
-import type pg from 'pg';
-import { createPool, redactUrl } from './connection.js';
+import { type PageRow, type PageRowFilter, pageRowOf, pageRowsQuery } from '@usp-ts/batch';
+import { connect, createPool, redactUrl } from './connection.js';
 
 export type { PageRowFilter };
 
@@ -20,12 +18,7 @@ export async function* readPageRows(
   const pool = createPool(url, 1);
   pool.on('error', () => {});
   try {
-    let client: pg.PoolClient;
-    try {
-      client = await pool.connect();
-    } catch (cause) {
-      throw new OutputError(`cannot connect to ${where}: ${errorText(cause)}`, where, { cause });
-    }
+    const client = await connect(pool, where);
     try {
       const { sql, params } = pageRowsQuery(filter, (n) => `$${n}`);
       await client.query('BEGIN READ ONLY');

@@ -1,6 +1,5 @@
-import { OutputError, type RunSummaryRows, runSummaryQueries, type SiteResult } from '@usp-ts/batch';
-import { errorText } from '@usp-ts/core';
-import { createPool, redactUrl } from './connection.js';
+import { type RunSummaryRows, runSummaryQueries, type SiteResult } from '@usp-ts/batch';
+import { connect, createPool, redactUrl } from './connection.js';
 
 /**
  * What `usp report` shows of a store's run: its site rows, its page rows counted by site and
@@ -12,9 +11,7 @@ export async function readRunSummary(url: string | undefined, run = 'latest'): P
   const pool = createPool(url, 1);
   pool.on('error', () => {});
   try {
-    const client = await pool.connect().catch((cause: unknown) => {
-      throw new OutputError(`cannot connect to ${where}: ${errorText(cause)}`, where, { cause });
-    });
+    const client = await connect(pool, where);
     try {
       const q = runSummaryQueries((n) => `$${n}`);
       await client.query('BEGIN READ ONLY');

@@ -1,6 +1,7 @@
 import {
   type PageRow,
   type SitemapRow,
+  type SitemapState,
   type SiteResult,
   type SiteSink,
   type SiteState,
@@ -9,7 +10,7 @@ import {
 import { siteSinkSuite, stateStoreSuite } from '@usp-ts/driver-testkit';
 import { startTestPostgres, type TestPostgres } from '@usp-ts/test-postgres';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openPostgresStateStore, openPostgresStore, type PostgresStore } from '../src/postgres-store.js';
 import { readPageRows } from '../src/read-rows.js';
 import { readRunSummary } from '../src/read-run-summary.js';
@@ -83,6 +84,21 @@ const stateOf = (site: string, walkedAt: number): SiteState => ({
   sitemaps: [],
 });
 
+/** A pages sitemap's state, validators and all unset. */
+const stateSitemap = (url: string): SitemapState => {
+  const unset = { etag: null, lastModified: null, indexLastmod: null, bodySha256: null, crawlDelayMs: null };
+  return {
+    url,
+    finalUrl: url,
+    type: 'PagesXMLSitemap',
+    children: [],
+    pageCount: 1,
+    news: false,
+    fetchedAt: 1,
+    ...unset,
+  };
+};
+
 describe('the state alone', () => {
   let url = '';
   stateStoreSuite('openPostgresStateStore', {
@@ -149,6 +165,54 @@ describe('openPostgresStore', () => {
     expect(changed.map((r) => r.url)).toEqual([`${site}p2`]);
   });
 
+  it('commits a site without page rows in one round trip (its rows and state as literals, read back as written), one with page rows or a large digest in three', async () => {
+    const url = await database();
+    const store = await openPostgresStore({ url, runId: 'r1' });
+    const site = "https://o'k.example/\\";
+    const odd = { ...sitemap(site), etag: `W/"a'b\\c\t$usp$"`, lastModified: 'ä\nß' };
+    const queries = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      const quiet = store.sink.begin(site);
+      quiet.sitemap(odd);
+      const digest = new Uint8Array([0, 1, 0x27, 0x5c, 255]);
+      const saved = {
+        ...stateOf(site, 7),
+        sitemaps: [{ ...stateSitemap(`${site}a.xml`), pages: digest }],
+      };
+      await quiet.commit(result(site, 0), { saveState: (mark) => store.state.saveSite(saved, mark) });
+      expect(queries).toHaveBeenCalledTimes(1);
+      queries.mockClear();
+      const busy = store.sink.begin('https://p.example/');
+      busy.page(page('https://p.example/', 'https://p.example/1'));
+      await busy.commit(result('https://p.example/', 1));
+      expect(queries).toHaveBeenCalledTimes(3);
+      // A digest past 64 KiB goes as a parameter, in a statement of its own.
+      queries.mockClear();
+      const big = Uint8Array.from({ length: 70_000 }, (_, i) => (i * 7) % 256);
+      const large = store.sink.begin('https://q.example/');
+      const bigState = {
+        ...stateOf('https://q.example/', 8),
+        sitemaps: [{ ...stateSitemap('https://q.example/a.xml'), pages: big }],
+      };
+      await large.commit(result('https://q.example/', 0), {
+        saveState: (mark) => store.state.saveSite(bigState, mark),
+      });
+      expect(queries).toHaveBeenCalledTimes(3);
+      queries.mockRestore();
+      expect(await store.state.loadPages(site, `${site}a.xml`)).toEqual(digest);
+      expect(await store.state.loadPages('https://q.example/', 'https://q.example/a.xml')).toEqual(big);
+    } finally {
+      queries.mockRestore();
+      await store.close();
+    }
+    const back = await query<Parameters<typeof sitemapRowOf>[0]>(
+      url,
+      'SELECT * FROM sitemap_rows WHERE site = $1',
+      [site],
+    );
+    expect(back.map(sitemapRowOf)).toEqual([odd]);
+  });
+
   it('a state that cannot be saved keeps none of the rows', async () => {
     const url = await database();
     const store = await openPostgresStore({ url });
@@ -167,6 +231,8 @@ describe('openPostgresStore', () => {
 
   it('two workers of one run: the second copy of a site reads the state the first read, and replaces it', async () => {
     const url = await database();
+    // A token the fencing's PL/pgSQL block must quote as it is.
+    const t1 = "t1'$usp$\\";
     const site = 'https://c.example/';
     const yesterday = await openPostgresStore({ url, runId: 'day1' });
     await yesterday.state.saveSite(stateOf(site, 1));
@@ -179,7 +245,7 @@ describe('openPostgresStore', () => {
     first.page(page(site, `${site}p2`));
     await first.commit(result(site), {
       saveState: (mark) => a.state.saveSite(stateOf(site, 2), mark),
-      fence: async () => ({ token: 't1', voids: [] }),
+      fence: async () => ({ token: t1, voids: [] }),
     });
     // Worker a killed after its commit, before the queue heard: b walks the site again.
     const second = b.sink.begin(site);
@@ -188,13 +254,13 @@ describe('openPostgresStore', () => {
     second.page(page(site, `${site}p2`));
     await second.commit(result(site), {
       saveState: (mark) => b.state.saveSite(stateOf(site, 3), mark),
-      fence: async () => ({ token: 't2', voids: ['t1'] }),
+      fence: async () => ({ token: 't2', voids: [t1] }),
     });
     // A stalled try that lost the job comes back: refused.
     const stale = a.sink.begin(site);
     stale.page(page(site, `${site}stale`));
     const error = await stale
-      .commit(result(site, 1), { fence: async () => ({ token: 't1', voids: [] }) })
+      .commit(result(site, 1), { fence: async () => ({ token: t1, voids: [] }) })
       .catch((e) => e);
     expect(error).toMatchObject({ code: 'USP_OUTPUT' });
     expect((error as Error).message).toMatch(/replaced by a later try/);

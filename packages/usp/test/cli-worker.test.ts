@@ -473,6 +473,7 @@ describe('usp worker and usp batch --queue', () => {
     const full = worker('full', out, 'f', [], smallDisk);
     expect(await closed.get(full), stderrOf.get(full)).toBe(1);
     const said = stderrOf.get(full) ?? '';
+    expect(said).toContain(`usp: worker f on full, writing ${join(out, 'f')}\n`);
     expect(said).not.toMatch(/\n\s+at /);
     expect(said.split('\n').filter((l) => l.startsWith('usp: error:'))).toEqual([
       expect.stringMatching(

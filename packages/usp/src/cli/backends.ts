@@ -7,7 +7,6 @@ import {
   openNdjsonSink,
   type SiteSink,
   type StateStore,
-  StateStoreError,
 } from '@usp-ts/batch';
 import { InvalidOptionError } from '@usp-ts/core';
 import { UsageError } from './args.js';
@@ -39,6 +38,8 @@ export interface OutputContext extends StateContext {
 
 /** Where a run's rows and state go, opened together and closed together. */
 export interface RunOutput {
+  /** Where the rows go, for messages: the file, the directory, or the URL without its password. */
+  readonly where: string;
   readonly sink: SiteSink & { readonly done: ReadonlySet<string>; close(): Promise<void> };
   readonly state: StateStore | null;
   /**
@@ -51,17 +52,12 @@ export interface RunOutput {
 
 /** The SQLite state store is loaded only when asked for: a native module nobody else needs. */
 async function sqliteState(path: string): Promise<StateStore> {
-  let mod: typeof import('@usp-ts/state-sqlite');
-  try {
-    mod = await import('@usp-ts/state-sqlite');
-  } catch (cause) {
-    throw new StateStoreError(
-      'io',
-      `--state needs the optional package @usp-ts/state-sqlite (npm install @usp-ts/state-sqlite), which did not load: ${(cause as Error).message}`,
-      { cause, path },
-    );
-  }
-  return mod.sqliteStateStore(path);
+  const { sqliteStateStore } = await loadOptionalPackage(
+    '@usp-ts/state-sqlite',
+    '--state FILE',
+    () => import('@usp-ts/state-sqlite'),
+  );
+  return sqliteStateStore(path);
 }
 
 /** `--state` of `usp batch` and `usp worker`. */
@@ -94,6 +90,10 @@ export const STATE_DRIVERS: readonly BackendDriver<StateStore, StateContext>[] =
 /** A URL as it may be shown: without the password it carries. */
 export const redactPassword = (url: string): string => url.replace(/\/\/([^@/:]*):[^@/]*@/, '//$1@');
 
+/** A PostgreSQL store as messages name it (`undefined`: the PG* variables' database). */
+export const shownPostgres = (url: string | undefined): string =>
+  url === undefined ? 'postgres: (PG* variables)' : redactPassword(url);
+
 /** A plain path names an SQLite file by its extension; any other path is a directory. */
 const isSqliteFile = (spec: BackendSpec): boolean =>
   spec.scheme === 'sqlite' || /\.(sqlite3?|db)$/i.test(spec.location);
@@ -121,7 +121,12 @@ export const OUTPUT_DRIVERS: readonly BackendDriver<RunOutput, OutputContext>[] 
         () => import('@usp-ts/state-sqlite'),
       );
       const store = openSqliteStore(spec.location, { resume: context.resume === true });
-      return { sink: store.sink, state: store.state, close: (options) => store.close(options) };
+      return {
+        where: spec.location,
+        sink: store.sink,
+        state: store.state,
+        close: (options) => store.close(options),
+      };
     },
   },
   {
@@ -152,7 +157,12 @@ export const OUTPUT_DRIVERS: readonly BackendDriver<RunOutput, OutputContext>[] 
         () => import('@usp-ts/store-postgres'),
       );
       const store = await openPostgresStore(url !== undefined ? { url } : {});
-      return { sink: store.sink, state: store.state, close: () => store.close() };
+      return {
+        where: shownPostgres(url),
+        sink: store.sink,
+        state: store.state,
+        close: () => store.close(),
+      };
     },
   },
   {
@@ -181,6 +191,7 @@ export const OUTPUT_DRIVERS: readonly BackendDriver<RunOutput, OutputContext>[] 
         throw error;
       }
       return {
+        where: dir,
         sink,
         state,
         async close() {

@@ -8,6 +8,7 @@ import {
   type SiteResult,
 } from '@usp-ts/batch';
 import { DEFAULT_MAX_SITEMAPS } from '@usp-ts/core';
+import { collectOnExternalGrowth } from '../node/external-memory-gc.js';
 import { flag, type OptionSpec, onePositional, parse, str, UsageError } from './args.js';
 import { tuneJitForBatch } from './batch-jit.js';
 import { groupDigits } from './digits.js';
@@ -25,6 +26,18 @@ import { listedOrigins, SITE_WALK_OPTIONS } from './site-walk.js';
  * thread's semi-spaces to 16 MiB each, and they stay committed (docs/memory.md).
  */
 export const BATCH_SEMI_SPACE_MB = 4;
+
+/**
+ * Growth of external memory (spent Buffers: HTTP chunks, gunzip output, held rows) that starts a
+ * full collection, MiB, once the process's RSS is above `BATCH_COLLECT_ABOVE_RSS_MB`
+ * (`collectOnExternalGrowth`). A run after 5 % of the pages were removed reads nearly every
+ * sitemap again and peaked at 185-249 MiB (bench:batch-stores, 1,000 sites); at every 8 MiB it
+ * kept to 131-174 MiB but cost the fresh run 20-50 % more CPU (three pairs); above 160 MiB only,
+ * the fresh run's CPU did not move (1.04×, 0.95-1.13, three pairs) and the removed run stayed under
+ * 200 MiB (docs/memory.md).
+ */
+export const BATCH_EXTERNAL_STEP_MB = 8;
+export const BATCH_COLLECT_ABOVE_RSS_MB = 160;
 
 export const BATCH_USAGE =
   'usage: usp batch [-h] (--out DIR [--state FILE] [--resume] | --queue URL [--no-wait]) [options] <sites-file|->';
@@ -164,6 +177,7 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
     // SQLite): both set V8 flags, and Node compiles a built-in module from its code cache only
     // while V8's flags are the defaults. The cap first: it loads perf_hooks before its own flags
     // (and watches V8's flags only when a worker thread starts, which a batch never does).
+    collectOnExternalGrowth(BATCH_EXTERNAL_STEP_MB, undefined, BATCH_COLLECT_ABOVE_RSS_MB);
     capSemiSpaces(BATCH_SEMI_SPACE_MB);
     tuneJitForBatch();
     const results = batchWalk(listed.note(inputLines(source)), {

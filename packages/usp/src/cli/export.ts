@@ -1,8 +1,8 @@
 import type { Change, PageRow, PageRowFilter } from '@usp-ts/batch';
 import { choice, flag, list, type OptionSpec, onePositional, parse, str, UsageError } from './args.js';
 import { HELP_OPTIONS } from './flags.js';
-import { loadOptionalPackage } from './optional-package.js';
 import { csvField, Output } from './output.js';
+import { openStoreReader } from './store-readers.js';
 
 const EXPORT_USAGE =
   'usage: usp export [-h] [--run ID] [--change LIST] [--site URL] [-f {ndjson,csv}] <FILE.sqlite|sqlite:FILE|postgres://...>';
@@ -81,29 +81,6 @@ function csvRow(row: PageRow): string {
     .join(',');
 }
 
-/** The rows a store spec names: PostgreSQL for `postgres://`, `postgresql://` and `postgres:`, else SQLite. */
-async function rowsOf(
-  spec: string,
-  filter: PageRowFilter,
-): Promise<AsyncIterable<PageRow> | Iterable<PageRow>> {
-  const pgUrl = /^postgres(ql)?:/i.test(spec) ? (/^postgres(ql)?:$/i.test(spec) ? undefined : spec) : null;
-  if (pgUrl !== null) {
-    const { readPageRows } = await loadOptionalPackage(
-      '@usp-ts/store-postgres',
-      'usp export from PostgreSQL',
-      () => import('@usp-ts/store-postgres'),
-    );
-    return readPageRows(pgUrl, filter);
-  }
-  const path = spec.startsWith('sqlite:') ? spec.slice('sqlite:'.length) : spec;
-  const { readSqlitePageRows } = await loadOptionalPackage(
-    '@usp-ts/state-sqlite',
-    'usp export from SQLite',
-    () => import('@usp-ts/state-sqlite'),
-  );
-  return readSqlitePageRows(path, filter);
-}
-
 export async function runExport(args: string[], signal: AbortSignal): Promise<number> {
   const p = parse(args, EXPORT_OPTIONS, EXPORT_USAGE);
   if (flag(p, 'help')) {
@@ -130,9 +107,10 @@ export async function runExport(args: string[], signal: AbortSignal): Promise<nu
   if (changes.length > 0) filter.changes = changes as Change[];
   const site = str(p, 'site');
   if (site !== undefined) filter.site = site;
+  const store = await openStoreReader(spec, 'usp export', EXPORT_USAGE);
   const out = new Output(process.stdout);
   if (format === 'csv') await out.line(CSV_COLUMNS);
-  for await (const row of await rowsOf(spec, filter)) {
+  for await (const row of store.pageRows(filter)) {
     if (signal.aborted) break;
     const wait = out.line(format === 'csv' ? csvRow(row) : JSON.stringify(row));
     if (wait) await wait;

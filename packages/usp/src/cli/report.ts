@@ -19,7 +19,6 @@ import {
   str,
   UsageError,
 } from './args.js';
-import { redactPassword } from './backends.js';
 import { groupDigits } from './digits.js';
 import {
   DISCOVERY_OPTIONS,
@@ -32,8 +31,8 @@ import {
 import { openInput } from './input.js';
 import { Log, Progress } from './log.js';
 import { NETWORK_HELP, NETWORK_OPTIONS, webClientOptionsFrom } from './network.js';
-import { loadOptionalPackage } from './optional-package.js';
 import { PLUGIN_HELP, PLUGIN_OPTIONS, pluginsFrom } from './plugins.js';
+import { hasScheme, openStoreReader } from './store-readers.js';
 
 export const REPORT_USAGE =
   'usage: usp report [-h] [-o FILE] [--sitemap URL] [options] <url | file | batch-dir>';
@@ -117,8 +116,7 @@ type Target =
   | { kind: 'site'; url: string }
   | { kind: 'file'; path: string }
   | { kind: 'batch'; dir: string }
-  | { kind: 'sqlite'; path: string }
-  | { kind: 'postgres'; url: string | undefined };
+  | { kind: 'store'; spec: string };
 
 /** An SQLite database file, by its header (a sitemap file could be named anything). */
 function isSqliteFile(path: string): boolean {
@@ -138,10 +136,8 @@ function isSqliteFile(path: string): boolean {
 
 function targetOf(value: string): Target {
   if (isHttpUrl(value)) return { kind: 'site', url: value };
-  if (/^postgres(ql)?:/i.test(value))
-    return { kind: 'postgres', url: /^postgres(ql)?:$/i.test(value) ? undefined : value };
-  if (value.startsWith('sqlite:')) return { kind: 'sqlite', path: value.slice('sqlite:'.length) };
-  if (value !== '-' && isSqliteFile(value)) return { kind: 'sqlite', path: value };
+  // Any other scheme names a result store (one that no driver takes is a usage error there).
+  if (hasScheme(value) || (value !== '-' && isSqliteFile(value))) return { kind: 'store', spec: value };
   if (value !== '-') {
     try {
       if (statSync(value).isDirectory()) return { kind: 'batch', dir: value };
@@ -171,9 +167,10 @@ export async function runReport(args: string[], signal: AbortSignal): Promise<nu
   try {
     let html: string;
     if (target.kind === 'batch') html = batchReportHtml(await collectBatchReport(target.dir));
-    else if (target.kind === 'sqlite' || target.kind === 'postgres')
-      html = batchReportHtml(await ofStore(target, str(p, 'run')));
-    else if (target.kind === 'file') {
+    else if (target.kind === 'store') {
+      const store = await openStoreReader(target.spec, 'usp report', REPORT_USAGE);
+      html = batchReportHtml(storeReport(store.shown, await store.runSummary(str(p, 'run'))));
+    } else if (target.kind === 'file') {
       const { registry } = await pluginsFrom(p, REPORT_USAGE);
       const data = await collectFileReport({
         body: await openInput(target.path),
@@ -197,29 +194,6 @@ export async function runReport(args: string[], signal: AbortSignal): Promise<nu
     log.summary();
     await log.close();
   }
-}
-
-async function ofStore(
-  target: Extract<Target, { kind: 'sqlite' | 'postgres' }>,
-  run: string | undefined,
-): Promise<ReturnType<typeof storeReport>> {
-  if (target.kind === 'sqlite') {
-    const { readSqliteRunSummary } = await loadOptionalPackage(
-      '@usp-ts/state-sqlite',
-      'usp report of an SQLite store',
-      () => import('@usp-ts/state-sqlite'),
-    );
-    return storeReport(target.path, readSqliteRunSummary(target.path, run));
-  }
-  const { readRunSummary } = await loadOptionalPackage(
-    '@usp-ts/store-postgres',
-    'usp report of a PostgreSQL store',
-    () => import('@usp-ts/store-postgres'),
-  );
-  return storeReport(
-    target.url === undefined ? 'postgres: (PG* variables)' : redactPassword(target.url),
-    await readRunSummary(target.url, run),
-  );
 }
 
 async function siteReport(

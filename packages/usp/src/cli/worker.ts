@@ -1,9 +1,7 @@
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import { OutputError, StateStoreError } from '@usp-ts/batch';
 import { assertRedisReachable, DEFAULT_QUEUE_NAME, runWorker, voidedCopies } from '@usp-ts/queue-bullmq';
 import { duration, flag, type OptionSpec, type Parsed, parse, redisUrl, str, UsageError } from './args.js';
-import { redactPassword } from './backends.js';
 import { tuneJitForBatch } from './batch-jit.js';
 import { NETWORK_HELP } from './network.js';
 import { SITE_RUN_PLUGIN_HELP } from './plugin-flags.js';
@@ -195,8 +193,7 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
     const onAbort = () => void worker.stop();
     signal.addEventListener('abort', onAbort, { once: true });
     if (flags.verbose > 0) {
-      const into = /^postgres(ql)?:/i.test(out) ? redactPassword(out) : join(out, workerId);
-      process.stderr.write(`usp: worker ${workerId} on ${queueName}, writing ${into}\n`);
+      process.stderr.write(`usp: worker ${workerId} on ${queueName}, writing ${run.output.where}\n`);
     }
     await worker.closed;
     signal.removeEventListener('abort', onAbort);

@@ -1,0 +1,99 @@
+import { createHash } from 'node:crypto';
+import { newPageDraft, type Page, pageToJSON, SitemapDate } from '@usp-ts/core';
+import { describe, expect, it } from 'vitest';
+import { PageTracker } from '../src/page-changes.js';
+import { readDigest, writeDigest } from '../src/page-digest.js';
+import type { PageRow } from '../src/rows.js';
+
+const SITE = 'http://example.com/';
+const SITEMAP = 'http://example.com/sitemap.xml';
+
+function page(url: string, fields: Partial<Page> = {}): Page {
+  return { ...newPageDraft(url), ...fields };
+}
+
+/** Pages whose JSON takes every path of the tracker's hand-written rows, and the general one. */
+const AWKWARD: Page[] = [
+  page('http://example.com/plain'),
+  page('http://example.com/q"uote\\back', { priority: 0.8, changeFrequency: 'daily' }),
+  page('http://example.com/ctl\u0001\t\n', { lastModified: new SitemapDate(Date.UTC(2026, 0, 2), 0) }),
+  page('http://example.com/lone\ud800surrogate', { priority: Number.NaN }),
+  page('http://example.com/astral\u{1f600}\u2028\u00e9', { priority: -0 }),
+  page('http://example.com/big', {
+    priority: 1e21,
+    lastModified: new SitemapDate(Date.UTC(2026, 0, 2), null),
+  }),
+  page('http://example.com/images', {
+    images: [
+      { loc: 'http://example.com/i.png', caption: null, geoLocation: null, title: 't"', license: null },
+    ],
+  }),
+  page('http://example.com/ext', { extensions: { 'x-test': { n: 1 } } }),
+];
+
+function track(pages: readonly Page[]): { rows: [PageRow, string | undefined][]; tracker: PageTracker } {
+  const rows: [PageRow, string | undefined][] = [];
+  const tracker = new PageTracker({
+    site: SITE,
+    sitemap: SITEMAP,
+    emit: (row, json) => rows.push([row, json]),
+    marking: true,
+    previous: null,
+  });
+  for (const p of pages) tracker.append(p);
+  tracker.close();
+  return { rows, tracker };
+}
+
+const sha8 = (text: string) => createHash('sha1').update(text).digest().subarray(0, 8);
+
+describe('PageTracker', () => {
+  it("writes each row's line as JSON.stringify of the row, whatever its strings and numbers", () => {
+    const { rows } = track(AWKWARD);
+    expect(rows).toHaveLength(AWKWARD.length);
+    rows.forEach(([row, line], i) => {
+      // The row is the page's JSON form between the site and sitemap and its change, key by key.
+      const expected = { site: SITE, sitemap: SITEMAP, ...pageToJSON(AWKWARD[i] as Page), change: 'new' };
+      expect(Object.entries(row)).toEqual(Object.entries(expected));
+      expect(line).toBe(JSON.stringify(expected));
+    });
+  });
+
+  it("keeps in its digest each page's URL hash, the hash of its JSON text, and its URL", () => {
+    // Enough URLs (non-ASCII ones among them) to fill several of the digest's pieces.
+    const many = Array.from({ length: 3_000 }, (_, i) =>
+      page(`http://example.com/p\u00e9ge/${i}/${'x'.repeat(i % 40)}`, { priority: (i % 10) / 10 }),
+    );
+    const pages = [...AWKWARD, ...many];
+    const { tracker } = track(pages);
+    // Layout 2 as `writeDigest` makes it from the pages' hashes and URLs.
+    const entries = Buffer.concat(pages.flatMap((p) => [sha8(p.url), sha8(JSON.stringify(pageToJSON(p)))]));
+    const expected = writeDigest(
+      entries,
+      pages.map((p) => p.url),
+    );
+    expect(Buffer.from(tracker.digest).equals(Buffer.from(expected))).toBe(true);
+    expect(readDigest(tracker.digest).urls).toHaveLength(pages.length + 1); // one URL holds a '\n'
+    // Read again once closed: the same digest.
+    expect(tracker.digest).toBe(tracker.digest);
+  });
+
+  it('marks the pages of a second run against the first one', () => {
+    const first = track(AWKWARD).tracker;
+    const changed = AWKWARD.map((p, i) => (i === 1 ? page(p.url, { priority: 0.1 }) : p));
+    const rows: PageRow[] = [];
+    const tracker = new PageTracker({
+      site: SITE,
+      sitemap: SITEMAP,
+      emit: (row) => rows.push(row),
+      marking: true,
+      previous: { pages: first.digest, pageCount: first.count },
+    });
+    for (const p of [...changed, page('http://example.com/new')]) tracker.append(p);
+    tracker.close();
+    expect(rows.map((r) => r.change)).toEqual([
+      ...AWKWARD.map((_, i) => (i === 1 ? 'changed' : 'unchanged')),
+      'new',
+    ]);
+  });
+});
