@@ -224,7 +224,7 @@ async function freshRounds() {
 /** The fresh rounds in one table row: medians and the paired ratios. */
 function freshLine(r) {
   const list = (xs) => xs.map((x) => x.toFixed(2)).join(', ');
-  return `| fresh state, ${r.ours.length} more rounds | ${fmtS(median(r.ours.map((x) => x.wallS)))} wall / ${fmtS(median(r.ours.map((x) => x.cpuS)))} CPU (${list(r.ours.map((x) => x.cpuS))}); \`--compare\` ${fmtS(median(r.compare.map((x) => x.wallS)))} / ${fmtS(median(r.compare.map((x) => x.cpuS)))} (${list(r.compare.map((x) => x.cpuS))}), ours ÷ theirs: CPU ${list(r.cpuRatios)} (median ${median(r.cpuRatios).toFixed(2)}), wall ${list(r.wallRatios)} | | | | | | | |`;
+  return `| fresh state, ${r.ours.length} more rounds | ${fmtS(median(r.ours.map((x) => x.wallS)))} wall / ${fmtS(median(r.ours.map((x) => x.cpuS)))} CPU (${list(r.ours.map((x) => x.cpuS))}); \`--compare\` ${fmtS(median(r.compare.map((x) => x.wallS)))} / ${fmtS(median(r.compare.map((x) => x.cpuS)))} (${list(r.compare.map((x) => x.cpuS))}), ours ÷ theirs: CPU ${list(r.cpuRatios)} (median ${median(r.cpuRatios).toFixed(2)}), wall ${list(r.wallRatios)}; peak RSS ${r.ours.map((x) => x.peakRssMiB.toFixed(0)).join(', ')} MiB against ${r.compare.map((x) => x.peakRssMiB.toFixed(0)).join(', ')} | | | | | | | |`;
 }
 
 /** The no-change rounds in one table row: medians, and against --compare the paired ratios. */

@@ -424,6 +424,32 @@ describe('recursion', () => {
     expect(client.requests.filter((u) => u === `${H}a.xml`)).toHaveLength(1);
   });
 
+  it('counts a sitemap that redirected onto one the walk has once in its progress', async () => {
+    const client = new FakeClient({
+      [`${H}robots.txt`]: { body: ['index\n', `${H}a.xml\n`, `${H}b.xml\n`] },
+      [`${H}a.xml`]: { body: ['pages\n', `${H}p\n`] },
+      [`${H}b.xml`]: { redirect: `${H}a.xml` },
+    });
+    let last: WalkStats | null = null;
+    const tree = await sitemapTreeForHomepageWithClient(
+      H,
+      opts(client, {
+        useKnownPaths: false,
+        concurrency: 1,
+        onProgress: (s) => {
+          last = s;
+        },
+      }),
+    );
+    const [a, b] = (tree.subSitemaps[0] as IndexRobotsTxtSitemap).subSitemaps;
+    expect(a.type).toBe('PagesXMLSitemap');
+    expect((b as InvalidSitemap).reason).toMatch(
+      /^Sitemap .*b\.xml was fetched already in this walk \(as .*a\.xml\)/,
+    );
+    // robots.txt, a.xml and b.xml: three documents done, each once.
+    expect(last).toMatchObject({ sitemapsFetched: 3, sitemapsDone: 3 });
+  });
+
   it('reports fetch failures with usp reason and keeps the index entry lastmod on the child node', async () => {
     const lm = Date.UTC(2024, 0, 2);
     const client = new FakeClient({

@@ -1,6 +1,7 @@
 import { OutputError } from '@usp-ts/batch';
 import { errorText } from '@usp-ts/core';
 import pg from 'pg';
+import { quote } from './sql-text.js';
 
 /**
  * Where to connect: a `postgres://` (or `postgresql://`) URL, or nothing to take everything from
@@ -34,7 +35,7 @@ export async function beginLocked(client: pg.ClientBase, key: string, then = '')
 
 /** The statement that takes the transaction's advisory lock of `key`. */
 export function lockSql(key: string): string {
-  return `SELECT pg_advisory_xact_lock(hashtextextended(${pg.escapeLiteral(key)}, 0));`;
+  return `SELECT pg_advisory_xact_lock(hashtextextended(${quote(key)}, 0));`;
 }
 
 /** A connection of `pool`, or `OutputError` saying why there is none (`where`: the redacted URL). */

@@ -9,7 +9,7 @@ import {
 import { errorText } from '@usp-ts/core';
 import type pg from 'pg';
 import { beginLocked } from './connection.js';
-import { byteaLiteral, insertRows, literal, rowOf, textArray } from './sql-text.js';
+import { byteaLiteral, insertRows, literal, quote, rowOf, textArray } from './sql-text.js';
 
 /**
  * What the results sink shares with the state of the same store: the sites whose walk has begun
@@ -75,10 +75,10 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
     site: string,
     notOf: string | undefined,
   ): Promise<SiteRow | null> => {
+    // Literals, not parameters: one message to write instead of five (each site reads once).
     const r = await q.query(
       `SELECT run_id, walked_at, full_walk_at, probed_at, lastmod_trust, unreachable, sitemaps FROM state_sites
-       WHERE site = $1 ${notOf !== undefined ? 'AND run_id <> $2' : ''} ORDER BY seq DESC LIMIT 1`,
-      notOf !== undefined ? [site, notOf] : [site],
+       WHERE site = ${quote(site)} ${notOf !== undefined ? `AND run_id <> ${quote(notOf)}` : ''} ORDER BY seq DESC LIMIT 1`,
     );
     return (r.rows[0] as SiteRow | undefined) ?? null;
   };

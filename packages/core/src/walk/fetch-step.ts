@@ -118,7 +118,7 @@ function refusedRedirect(
     const first = walk.claim(finalKey, task);
     if (first !== null) {
       response.cancel();
-      return { ...walk.repeated(task, finalUrl, first), contentType, unfetched: false };
+      return walk.redirectedToRepeat(task, finalUrl, first, contentType);
     }
   }
   const offSite = walk.offSite(finalUrl);

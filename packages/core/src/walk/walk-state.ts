@@ -223,9 +223,25 @@ export abstract class WalkState {
 
   /** A sitemap fetched already in this walk: a reference to the first, not a second fetch. */
   repeated(task: FetchTask, sameAs: string, firstParent: string): FetchResult {
-    const also = sameAs === task.url ? '' : ` (as ${sameAs})`;
-    const reason = `Sitemap ${task.url} was fetched already in this walk${also}, first listed by ${firstParent}; not fetched again`;
-    return this.notRequested(task, reason, 'duplicate-sitemap');
+    return this.notRequested(task, repeatText(task.url, sameAs, firstParent), 'duplicate-sitemap');
+  }
+
+  /**
+   * A request that redirected onto a sitemap this walk has: the same reference, as the result of
+   * a request made (counted done once, when the walk reports it).
+   */
+  redirectedToRepeat(
+    task: FetchTask,
+    sameAs: string,
+    firstParent: string,
+    contentType: string | null,
+  ): FetchResult {
+    const reason = repeatText(task.url, sameAs, firstParent);
+    return this.result(
+      task,
+      this.invalidNode(task.url, reason, task.lastModified, 'duplicate-sitemap'),
+      contentType,
+    );
   }
 
   /** The formats; a `RegistryLoader` is called at the walk's first parse, and only then. */
@@ -262,4 +278,9 @@ function originOf(url: string): string {
   } catch {
     return url;
   }
+}
+
+function repeatText(url: string, sameAs: string, firstParent: string): string {
+  const also = sameAs === url ? '' : ` (as ${sameAs})`;
+  return `Sitemap ${url} was fetched already in this walk${also}, first listed by ${firstParent}; not fetched again`;
 }
