@@ -211,8 +211,9 @@ export class PageTracker implements PageWriter, StoredPages {
     const json = lm === undefined ? pageToJSON(page) : null;
     const urlHash = hash8(page.url);
     this.#urls.add(this.#count === 1 ? page.url : `\n${page.url}`);
-    const inner = lm === undefined ? JSON.stringify(json).slice(1, -1) : ordinaryInner(page, lm);
-    const rowHash = hash8(`{${inner}}`);
+    // Hashing flattens the text: the line then takes a slice of it rather than its pieces again.
+    const text = lm === undefined ? JSON.stringify(json) : `{${ordinaryInner(page, lm)}}`;
+    const rowHash = hash8(text);
     this.#entries.add(urlHash + rowHash);
     let change: Change = 'new';
     if (this.#previous !== null) {
@@ -223,7 +224,7 @@ export class PageTracker implements PageWriter, StoredPages {
     // JSON.stringify(marked) (the JSON form has no site, sitemap or change key), from the text the
     // hash needed anyway. An ordinary page's row is a literal of the keys the spread would give, in
     // their order: every key after a spread is defined through a V8 runtime call.
-    const line = `${this.#prefix}${inner},"change":"${change}"}`;
+    const line = `${this.#prefix}${text.slice(1, -1)},"change":"${change}"}`;
     if (change !== 'unchanged' && this.#change === 'unchanged') this.#change = 'changed';
     if (this.#held !== null) {
       if (change === 'unchanged') {
