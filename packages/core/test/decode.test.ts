@@ -191,3 +191,42 @@ describe('decode: damage', () => {
     );
   });
 });
+
+describe('decode: UTF-8 pieces', () => {
+  // Bytes that make every kind of sequence: ASCII, leads of 2, 3 and 4 bytes, continuations,
+  // invalid leads (C0, C1, F5-FF), surrogates encoded (ED A0 80) and overlong forms (E0 80, F0 80).
+  const byte = fc.oneof(
+    fc.integer({ min: 0x20, max: 0x7f }),
+    fc.integer({ min: 0x80, max: 0xbf }),
+    fc.constantFrom(0xc0, 0xc1, 0xc3, 0xdf, 0xe0, 0xe2, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff, 0xa0, 0x90),
+  );
+
+  it('gives the text a streaming TextDecoder gives, whatever the bytes and the cuts', () => {
+    fc.assert(
+      fc.property(fc.array(byte, { maxLength: 40 }), fc.array(fc.nat(40)), (raw, rawCuts) => {
+        const bytes = Uint8Array.from([0x3c, 0x61, 0x3e, ...raw]);
+        const cuts = [...new Set(rawCuts.map((c) => Math.min(c, bytes.length)))].sort((a, b) => a - b);
+        const reference = new TextDecoder();
+        const points = [0, ...cuts, bytes.length];
+        let expected = '';
+        for (let i = 1; i < points.length; i++)
+          expected += reference.decode(bytes.subarray(points[i - 1], points[i]), { stream: true });
+        expected += reference.decode();
+        expect(decode(bytes, cuts).text).toBe(expected);
+      }),
+      { numRuns: runs(2000), seed: 37 },
+    );
+  });
+
+  it('keeps a U+FEFF inside the document and drops the byte order mark only', () => {
+    const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...utf8('<a>'), 0xef, 0xbb, 0xbf, ...utf8('</a>')]);
+    for (const cut of [1, 3, 4, 6, 7, 8]) expect(decode(bytes, [cut]).text).toBe('<a>\ufeff</a>');
+  });
+
+  it('keeps a character cut by every boundary whole', () => {
+    const bytes = utf8(DOC);
+    for (let cut = 1; cut < bytes.length; cut++) expect(decode(bytes, [cut]).text).toBe(DOC);
+    const cuts = Array.from({ length: bytes.length - 1 }, (_, i) => i + 1);
+    expect(decode(bytes, cuts).text).toBe(DOC);
+  });
+});
