@@ -8,7 +8,7 @@ import { ResponseMeter } from './document-response.js';
 import { stopText } from './outcome.js';
 import { parseStep } from './parse-step.js';
 import { type FetchResult, type FetchTask, hook } from './task.js';
-import type { WalkState } from './walk-state.js';
+import { repeatText, type WalkState } from './walk-state.js';
 
 type OkResponse = Extract<WebResponse, { kind: 'ok' }>;
 
@@ -118,7 +118,9 @@ function refusedRedirect(
     const first = walk.claim(finalKey, task);
     if (first !== null) {
       response.cancel();
-      return walk.redirectedToRepeat(task, finalUrl, first, contentType);
+      // The result of a request made: counted done once, when the walk reports it.
+      const reason = repeatText(url, finalUrl, first);
+      return walk.result(task, walk.invalidNode(url, reason, lastModified, 'duplicate-sitemap'), contentType);
     }
   }
   const offSite = walk.offSite(finalUrl);

@@ -226,24 +226,6 @@ export abstract class WalkState {
     return this.notRequested(task, repeatText(task.url, sameAs, firstParent), 'duplicate-sitemap');
   }
 
-  /**
-   * A request that redirected onto a sitemap this walk has: the same reference, as the result of
-   * a request made (counted done once, when the walk reports it).
-   */
-  redirectedToRepeat(
-    task: FetchTask,
-    sameAs: string,
-    firstParent: string,
-    contentType: string | null,
-  ): FetchResult {
-    const reason = repeatText(task.url, sameAs, firstParent);
-    return this.result(
-      task,
-      this.invalidNode(task.url, reason, task.lastModified, 'duplicate-sitemap'),
-      contentType,
-    );
-  }
-
   /** The formats; a `RegistryLoader` is called at the walk's first parse, and only then. */
   registry(): Registry | Promise<Registry> {
     const registry = this.config.registry;
@@ -280,7 +262,8 @@ function originOf(url: string): string {
   }
 }
 
-function repeatText(url: string, sameAs: string, firstParent: string): string {
+/** Why a sitemap the walk has already is not fetched again. */
+export function repeatText(url: string, sameAs: string, firstParent: string): string {
   const also = sameAs === url ? '' : ` (as ${sameAs})`;
   return `Sitemap ${url} was fetched already in this walk${also}, first listed by ${firstParent}; not fetched again`;
 }
