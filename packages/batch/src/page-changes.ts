@@ -1,48 +1,19 @@
 import { hash } from 'node:crypto';
-import { type Page, type PageJSON, type PageWriter, pageToJSON, type StoredPages } from '@usp-ts/core';
+import {
+  type Page,
+  type PageJSON,
+  type PageWriter,
+  pageToJSON,
+  plainPageDate,
+  plainPageFields,
+  type StoredPages,
+} from '@usp-ts/core';
 import { digestOf, ENTRY_BYTES, readDigest } from './page-digest.js';
 import type { Change, ListedPageRow, PageRow } from './rows.js';
 
 /** The first 8 bytes of SHA-1, as an 8-character latin1 string (a Map key that costs little). */
 function hash8(text: string): string {
   return hash('sha1', text, 'binary').slice(0, 8);
-}
-
-/** A string as JSON.stringify quotes it: only these characters are escaped (lone surrogates too). */
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
-
-function quoted(s: string): string {
-  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
-}
-
-/**
- * An ordinary page (no news, images, alternates or extension data, each field of the model's
- * type): its `lastModified` as its JSON form writes it. `undefined` for any other page.
- */
-function ordinaryDate(page: Page): string | null | undefined {
-  if (
-    page.newsStory !== null ||
-    page.images !== null ||
-    page.alternates !== null ||
-    page.extensions !== undefined ||
-    typeof page.url !== 'string' ||
-    typeof page.priority !== 'number' ||
-    (page.changeFrequency !== null && typeof page.changeFrequency !== 'string')
-  ) {
-    return undefined;
-  }
-  const lm = page.lastModified ? page.lastModified.toSourceString() : null;
-  return lm === null || typeof lm === 'string' ? lm : undefined;
-}
-
-/**
- * `JSON.stringify(pageToJSON(page))` without its braces, for an ordinary page (`ordinaryDate`),
- * written out by hand in the keys' order: the same bytes at a third of the cost (this runs for
- * every page of every site, and the row's hash is of these bytes, so they may never differ).
- */
-function ordinaryInner(page: Page, lm: string | null): string {
-  const { priority, changeFrequency: cf } = page;
-  return `"url":${quoted(page.url)},"priority":${Number.isFinite(priority) ? String(priority) : 'null'},"lastModified":${lm === null ? 'null' : quoted(lm)},"changeFrequency":${cf === null ? 'null' : quoted(cf)},"newsStory":null,"images":null,"alternates":null`;
 }
 
 const NO_BYTES = new Uint8Array(0);
@@ -206,13 +177,13 @@ export class PageTracker implements PageWriter, StoredPages {
       o.emit({ site: o.site, sitemap: o.sitemap, ...pageToJSON(page) });
       return;
     }
-    // An ordinary page's row is made field by field; any other from its JSON form.
-    const lm = ordinaryDate(page);
+    // A plain page's row is made field by field; any other from its JSON form.
+    const lm = plainPageDate(page);
     const json = lm === undefined ? pageToJSON(page) : null;
     const urlHash = hash8(page.url);
     this.#urls.add(this.#count === 1 ? page.url : `\n${page.url}`);
     // Hashing flattens the text: the line then takes a slice of it rather than its pieces again.
-    const text = lm === undefined ? JSON.stringify(json) : `{${ordinaryInner(page, lm)}}`;
+    const text = lm === undefined ? JSON.stringify(json) : `{${plainPageFields(page, lm)}}`;
     const rowHash = hash8(text);
     this.#entries.add(urlHash + rowHash);
     let change: Change = 'new';
@@ -222,7 +193,7 @@ export class PageTracker implements PageWriter, StoredPages {
     }
     // One object and one serialisation a page: this runs for every page of every site. The line is
     // JSON.stringify(marked) (the JSON form has no site, sitemap or change key), from the text the
-    // hash needed anyway. An ordinary page's row is a literal of the keys the spread would give, in
+    // hash needed anyway. A plain page's row is a literal of the keys the spread would give, in
     // their order: every key after a spread is defined through a V8 runtime call.
     const line = `${this.#prefix}${text.slice(1, -1)},"change":"${change}"}`;
     if (change !== 'unchanged' && this.#change === 'unchanged') this.#change = 'changed';

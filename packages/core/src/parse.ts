@@ -19,6 +19,8 @@ export { checkExtensions, createExtensionRouter, type ExtensionRouter } from './
 export {
   type PageJSON,
   pageToJSON,
+  plainPageDate,
+  plainPageFields,
   type SitemapJSON,
   sitemapToJSON,
   type ToJSONOptions,

@@ -49,6 +49,46 @@ export interface ToJSONOptions {
   withPages?: boolean;
 }
 
+/** Characters `JSON.stringify` escapes in a string (surrogates: it escapes lone ones). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** A string as `JSON.stringify` writes it; most need no escape, and skip its work. */
+function quoted(s: string): string {
+  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
+}
+
+/**
+ * For a plain page (no news, images, alternates or extension data; each field of the model's
+ * type): its `lastModified` as the JSON form writes it. `undefined` for any other page, which
+ * takes `pageToJSON`. With `plainPageFields`, for writers that serialise every page.
+ */
+export function plainPageDate(page: Page): string | null | undefined {
+  if (
+    page.newsStory !== null ||
+    page.images !== null ||
+    page.alternates !== null ||
+    page.extensions !== undefined ||
+    typeof page.url !== 'string' ||
+    typeof page.priority !== 'number' ||
+    (page.changeFrequency !== null && typeof page.changeFrequency !== 'string')
+  ) {
+    return undefined;
+  }
+  const lm = page.lastModified ? page.lastModified.toSourceString() : null;
+  return lm === null || typeof lm === 'string' ? lm : undefined;
+}
+
+/**
+ * `JSON.stringify(pageToJSON(page))` without its braces, for a plain page and its date from
+ * `plainPageDate`, with `url` written for the page's URL (default its own). Written out in the
+ * JSON form's key order: the same bytes at a fraction of the cost (a batch's rows and their
+ * hashes, `usp ls -f ndjson`).
+ */
+export function plainPageFields(page: Page, lastModified: string | null, url: string = page.url): string {
+  const { priority, changeFrequency: cf } = page;
+  return `"url":${quoted(url)},"priority":${Number.isFinite(priority) ? String(priority) : 'null'},"lastModified":${lastModified === null ? 'null' : quoted(lastModified)},"changeFrequency":${cf === null ? 'null' : quoted(cf)},"newsStory":null,"images":null,"alternates":null`;
+}
+
 export function pageToJSON(page: Page): PageJSON {
   const news = page.newsStory;
   const json: PageJSON = {
