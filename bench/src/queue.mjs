@@ -32,7 +32,7 @@ import { startTestRedis } from '@usp-ts/test-redis';
 import { startSiteFarm } from '@usp-ts/test-server';
 import { Redis } from 'ioredis';
 import { PRODUCT_JIT_FLAGS } from './proc/queue-package.mjs';
-import { ndjsonRows as rows, spawnTimed as timed } from './timed.mjs';
+import { eachNdjsonRow, spawnTimed as timed } from './timed.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -172,6 +172,16 @@ async function redisInfo() {
   return { usedMiB: field('used_memory') / 2 ** 20, peakMiB: field('used_memory_peak') / 2 ** 20 };
 }
 
+/**
+ * The pages of some pages.ndjson files as `sitemap url` keys, read as streams (a file can pass
+ * 1 GB, more than one string holds; reading it whole reported 0 rows there).
+ */
+async function pageKeys(files) {
+  const keys = [];
+  for (const file of files) await eachNdjsonRow(file, (p) => keys.push(`${p.sitemap} ${p.url}`));
+  return keys;
+}
+
 /** `usp batch` on one process. */
 async function local(list, name, cg = values.callgrind) {
   farm.resetCounters();
@@ -181,7 +191,7 @@ async function local(list, name, cg = values.callgrind) {
   if (t.code !== 0) throw new Error(`usp batch exited ${t.code}: ${t.stderr}`);
   return {
     ...t,
-    pages: rows(join(out, 'pages.ndjson')),
+    pages: await pageKeys([join(out, 'pages.ndjson')]),
     maxInFlightPerHost: farm.totals().maxInFlightPerHost,
   };
 }
@@ -238,7 +248,7 @@ async function queued(workers, list, name, cg = values.callgrind) {
         .join('\n')}`,
     );
   }
-  const pages = readdirSync(out).flatMap((id) => rows(join(out, id, 'pages.ndjson')));
+  const pages = await pageKeys(readdirSync(out).map((id) => join(out, id, 'pages.ndjson')));
   return {
     wallS: producer.wallS,
     cpuS: producer.cpuS + ws.reduce((s, w) => s + w.cpuS, 0),
@@ -314,7 +324,6 @@ async function stockFloor(jobMs) {
 }
 
 const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
-const keyOf = (p) => `${p.sitemap} ${p.url}`;
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -337,7 +346,7 @@ function perSite(r, idle, localPerSiteMs, sites = perSiteCount) {
 try {
   let expected = null;
   const checkPages = (r) => {
-    const keys = r.pages.map(keyOf).sort();
+    const keys = r.pages.sort();
     r.samePages = keys.length === expected.length && keys.every((k, i) => k === expected[i]);
     delete r.pages;
   };
@@ -350,7 +359,7 @@ try {
   const localRun = async (i) => {
     const idle = await local(startUpFile, `start-local-${i}`);
     const run = await local(sitesFile, `local-${i}`);
-    expected ??= run.pages.map(keyOf).sort();
+    expected ??= run.pages.sort();
     delete run.pages;
     locals.push({ idle, run, perSiteMs: ((run.cpuS - idle.cpuS) / perSiteCount) * 1000 });
   };
@@ -421,8 +430,8 @@ try {
     const q = await queued(1, irFile, 'ir-q1', true);
     const sites = irSites - startUpSites;
     const localPerSite = ((loc.cpuS - idleLocal.cpuS) / sites) * 1000;
-    const keys = loc.pages.map(keyOf).sort();
-    const qKeys = q.pages.map(keyOf).sort();
+    const keys = loc.pages.sort();
+    const qKeys = q.pages.sort();
     delete loc.pages;
     delete q.pages;
     perSite(q, idle, localPerSite, sites);

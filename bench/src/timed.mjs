@@ -1,6 +1,6 @@
 // What the batch and queue cases share: a process under GNU time, and an NDJSON file read back.
 import { spawn } from 'node:child_process';
-import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 /**
@@ -41,7 +41,6 @@ export function spawnTimed(cmd, args, { stdout = 'ignore' } = {}) {
   return { child, done };
 }
 
-/** The rows of an NDJSON file, or none when it is missing. */
 /**
  * Reads an NDJSON file line by line (a stream: pages.ndjson passes 1 GB at 10,000 sites, more
  * than one string can hold), calling `each(row)`; a missing file is no rows. Resolves with the
@@ -57,15 +56,4 @@ export async function eachNdjsonRow(path, each) {
     n++;
   }
   return n;
-}
-
-export function ndjsonRows(path) {
-  try {
-    return readFileSync(path, 'utf8')
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => JSON.parse(l));
-  } catch {
-    return [];
-  }
 }

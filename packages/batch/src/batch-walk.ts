@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { hostGate } from './politeness-gate.js';
 import { type BatchProgress, ProgressCounter } from './progress.js';
+import { readAhead } from './read-ahead.js';
 import type { SiteResult } from './rows.js';
 import { type SiteJobContext, walkSite } from './site-job.js';
 import { readSiteLines, type SiteLine } from './site-list.js';
@@ -56,9 +57,15 @@ export async function* batchWalk(
   const ctx = siteJobContext(run, { gate, sink: run.sink, signal: stop.signal });
   // Sites that gave no answer last time start before those near them (their probe waits longest).
   const first = (await run.state?.unreachableSites?.()) ?? null;
-  const lines =
+  const listed =
     first !== null && first.size > 0 ? startFirst(readSiteLines(input), first) : readSiteLines(input);
   const pool = new WalkPool(run, ctx, options, stop);
+  // A store that reads several sites' states at once is told the next `sites` lines' sites.
+  const willLoad = run.state?.willLoad?.bind(run.state);
+  const lines =
+    willLoad === undefined
+      ? listed
+      : readAhead(listed, run.sites, { willLoad }, (site) => !pool.isDone(site));
   try {
     yield* pool.results(lines[Symbol.asyncIterator]());
   } finally {
@@ -134,9 +141,7 @@ class WalkPool {
   /** Starts the walk of a line's site; an invalid line is committed and returned as its result. */
   private async start(line: SiteLine): Promise<SiteResult | null> {
     const site = line.kind === 'invalid' ? line.text : line.site;
-    if (
-      this.options.isDone !== undefined ? this.options.isDone(site) : this.run.sink.done?.has(site) === true
-    ) {
+    if (this.isDone(site)) {
       this.progress.skipped();
       return null;
     }
@@ -157,6 +162,13 @@ class WalkPool {
     );
     this.progress.started();
     return null;
+  }
+
+  /** A site of a resumed run that is not walked again. */
+  isDone(site: string): boolean {
+    return this.options.isDone !== undefined
+      ? this.options.isDone(site)
+      : this.run.sink.done?.has(site) === true;
   }
 
   private end(entry: Ended): void {

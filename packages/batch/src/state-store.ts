@@ -135,6 +135,13 @@ export interface StateStore {
    * one probe waits longest, and it should not be what a run ends on).
    */
   unreachableSites?(): Promise<ReadonlySet<string>>;
+  /**
+   * A hint, optional: `loadSite` will soon be called for these sites (a batch's next lines). A
+   * store across a network may read their states together now, one request for all; `loadSite`
+   * must still give what a read of its own would give: a save through this store after the hint
+   * is seen. Never throws (a failed read ahead is `loadSite`'s to read again and report).
+   */
+  willLoad?(sites: readonly string[]): void;
   /** Replaces the site's state (and records `mark`, when given) in one transaction. */
   saveSite(state: SiteState, mark?: RunMark): Promise<void>;
   /** The mark of the last site saved in `runId`, `null` when none. */

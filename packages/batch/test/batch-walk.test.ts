@@ -213,3 +213,47 @@ describe('batchWalk counts by one rule', () => {
     expect(results).toMatchObject([{ site: a, status: 'unreachable', requests: 0 }]);
   });
 });
+
+describe('batchWalk reads ahead for the state', () => {
+  it("tells a state with willLoad the next `sites` lines' sites before it loads them, never a done or invalid line's", async () => {
+    const [a, b, c, d, e] = await Promise.all(
+      ['127.0.7.13', '127.0.7.14', '127.0.7.15', '127.0.7.16', '127.0.7.17'].map((h) => site(h)),
+    );
+    const inner = memoryStateStore();
+    const log: string[] = [];
+    const hints: string[][] = [];
+    const state: StateStore = {
+      ...inner,
+      loadSite: (s) => {
+        log.push(`load ${s}`);
+        return inner.loadSite(s);
+      },
+      loadPages: (s, u) => inner.loadPages(s, u),
+      saveSite: (s, m) => inner.saveSite(s, m),
+      lastMark: (r) => inner.lastMark(r),
+      close: () => inner.close(),
+      willLoad(sites) {
+        hints.push([...sites]);
+        for (const s of sites) log.push(`hint ${s}`);
+      },
+    };
+    const ended: string[] = [];
+    for await (const r of batchWalk([a, b, 'not a url', c, d, e], {
+      webClient: client(),
+      registry: testRegistry(),
+      sink: memorySink(),
+      state,
+      sites: 2,
+      isDone: (s) => s === d,
+    })) {
+      ended.push(r.site);
+    }
+    expect(ended.sort()).toEqual(['not a url', a, b, c, e].sort());
+    // Two lines at a time (`sites`): the invalid line and the done site are not hinted.
+    expect(hints).toEqual([[a, b], [c], [e]]);
+    for (const s of [a, b, c, e]) expect(log.indexOf(`hint ${s}`)).toBeLessThan(log.indexOf(`load ${s}`));
+    expect(log.filter((l) => l.startsWith('load')).sort()).toEqual(
+      [a, b, c, e].map((s) => `load ${s}`).sort(),
+    );
+  });
+});

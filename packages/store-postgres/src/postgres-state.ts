@@ -9,7 +9,8 @@ import {
 import { errorText } from '@usp-ts/core';
 import type pg from 'pg';
 import { beginLocked } from './connection.js';
-import { byteaLiteral, insertRows, literal, quote, rowOf, textArray } from './sql-text.js';
+import { byteaLiteral, insertRows, literal, rowOf, textArray } from './sql-text.js';
+import { StateReads } from './state-reads.js';
 
 /**
  * What the results sink shares with the state of the same store: the sites whose walk has begun
@@ -42,18 +43,6 @@ const LITERAL_DIGEST_BYTES = 64 * 1024;
 const UPSERT_DIGEST = `INSERT INTO state_digests (site, run_id, url, pages) VALUES ($1, $2, $3, $4)
   ON CONFLICT (site, run_id, url) DO UPDATE SET pages = excluded.pages`;
 
-type SitemapData = Omit<SitemapState, 'pages'>;
-
-interface SiteRow {
-  run_id: string;
-  walked_at: string;
-  full_walk_at: string;
-  probed_at: string;
-  lastmod_trust: number;
-  unreachable: UnreachableMark | null;
-  sitemaps: SitemapData[];
-}
-
 /**
  * The state in PostgreSQL. Each site keeps the version saved by the latest run and by the run
  * before it. A walk begun through the store's sink reads the version of the latest *other* run:
@@ -63,26 +52,16 @@ interface SiteRow {
  */
 export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: string): StateStore {
   const { runId } = shared;
+  /** Sites whose state is being saved outside a commit of the sink (`saveSite` alone), how many times. */
+  const saving = new Map<string, number>();
+  // A site walked (begun through the sink) or being saved is not read ahead: its state may change.
+  const reads = new StateReads(pool, (site) => shared.begun.has(site) || saving.has(site));
   /** The run whose version a walk read, by site: its digests are the ones `loadPages` gives. */
   const readFrom = new Map<string, string | null>();
   const fail = (error: unknown): never => {
     if (error instanceof StateStoreError) throw error;
     throw new StateStoreError('io', `state in ${where}: ${errorText(error)}`, { cause: error });
   };
-  /** The latest version of a site's state, or the latest of a run other than `notOf`. */
-  const versionOf = async (
-    q: pg.ClientBase | pg.Pool,
-    site: string,
-    notOf: string | undefined,
-  ): Promise<SiteRow | null> => {
-    // Literals, not parameters: one message to write instead of five (each site reads once).
-    const r = await q.query(
-      `SELECT run_id, walked_at, full_walk_at, probed_at, lastmod_trust, unreachable, sitemaps FROM state_sites
-       WHERE site = ${quote(site)} ${notOf !== undefined ? `AND run_id <> ${quote(notOf)}` : ''} ORDER BY seq DESC LIMIT 1`,
-    );
-    return (r.rows[0] as SiteRow | undefined) ?? null;
-  };
-
   /**
    * The statements that save a site's next state as `runId`'s version (one text: see
    * `sql-text.ts`). The version it was computed from is the one the walk read, or, for a save
@@ -96,6 +75,7 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
       ? literal(readFrom.get(site) ?? null)
       : `(SELECT run_id FROM state_sites WHERE site = ${s} ORDER BY seq DESC LIMIT 1)`;
     readFrom.delete(site);
+    reads.saved(site);
     const fresh = new Map<string, Uint8Array>();
     for (const m of state.sitemaps) if (m.pages != null) fresh.set(m.url, m.pages);
     // Digests left out (a 304 or a skip) are kept from the version the walk read: copied when that
@@ -157,7 +137,7 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
   return {
     async loadSite(site) {
       try {
-        const row = await versionOf(pool, site, shared.begun.get(site));
+        const row = await reads.read(pool, site, shared.begun.get(site));
         if (row === null) {
           readFrom.set(site, null);
           return null;
@@ -169,18 +149,21 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
           fullWalkAt: Number(row.full_walk_at),
           probedAt: Number(row.probed_at),
           lastmodTrust: row.lastmod_trust,
-          unreachable: row.unreachable,
-          sitemaps: row.sitemaps,
+          unreachable: row.unreachable as UnreachableMark | null,
+          sitemaps: row.sitemaps as SitemapState[],
         };
       } catch (error) {
         return fail(error);
       }
     },
+    willLoad(sites) {
+      reads.ahead(sites);
+    },
     async loadPages(site, url) {
       try {
         const from = readFrom.has(site)
           ? readFrom.get(site)
-          : (await versionOf(pool, site, undefined))?.run_id;
+          : (await reads.read(pool, site, undefined))?.run_id;
         if (from === undefined || from === null) return null;
         const r = await pool.query(
           'SELECT pages FROM state_digests WHERE site = $1 AND run_id = $2 AND url = $3',
@@ -214,6 +197,7 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
       }
       let client: pg.PoolClient | undefined;
       let begun = false;
+      saving.set(state.site, (saving.get(state.site) ?? 0) + 1);
       try {
         client = await pool.connect();
         const run = shared.begun.get(state.site) ?? runId;
@@ -230,6 +214,9 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
         if (begun) await client?.query('ROLLBACK').catch(() => {});
         fail(error);
       } finally {
+        const left = (saving.get(state.site) ?? 1) - 1;
+        if (left === 0) saving.delete(state.site);
+        else saving.set(state.site, left);
         client?.release();
       }
     },

@@ -315,6 +315,60 @@ describe('openPostgresStore', () => {
     ]);
   });
 
+  it('reads the states of the sites about to start in one statement (willLoad), each as its own read would, a save after the hint seen', async () => {
+    const url = await database();
+    const [a, b, c, fresh] = [
+      'https://ra.example/',
+      'https://rb.example/',
+      'https://rc.example/',
+      'https://rn.example/',
+    ];
+    const unreachable = { at: 5, since: 4, reason: "x: it's down" };
+    const day1 = await openPostgresStore({ url, runId: 'day1' });
+    for (const s of [a, b, c]) {
+      const saved = { ...stateOf(s, 1), unreachable, sitemaps: [stateSitemap(`${s}a.xml`)] };
+      await day1.sink.begin(s).commit(result(s, 0), { saveState: (m) => day1.state.saveSite(saved, m) });
+    }
+    await day1.close();
+    // A first copy of `a` in day2 (a worker killed after its commit): a second copy reads day1's.
+    const first = await openPostgresStore({ url, runId: 'day2' });
+    await first.sink
+      .begin(a)
+      .commit(result(a, 0), { saveState: (m) => first.state.saveSite(stateOf(a, 2), m) });
+    await first.close();
+    const expected = async (s: string) => {
+      const alone = await openPostgresStore({ url, runId: 'day2' });
+      alone.sink.begin(s);
+      const state = await alone.state.loadSite(s);
+      await alone.close();
+      return state;
+    };
+    const wanted = await Promise.all([a, b, c, fresh].map(expected));
+    expect(wanted.map((s) => s?.walkedAt ?? null)).toEqual([1, 1, 1, null]);
+    const store = await openPostgresStore({ url, runId: 'day2' });
+    const queries = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      store.state.willLoad?.([a, b, c, fresh]);
+      const got = [];
+      for (const s of [a, b, c, fresh]) {
+        store.sink.begin(s);
+        got.push(await store.state.loadSite(s));
+      }
+      expect(got).toEqual(wanted);
+      expect(queries).toHaveBeenCalledTimes(1);
+    } finally {
+      queries.mockRestore();
+      await store.close();
+    }
+    // The state alone reads the latest version (day2's of `a`); a save after the hint is seen.
+    const state = await openPostgresStateStore({ url });
+    state.willLoad?.([a, b]);
+    await state.saveSite(stateOf(b, 9));
+    expect((await state.loadSite(a))?.walkedAt).toBe(2);
+    expect((await state.loadSite(b))?.walkedAt).toBe(9);
+    await state.close();
+  });
+
   it('resumes a run: its committed sites are done', async () => {
     const url = await database();
     const first = await openPostgresStore({ url, runId: 'r' });

@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exportedApi } from '../src/index.js';
 
-// Each published package's exported names and kinds, read from the entry it publishes, against
-// the committed list in api/<dir>.json. An export added or removed by accident fails here; one
+// Each published package's exported names and kinds, read from each entry it publishes (`.` and
+// every subpath with types, such as core's `./parse`), against the committed list in
+// api/<dir>.json (a subpath: api/<dir>.<subpath>.json). An export added or removed by accident fails here; one
 // added on purpose is written with `USP_UPDATE_API=1 npx vitest run` (in tools/api-surface) and
 // the changed list is reviewed with the change. Each README's "## API" table must list the same.
 const ROOT = join(import.meta.dirname, '..', '..', '..');
@@ -24,36 +25,51 @@ const published = readdirSync(PACKAGES)
   }))
   .filter(({ manifest }) => manifest.private !== true);
 
+/** Every typed entry of every published package, with the name of its committed list. */
+const entries = published.flatMap(({ dir, manifest }) =>
+  Object.entries(manifest.exports)
+    .filter(([key, entry]) => key === '.' || (typeof entry === 'object' && entry.types !== undefined))
+    .map(([key]) => ({
+      dir,
+      manifest,
+      key,
+      list: key === '.' ? `${dir}.json` : `${dir}.${key.slice(2)}.json`,
+    })),
+);
+
 const apis = new Map<string, Record<string, string>>();
 
-/** The exported names and kinds of a package's built entry (read once per test run). */
-function apiOf(dir: string): Record<string, string> {
-  let api = apis.get(dir);
+/** The exported names and kinds of one built entry of a package (read once per test run). */
+function apiOf(dir: string, key = '.'): Record<string, string> {
+  let api = apis.get(`${dir} ${key}`);
   if (api === undefined) {
-    const entry = published.find((p) => p.dir === dir)?.manifest.exports['.'];
+    const entry = published.find((p) => p.dir === dir)?.manifest.exports[key];
     const types = typeof entry === 'object' ? entry.types : undefined;
-    if (types === undefined) throw new Error(`${dir}: exports['.'] has no types`);
+    if (types === undefined) throw new Error(`${dir}: exports['${key}'] has no types`);
     api = exportedApi(join(PACKAGES, dir, types));
-    apis.set(dir, api);
+    apis.set(`${dir} ${key}`, api);
   }
   return api;
 }
 
 describe('the public API of each published package', () => {
-  it('every published package has a committed list, and every list a package', () => {
+  it('every published entry has a committed list, and every list an entry', () => {
     const lists = readdirSync(API).filter((f) => f.endsWith('.json'));
-    expect(lists.sort()).toEqual(published.map(({ dir }) => `${dir}.json`).sort());
+    expect(lists.sort()).toEqual(entries.map(({ list }) => list).sort());
   });
 
-  for (const { dir, manifest } of published) {
-    it(`${manifest.name} exports what api/${dir}.json lists`, () => {
-      const actual = apiOf(dir);
-      const file = join(API, `${dir}.json`);
+  for (const { dir, manifest, key, list } of entries) {
+    const entry = key === '.' ? manifest.name : `${manifest.name}/${key.slice(2)}`;
+    it(`${entry} exports what api/${list} lists`, () => {
+      const actual = apiOf(dir, key);
+      const file = join(API, list);
       if (process.env.USP_UPDATE_API === '1') writeFileSync(file, `${JSON.stringify(actual, null, 2)}\n`);
       const expected = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as unknown) : {};
       expect(actual).toEqual(expected);
     });
+  }
 
+  for (const { dir, manifest } of published) {
     it(`${manifest.name}'s README lists its API in a table`, () => {
       const readme = readFileSync(join(PACKAGES, dir, 'README.md'), 'utf8');
       const start = readme.indexOf('\n## API\n');
