@@ -20,7 +20,10 @@ export interface PostgresStoreOptions {
    * filed under that one instead.
    */
   readonly runId?: string;
-  /** Connections in the pool (default 4): commits of sites run at once up to this many. */
+  /**
+   * Connections in the pool (default 4): commit texts in flight at once up to this many; the
+   * commits that come meanwhile queue and go together (group commit).
+   */
   readonly maxConnections?: number;
 }
 
