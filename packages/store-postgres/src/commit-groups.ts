@@ -29,7 +29,10 @@ const MAX_GROUP = 32;
  * by one, in order, each text as it was: a site's text is idempotent (it removes the site's copy
  * in the run, its own included, before writing its rows, and its state and mark are upserts), so
  * one that had committed is written again as the same copy, and the failing one fails again,
- * alone, and its error (a fencing refusal, a server error) goes to its own caller only.
+ * alone, and its error (a fencing refusal, a server error) goes to its own caller only. (One
+ * thing is not the same the second time: a state saved without a read of it first, whose base
+ * version is looked up in the transaction, finds its own and keeps no version before it. A walk
+ * always reads first.)
  */
 export class CommitGroups {
   readonly #pool: pg.Pool;

@@ -21,8 +21,8 @@ export interface PostgresStoreOptions {
    */
   readonly runId?: string;
   /**
-   * Connections in the pool (default 4): commit texts in flight at once up to this many; the
-   * commits that come meanwhile queue and go together (group commit).
+   * Connections in the pool (default 4): the state reads, the commits with page rows (up to this
+   * many at once) and the one text in flight of the commits without (group commit).
    */
   readonly maxConnections?: number;
 }
