@@ -127,11 +127,13 @@ const LS_SEMI_SPACE_MB = 4;
  * collection, MiB, in the main thread and in the parse worker. At 8 and 8, with the worker's
  * semi-spaces as the main thread's, each thread's external memory peaked at ~13 MiB and the
  * process at 110-114 MiB (1M-URL site); at 4 and 2, with the worker's semi-spaces at 2 MiB
- * (`LS_WORKER_YOUNG_MB`), 97-99 MiB, for CPU within the noise of paired runs (load 20). Since the
- * XML fast path (issue 37) a parse makes less garbage: these collections cost less than they did.
+ * (`LS_WORKER_YOUNG_MB`), 97-101 MiB; at 2 and 1, 95.9-98.3 MiB (8 runs alternated with 4 and 2,
+ * session 18), CPU within the noise of those runs. Since the XML fast path (issue 37) a parse
+ * makes less garbage: these collections cost less than they did. Alternatives measured then:
+ * docs/memory.md.
  */
-const LS_EXTERNAL_STEP_MB = 4;
-const LS_WORKER_EXTERNAL_STEP_MB = 2;
+const LS_EXTERNAL_STEP_MB = 2;
+const LS_WORKER_EXTERNAL_STEP_MB = 1;
 /**
  * The parse worker's young generation, MiB (V8's is three semi-spaces: 2 MiB each). With 4 MiB
  * semi-spaces, as the main thread's, it held ~4 MiB more at the peak.
