@@ -20,7 +20,10 @@ export interface PostgresStoreOptions {
    * filed under that one instead.
    */
   readonly runId?: string;
-  /** Connections in the pool (default 4): commits of sites run at once up to this many. */
+  /**
+   * Connections in the pool (default 4): the state reads, the commits with page rows (up to this
+   * many at once) and the one text in flight of the commits without (group commit).
+   */
   readonly maxConnections?: number;
 }
 

@@ -369,6 +369,87 @@ describe('openPostgresStore', () => {
     await state.close();
   });
 
+  it("groups the commits that queue up into one text, each site's transaction landing once", async () => {
+    const url = await database();
+    // One connection: while the first commit is in flight, the others queue and go together.
+    const store = await openPostgresStore({ url, runId: 'r1', maxConnections: 1 });
+    const sites = [1, 2, 3, 4, 5].map((i) => `https://g${i}.example/`);
+    const queries = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      await Promise.all(
+        sites.map((s, i) => {
+          const out = store.sink.begin(s);
+          out.sitemap(sitemap(s));
+          return out.commit(result(s, 0), { saveState: (m) => store.state.saveSite(stateOf(s, 10 + i), m) });
+        }),
+      );
+      expect(queries).toHaveBeenCalledTimes(2);
+    } finally {
+      queries.mockRestore();
+      await store.close();
+    }
+    expect(
+      await query(url, 'SELECT site, count(*)::int AS n FROM site_rows GROUP BY site ORDER BY site'),
+    ).toEqual(sites.map((site) => ({ site, n: 1 })));
+    expect(await count(url, 'SELECT count(*) AS n FROM sitemap_rows')).toBe(5);
+    expect(await query(url, 'SELECT site, walked_at FROM state_sites ORDER BY site')).toEqual(
+      sites.map((site, i) => ({ site, walked_at: String(10 + i) })),
+    );
+  });
+
+  it('a fencing refusal and a failure in the middle of a group: the others land once, each error goes to its own caller', async () => {
+    const url = await database();
+    const store = await openPostgresStore({ url, runId: 'r1', maxConnections: 1 });
+    const voided = 'https://v.example/';
+    // A later try of `voided` made the copy of try `old` void.
+    await store.sink
+      .begin(voided)
+      .commit(result(voided, 0), { fence: async () => ({ token: 'new', voids: ['old'] }) });
+    const [s0, s1, s3] = ['https://h0.example/', 'https://h1.example/', 'https://h3.example/'];
+    const bad = 'https://bad.example/';
+    const commit = (s: string, r: SiteResult, token?: string) => {
+      const out = store.sink.begin(s);
+      out.sitemap(sitemap(s));
+      return out
+        .commit(r, {
+          saveState: (m) => store.state.saveSite(stateOf(s, 5), m),
+          ...(token === undefined ? {} : { fence: async () => ({ token, voids: [] }) }),
+        })
+        .then(
+          () => 'ok',
+          (e: Error) => e.message,
+        );
+    };
+    // s0 goes alone; s1, the stale copy, the bad one (a count PostgreSQL refuses) and s3 queue as one text.
+    const queries = vi.spyOn(pg.Client.prototype, 'query');
+    const outcomes = await Promise.all([
+      commit(s0, result(s0, 0)),
+      commit(s1, result(s1, 0)),
+      commit(voided, result(voided, 0), 'old'),
+      commit(bad, { ...result(bad, 0), pages: 1.5 }),
+      commit(s3, result(s3, 0)),
+    ]);
+    const texts = queries.mock.calls.map((call) => String(call[0]));
+    queries.mockRestore();
+    await store.close();
+    expect(texts.filter((t) => t.includes(s1) && t.includes(bad) && t.includes(s3))).toHaveLength(1);
+    expect(outcomes[0]).toBe('ok');
+    expect(outcomes[1]).toBe('ok');
+    expect(outcomes[2]).toMatch(/replaced by a later try/);
+    expect(outcomes[3]).toMatch(/^cannot write to .*integer/);
+    expect(outcomes[4]).toBe('ok');
+    expect(await query(url, 'SELECT site, copy FROM site_rows ORDER BY site')).toEqual([
+      { site: s0, copy: null },
+      { site: s1, copy: null },
+      { site: s3, copy: null },
+      { site: voided, copy: 'new' },
+    ]);
+    expect(await count(url, 'SELECT count(*) AS n FROM sitemap_rows')).toBe(3);
+    expect(
+      await query(url, 'SELECT site, count(*)::int AS n FROM state_sites GROUP BY site ORDER BY site'),
+    ).toEqual([s0, s1, s3].map((site) => ({ site, n: 1 })));
+  });
+
   it('resumes a run: its committed sites are done', async () => {
     const url = await database();
     const first = await openPostgresStore({ url, runId: 'r' });
