@@ -107,4 +107,30 @@ describe('usp batch and V8', () => {
       expect(run.stderr.split('\n').filter((l) => /is rejected/.test(l))).toEqual([]);
     },
   );
+
+  it.skipIf(!TUNES_THIS_V8)(
+    'scavenges on the main thread alone once the walk starts, and leaves a process given --parallel-scavenge as it is (skipped on V8 13+, Node 24)',
+    async () => {
+      // V8 prints a line per scavenger task (--trace-parallel-scavenge), then the scavenge's own
+      // line (--trace-gc): tasks of each scavenge, in order. The last ones are the walk's.
+      const tasksPerScavenge = async (nodeFlags: string[], out: string): Promise<number[]> => {
+        const run = await batchRun(['--trace-gc', '--trace-parallel-scavenge', ...nodeFlags], out);
+        const counts: number[] = [];
+        let tasks = 0;
+        for (const line of run.stdout.split('\n')) {
+          if (/ scavenge\[0x[0-9a-f]+\]: /.test(line)) tasks++;
+          else if (/ Scavenge /.test(line)) {
+            counts.push(tasks);
+            tasks = 0;
+          }
+        }
+        return counts;
+      };
+      const tuned = await tasksPerScavenge([], 'one-task');
+      const given = await tasksPerScavenge(['--parallel-scavenge'], 'parallel');
+      expect(tuned.length).toBeGreaterThanOrEqual(6);
+      expect(tuned.slice(-6)).toEqual([1, 1, 1, 1, 1, 1]);
+      expect(Math.max(...given.slice(-6))).toBeGreaterThan(1);
+    },
+  );
 });

@@ -10,6 +10,7 @@ import {
 import { DEFAULT_MAX_SITEMAPS } from '@usp-ts/core';
 import { collectOnExternalGrowth } from '../node/external-memory-gc.js';
 import { flag, type OptionSpec, onePositional, parse, str, UsageError } from './args.js';
+import { scavengeOnOneThread } from './batch-gc.js';
 import { tuneJitForBatch } from './batch-jit.js';
 import { groupDigits } from './digits.js';
 import { countSitesOrSay, inputLines } from './input-lines.js';
@@ -179,6 +180,7 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
     // (and watches V8's flags only when a worker thread starts, which a batch never does).
     collectOnExternalGrowth(BATCH_EXTERNAL_STEP_MB, undefined, BATCH_COLLECT_ABOVE_RSS_MB);
     capSemiSpaces(BATCH_SEMI_SPACE_MB);
+    scavengeOnOneThread();
     tuneJitForBatch();
     const results = batchWalk(listed.note(inputLines(source)), {
       ...run.options,
