@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Page } from '../src/contract/model.js';
+import { newPageDraft, type Page } from '../src/contract/model.js';
 import { SitemapDate } from '../src/contract/sitemap-date.js';
-import { pageToJSON, plainPageDate, plainPageFields } from '../src/parse.js';
+import { feedNewsStory, pageToJSON, plainPageDate, plainPageFields } from '../src/parse.js';
 
-const page = (over: Partial<Page>): Page => ({
-  url: 'https://example.com/a',
-  priority: 0.5,
-  lastModified: null,
-  changeFrequency: null,
-  newsStory: null,
-  images: null,
-  alternates: null,
-  ...over,
-});
+const page = (over: Partial<Page>): Page => ({ ...newPageDraft('https://example.com/a'), ...over });
 
 describe('plainPageDate and plainPageFields', () => {
   it("write a plain page's JSON form byte for byte, escapes, lone surrogates and odd numbers included", () => {
@@ -38,18 +29,7 @@ describe('plainPageDate and plainPageFields', () => {
       page({ images: [] }),
       page({ alternates: [] }),
       page({ extensions: { x: 1 } }),
-      page({
-        newsStory: {
-          title: 't',
-          publishDate: null,
-          publicationName: null,
-          publicationLanguage: null,
-          access: null,
-          genres: [],
-          keywords: [],
-          stockTickers: [],
-        },
-      }),
+      page({ newsStory: feedNewsStory('t', null) }),
       { ...page({}), priority: '0.5' } as unknown as Page,
     ];
     for (const p of others) expect(plainPageDate(p)).toBeUndefined();
