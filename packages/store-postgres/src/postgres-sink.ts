@@ -174,10 +174,8 @@ export function postgresResultSink(
 ): PostgresResultSink {
   const { runId } = shared;
   const inFlight = new Set<Promise<void>>();
-  // One text of such commits in flight at a time, the pool's other connections left to the state
-  // reads and the COPY commits: on the bench's no-change run, 1,000 commits went as 217 texts (as
-  // 729 with a text per connection) and the client's CPU fell from 1.00x NDJSON's to 0.89x.
-  const groups = new CommitGroups(pool, where, 1);
+  // The pool's other connections are left to the state reads and the COPY commits.
+  const groups = new CommitGroups(pool, where);
   /** Runs whose row in `runs` a commit of this sink made durable. */
   const recorded = new Set<string>();
   let closed = false;
