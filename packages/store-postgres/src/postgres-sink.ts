@@ -84,31 +84,36 @@ interface SiteCommit {
   readonly result: SiteResult;
   readonly saveState: ((mark: RunMark) => Promise<void>) | undefined;
   readonly fence: CommitOptions['fence'];
+  /** The site's first write in the store's own run: nothing of it can be there to remove. */
+  readonly first: boolean;
+  /** The first write's commit of the same site, still in flight: this one goes after it. */
+  readonly after: Promise<void> | undefined;
 }
 
 /**
  * A site's commit as two texts: `head` opens the transaction (the lock, the run's row, the
- * fencing, the removal of an earlier copy), `tail` writes the sitemap and site rows and the state
- * (`statements`) and commits. The page rows go by COPY between them.
+ * fencing, the removal of an earlier copy unless this is the site's first write in the store's own
+ * run), `tail` writes the sitemap and site rows and the state (`state.statements`) and commits.
+ * The page rows go by COPY between them.
  */
 function commitText(
   c: SiteCommit,
   copy: SiteCopy | undefined,
   recordRun: boolean,
-  statements: readonly string[],
+  state: CommitStatements,
 ): { head: string; tail: string } {
   const head = [
     'BEGIN;',
     lockSql(`${c.run} ${c.site}`),
     recordRun ? `INSERT INTO runs (run_id) VALUES (${literal(c.run)}) ON CONFLICT (run_id) DO NOTHING;` : '',
     copy === undefined ? '' : fenceSql(copy),
-    deleteSiteSql(c.run, c.site),
+    state.first ? '' : deleteSiteSql(c.run, c.site),
   ];
   const site = rowOf([c.run, ...siteValues(c.result), copy?.token ?? null]);
   const tail = [
     insertRows('sitemap_rows', ['run_id', ...SITEMAP_COLUMNS], c.sitemaps),
     insertRows('site_rows', ['run_id', ...SITE_COLUMNS, 'copy'], [site]),
-    ...statements,
+    ...state.statements,
     'COMMIT;',
   ];
   return { head: head.join('\n'), tail: tail.join('\n') };
@@ -164,6 +169,11 @@ async function send(
  * is this store's, its next state. Commits of one site are serialised across workers by an
  * advisory lock, so the last copy of a site in a run is the one kept. A site begun with a `run`
  * (a queue's) is filed under that run instead of the store's.
+ *
+ * When the store's run is a new id of its own (`shared.writtenInOwnRun`), which nobody else writes
+ * to, a site's first write in it removes no earlier copy (four statements fewer, about a fifth of
+ * the server's work on a site where nothing changed), and a later commit of the same site waits
+ * for the first to end.
  */
 export function postgresResultSink(
   pool: pg.Pool,
@@ -174,6 +184,9 @@ export function postgresResultSink(
 ): PostgresResultSink {
   const { runId } = shared;
   const inFlight = new Set<Promise<void>>();
+  const written = shared.writtenInOwnRun;
+  /** The first commit of a site in the own run, while in flight (settled, never rejecting). */
+  const firsts = new Map<string, Promise<void>>();
   // The pool's other connections are left to the state reads and the COPY commits.
   const groups = new CommitGroups(pool, where);
   /** Runs whose row in `runs` a commit of this sink made durable. */
@@ -182,18 +195,20 @@ export function postgresResultSink(
   const commitSite = async (c: SiteCommit): Promise<void> => {
     const { run, site, result } = c;
     try {
+      // Its earlier copy is then there to remove (the first write sent no removal of its own).
+      if (c.after !== undefined) await c.after;
       if (closed) throw new OutputError('the output was closed before the site was committed', where);
       // A stale copy is refused here, before a connection is taken; one made void meanwhile, in the transaction.
       const copy = await c.fence?.();
       // The state's statements (this store's state) join the commit's: nothing is sent before they are known.
-      const state: CommitStatements = { run, statements: [], large: [] };
+      const state: CommitStatements = { run, first: c.first, statements: [], large: [] };
       shared.committing.set(site, state);
       try {
         await c.saveState?.({ runId: run, site: result.site, offsets: {} });
       } finally {
         shared.committing.delete(site);
       }
-      const text = commitText(c, copy, !recorded.has(run), state.statements);
+      const text = commitText(c, copy, !recorded.has(run), state);
       await send(pool, groups, where, c, { ...text, large: state.large }, copy);
       recorded.add(run);
       if (run === runId) done.add(result.site);
@@ -227,6 +242,9 @@ export function postgresResultSink(
           const held = pages;
           text = '';
           pages = [];
+          const own = written !== null && run === runId;
+          const first = own && !written.has(site);
+          if (own) written.add(site);
           const p = commitSite({
             run,
             site,
@@ -235,11 +253,17 @@ export function postgresResultSink(
             result,
             saveState: options?.saveState,
             fence: options?.fence,
+            first,
+            after: first ? undefined : firsts.get(site),
           });
           sitemaps = [];
           const tracked = p.catch(() => {});
           inFlight.add(tracked);
-          void tracked.then(() => inFlight.delete(tracked));
+          if (first) firsts.set(site, tracked);
+          void tracked.then(() => {
+            inFlight.delete(tracked);
+            if (firsts.get(site) === tracked) firsts.delete(site);
+          });
           return p;
         },
         discard() {

@@ -22,11 +22,18 @@ export interface SharedRun {
   readonly runId: string;
   readonly begun: Map<string, string>;
   readonly committing: Map<string, CommitStatements>;
+  /**
+   * When `runId` is the store's own (a new id, which nobody else writes to): the sites written
+   * under it so far, by a commit of the sink or a save of the state alone. `null` otherwise.
+   */
+  readonly writtenInOwnRun: Set<string> | null;
 }
 
 /** A site's commit being prepared: its run, and the statements its state adds (`StateStatements`). */
 export interface CommitStatements {
   readonly run: string;
+  /** The site's first write in the store's own run (see `postgresResultSink`): nothing of it to remove. */
+  readonly first: boolean;
   readonly statements: string[];
   readonly large: pg.QueryConfig[];
 }
@@ -65,9 +72,15 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
   /**
    * The statements that save a site's next state as `runId`'s version (one text: see
    * `sql-text.ts`). The version it was computed from is the one the walk read, or, for a save
-   * without a read, the latest (a subquery, run under the site's lock).
+   * without a read, the latest (a subquery, run under the site's lock). `first`: the site's first
+   * write in the store's own run, which has no digests of it to remove.
    */
-  const saveSql = (runId: string, state: SiteState, mark: RunMark | undefined): StateStatements => {
+  const saveSql = (
+    runId: string,
+    state: SiteState,
+    mark: RunMark | undefined,
+    first: boolean,
+  ): StateStatements => {
     const site = state.site;
     const s = literal(site);
     const r = literal(runId);
@@ -84,7 +97,9 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
       state.sitemaps.filter((m) => m.pages === undefined && !fresh.has(m.url)).map((m) => m.url),
     );
     const sql = [
-      `DELETE FROM state_digests WHERE site = ${s} AND run_id = ${r} AND NOT (url = ANY(${textArray([...fresh.keys()])}))
+      first
+        ? ''
+        : `DELETE FROM state_digests WHERE site = ${s} AND run_id = ${r} AND NOT (url = ANY(${textArray([...fresh.keys()])}))
          AND NOT (${from} IS NOT DISTINCT FROM ${r} AND url = ANY(${keep}));`,
       `INSERT INTO state_digests (site, run_id, url, pages) SELECT site, ${r}, url, pages FROM state_digests
          WHERE site = ${s} AND run_id = ${from} AND ${from} IS DISTINCT FROM ${r} AND url = ANY(${keep});`,
@@ -190,7 +205,7 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
       // With the commit of the site's rows, when the sink of this store is committing it.
       const open = shared.committing.get(state.site);
       if (open !== undefined) {
-        const { large, text } = saveSql(open.run, state, mark);
+        const { large, text } = saveSql(open.run, state, mark, open.first);
         open.large.push(...large);
         open.statements.push(text);
         return;
@@ -201,7 +216,9 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
       try {
         client = await pool.connect();
         const run = shared.begun.get(state.site) ?? runId;
-        const { large, text } = saveSql(run, state, mark);
+        // A commit of the sink after this save has this run's digests of the site to replace.
+        if (run === runId) shared.writtenInOwnRun?.add(state.site);
+        const { large, text } = saveSql(run, state, mark, false);
         begun = true;
         if (large.length === 0) {
           await beginLocked(client, `${run} ${state.site}`, `${text} COMMIT;`);

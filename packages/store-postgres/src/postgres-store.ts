@@ -5,7 +5,7 @@ import { errorText, InvalidOptionError, rejectUnknownOptions } from '@usp-ts/cor
 import { createPool, redactUrl } from './connection.js';
 import { type PostgresResultSink, postgresResultSink } from './postgres-sink.js';
 import { postgresStateStore, type SharedRun } from './postgres-state.js';
-import { prepareSchema } from './schema.js';
+import { prepareSchema, schemaIsCurrent } from './schema.js';
 
 export interface PostgresStoreOptions {
   /**
@@ -78,9 +78,12 @@ export async function openPostgresStore(options: PostgresStoreOptions = {}): Pro
   try {
     const client = await pool.connect();
     try {
-      await prepareSchema(client, where);
-      const r = await client.query('SELECT site FROM site_rows WHERE run_id = $1', [runId]);
-      for (const row of r.rows) done.add(row.site as string);
+      if (!(await schemaIsCurrent(client))) await prepareSchema(client, where);
+      // A run named here is new: nothing of it is done yet.
+      if (options.runId !== undefined) {
+        const r = await client.query('SELECT site FROM site_rows WHERE run_id = $1', [runId]);
+        for (const row of r.rows) done.add(row.site as string);
+      }
     } finally {
       client.release();
     }
@@ -89,7 +92,13 @@ export async function openPostgresStore(options: PostgresStoreOptions = {}): Pro
     if (cause instanceof OutputError) throw cause;
     throw new OutputError(`cannot use ${where}: ${errorText(cause)}`, where, { cause });
   }
-  const shared: SharedRun = { runId, begun: new Map(), committing: new Map() };
+  const shared: SharedRun = {
+    runId,
+    begun: new Map(),
+    committing: new Map(),
+    // A run named here is this store's alone; one named by the caller may be shared (workers).
+    writtenInOwnRun: options.runId === undefined ? new Set() : null,
+  };
   const state = postgresStateStore(pool, shared, where);
   const sink = postgresResultSink(pool, shared, done, where, state);
   let closed = false;

@@ -54,6 +54,24 @@ const MIGRATIONS: readonly string[] = [V1];
 const SCHEMA_LOCK = 0x75737073;
 
 /**
+ * Whether the database holds this package's schema version as it is: one statement, then nothing
+ * to create or migrate (`prepareSchema`, seven round trips, is for the other cases). A database
+ * without the version table is not current.
+ */
+export async function schemaIsCurrent(client: pg.ClientBase): Promise<boolean> {
+  try {
+    const r = await client.query('SELECT version FROM usp_schema WHERE id = 1');
+    return (r.rows[0] as { version: number } | undefined)?.version === POSTGRES_SCHEMA;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === UNDEFINED_TABLE) return false;
+    throw error;
+  }
+}
+
+/** PostgreSQL's SQLSTATE of a table that does not exist. */
+const UNDEFINED_TABLE = '42P01';
+
+/**
  * Creates the tables on an empty database, migrates an older schema in one transaction, and
  * refuses a newer one (one line: this tool is older than the database). Workers starting at
  * once take turns (an advisory lock).

@@ -450,6 +450,81 @@ describe('openPostgresStore', () => {
     ).toEqual([s0, s1, s3].map((site) => ({ site, n: 1 })));
   });
 
+  it("a site's first commit in the store's own run removes no earlier copy; a second one replaces it, after the first even when sent before its end", async () => {
+    const url = await database();
+    const store = await openPostgresStore({ url });
+    const site = 'https://f.example/';
+    let texts: string[] = [];
+    const queries = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      const first = store.sink.begin(site);
+      first.page(page(site, `${site}old`));
+      first.sitemap(sitemap(site));
+      const withDigest = { ...stateSitemap(`${site}a.xml`), pages: new Uint8Array([1, 2]) };
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const firstDone = first.commit(result(site, 1), {
+        saveState: async (m) => {
+          await held;
+          await store.state.saveSite({ ...stateOf(site, 1), sitemaps: [withDigest] }, m);
+        },
+      });
+      // Sent while the first is held before it reaches the server: it must not land before it.
+      const second = store.sink.begin(site);
+      second.sitemap(sitemap(site));
+      const secondDone = second.commit(result(site, 0), {
+        saveState: (m) => store.state.saveSite(stateOf(site, 2), m),
+      });
+      // (Time for the second to land if it went at once: a new connection's round trip.)
+      await query(url, 'SELECT 1');
+      release();
+      await Promise.all([firstDone, secondDone]);
+      texts = queries.mock.calls.map((c) => c[0]).filter((t): t is string => typeof t === 'string');
+    } finally {
+      queries.mockRestore();
+    }
+    // The removal of an earlier copy in this run (its rows, its digests); not that of older runs' state.
+    const earlier =
+      /DELETE FROM (page_rows|sitemap_rows|site_rows) WHERE run_id = |DELETE FROM state_digests WHERE site = '[^']*' AND run_id = '/;
+    const removals = texts.filter((t) => earlier.test(t));
+    expect(texts.filter((t) => t.includes('INSERT INTO site_rows'))).toHaveLength(2);
+    // The first commit's texts removed nothing; the second's removed the first's rows and digests.
+    expect(removals).toHaveLength(1);
+    expect(removals[0]).toContain('INSERT INTO site_rows');
+    expect(removals[0]).toMatch(
+      /DELETE FROM page_rows WHERE run_id = [\s\S]*DELETE FROM state_digests WHERE site = '[^']+' AND run_id = '/,
+    );
+    await store.close();
+    expect(await query(url, 'SELECT site, pages FROM site_rows')).toEqual([{ site, pages: 0 }]);
+    expect(await count(url, 'SELECT count(*) AS n FROM page_rows')).toBe(0);
+    expect(await count(url, 'SELECT count(*) AS n FROM sitemap_rows')).toBe(1);
+    expect(await count(url, 'SELECT count(*) AS n FROM state_digests')).toBe(0);
+    expect(await query(url, 'SELECT walked_at::int AS w FROM state_sites')).toEqual([{ w: 2 }]);
+  });
+
+  it('opens a database that holds the current schema with one statement', async () => {
+    const url = await database();
+    await (await openPostgresStore({ url })).close();
+    const queries = vi.spyOn(pg.Client.prototype, 'query');
+    let store: PostgresStore | undefined;
+    try {
+      store = await openPostgresStore({ url });
+      expect(queries).toHaveBeenCalledTimes(1);
+    } finally {
+      queries.mockRestore();
+      await store?.close();
+    }
+    // A run named by the caller is read for the sites it holds: one statement more.
+    const named = await openPostgresStore({ url, runId: 'named' });
+    await named.sink.begin('https://n.example/').commit(result('https://n.example/', 0));
+    await named.close();
+    const again = await openPostgresStore({ url, runId: 'named' });
+    expect([...again.sink.done]).toEqual(['https://n.example/']);
+    await again.close();
+  });
+
   it('resumes a run: its committed sites are done', async () => {
     const url = await database();
     const first = await openPostgresStore({ url, runId: 'r' });
