@@ -17,7 +17,9 @@ const COPY_BYTES = 1024 * 1024;
  * dropped, and `drain` throws the error when the site is committed.
  */
 export class HeldRows {
-  #text = '';
+  /** Lines not yet in a piece (joined when one is made: no string a row to put them together). */
+  readonly #lines: string[] = [];
+  #chars = 0;
   #chunks: Buffer[] = [];
   #rows = 0;
   #spill: { path: string; fd: number } | null = null;
@@ -32,10 +34,12 @@ export class HeldRows {
     this.#holdRows = holdRows;
   }
 
+  /** One row's line, without its '\n'. */
   add(line: string): void {
     if (this.#failure !== null) return;
-    this.#text += line;
-    if (this.#text.length >= PIECE_CHARS) this.#piece();
+    this.#lines.push(line);
+    this.#chars += line.length;
+    if (this.#chars >= PIECE_CHARS) this.#piece();
     if (++this.#rows >= this.#holdRows) this.#toSpill();
   }
 
@@ -60,7 +64,8 @@ export class HeldRows {
   }
 
   drop(): void {
-    this.#text = '';
+    this.#lines.length = 0;
+    this.#chars = 0;
     this.#chunks = [];
     this.#removeSpill();
   }
@@ -73,8 +78,11 @@ export class HeldRows {
   }
 
   #piece(): void {
-    if (this.#text !== '') this.#chunks.push(Buffer.from(this.#text));
-    this.#text = '';
+    if (this.#lines.length === 0) return;
+    this.#lines.push('');
+    this.#chunks.push(Buffer.from(this.#lines.join('\n')));
+    this.#lines.length = 0;
+    this.#chars = 0;
   }
 
   #toSpill(): void {

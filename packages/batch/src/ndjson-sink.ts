@@ -346,7 +346,7 @@ function sinkOver(run: OpenedRun, options: NdjsonSinkOptions, lock: OutputLock):
       const sitemaps: string[] = [];
       return {
         page(row: PageRow, json?: string) {
-          pages.add(`${json ?? JSON.stringify(row)}\n`);
+          pages.add(json ?? JSON.stringify(row));
         },
         sitemap(row: SitemapRow) {
           sitemaps.push(`${JSON.stringify(row)}\n`);

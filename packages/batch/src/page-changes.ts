@@ -18,6 +18,14 @@ function hash8(text: string): string {
 
 const NO_BYTES = new Uint8Array(0);
 
+/** The end of a row's line for each mark: one string added a page rather than three. */
+const CHANGE_TAIL: Readonly<Record<Change, string>> = {
+  new: ',"change":"new"}',
+  changed: ',"change":"changed"}',
+  unchanged: ',"change":"unchanged"}',
+  removed: ',"change":"removed"}',
+};
+
 /** Characters of held lines turned into one Buffer. */
 const HELD_PIECE_CHARS = 64 * 1024;
 
@@ -26,24 +34,31 @@ const PIECE_CHARS = 16 * 1024;
 
 /**
  * Text that becomes bytes in pieces: one conversion per 16 K characters instead of a call per
- * page, and no page's strings kept alive until the document ends.
+ * page, and no page's strings kept alive until the document ends. The parts are joined once a
+ * piece is full (`separator` between them, and before a piece's first when one came before):
+ * no string made a page to put them together.
  */
 class TextPieces {
-  #text = '';
+  readonly #parts: string[] = [];
+  #chars = 0;
   readonly #pieces: Buffer[] = [];
   readonly #encoding: BufferEncoding;
+  readonly #separator: string;
 
-  constructor(encoding: BufferEncoding) {
+  constructor(encoding: BufferEncoding, separator = '') {
     this.#encoding = encoding;
+    this.#separator = separator;
   }
 
   add(text: string): void {
-    this.#text += text;
-    if (this.#text.length >= PIECE_CHARS) this.#flush();
+    this.#parts.push(text);
+    this.#chars += text.length;
+    if (this.#chars >= PIECE_CHARS) this.#flush();
   }
 
   clear(): void {
-    this.#text = '';
+    this.#parts.length = 0;
+    this.#chars = 0;
     this.#pieces.length = 0;
   }
 
@@ -54,9 +69,12 @@ class TextPieces {
   }
 
   #flush(): void {
-    if (this.#text === '') return;
-    this.#pieces.push(Buffer.from(this.#text, this.#encoding));
-    this.#text = '';
+    if (this.#parts.length === 0) return;
+    const sep = this.#separator;
+    const text = this.#parts.join(sep);
+    this.#pieces.push(Buffer.from(this.#pieces.length > 0 && sep !== '' ? sep + text : text, this.#encoding));
+    this.#parts.length = 0;
+    this.#chars = 0;
   }
 }
 
@@ -108,7 +126,7 @@ export class PageTracker implements PageWriter, StoredPages {
   /** The digest's entries: each page's URL hash and row hash (8 latin1 characters each). */
   readonly #entries = new TextPieces('latin1');
   /** The pages' URLs, '\n'-separated, in order: kept in the digest so a page gone next time is named. */
-  readonly #urls = new TextPieces('utf8');
+  readonly #urls = new TextPieces('utf8', '\n');
   #count = 0;
   #news = false;
   #change: Change = 'unchanged';
@@ -181,11 +199,12 @@ export class PageTracker implements PageWriter, StoredPages {
     const lm = plainPageDate(page);
     const json = lm === undefined ? pageToJSON(page) : null;
     const urlHash = hash8(page.url);
-    this.#urls.add(this.#count === 1 ? page.url : `\n${page.url}`);
+    this.#urls.add(page.url);
     // Hashing flattens the text: the line then takes a slice of it rather than its pieces again.
     const text = lm === undefined ? JSON.stringify(json) : `{${plainPageFields(page, lm)}}`;
     const rowHash = hash8(text);
-    this.#entries.add(urlHash + rowHash);
+    this.#entries.add(urlHash);
+    this.#entries.add(rowHash);
     let change: Change = 'new';
     if (this.#previous !== null) {
       const before = this.#previous.get(urlHash);
@@ -195,7 +214,7 @@ export class PageTracker implements PageWriter, StoredPages {
     // JSON.stringify(marked) (the JSON form has no site, sitemap or change key), from the text the
     // hash needed anyway. A plain page's row is a literal of the keys the spread would give, in
     // their order: every key after a spread is defined through a V8 runtime call.
-    const line = `${this.#prefix}${text.slice(1, -1)},"change":"${change}"}`;
+    const line = this.#prefix + text.slice(1, -1) + CHANGE_TAIL[change];
     if (change !== 'unchanged' && this.#change === 'unchanged') this.#change = 'changed';
     if (this.#held !== null) {
       if (change === 'unchanged') {

@@ -64,6 +64,28 @@ describe('openNdjsonSink', () => {
     expect(lines(join(dir, 'sites.ndjson')).map((s) => s.site)).toEqual(['https://a.example/']);
   });
 
+  it("writes a site's page lines byte for byte, given text or rows, across many held pieces", async () => {
+    const dir = fresh();
+    // In memory (no spill), and with lines of several hundred characters: many 64 K pieces a site.
+    const sink = await openNdjsonSink({ dir, holdRows: 10_000 });
+    const out = sink.begin('https://a.example/');
+    const expected: string[] = [];
+    for (let i = 0; i < 2_000; i++) {
+      const row = {
+        ...page('https://a.example/', i),
+        note: `\u00e9${'x'.repeat(i % 300)}`,
+      } as unknown as PageRow;
+      const text = JSON.stringify(row);
+      expected.push(text);
+      // The page tracker hands its rows' text; other callers the row alone.
+      if (i % 2 === 0) out.page(row, text);
+      else out.page(row);
+    }
+    await out.commit(result('https://a.example/', 2_000));
+    await sink.close();
+    expect(readFileSync(join(dir, 'pages.ndjson'), 'utf8')).toBe(`${expected.join('\n')}\n`);
+  });
+
   it('on resume cuts output past the last journal line and a torn journal line, and knows what is done', async () => {
     const dir = fresh();
     const sink = await openNdjsonSink({ dir, gzip: true });

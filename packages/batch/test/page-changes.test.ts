@@ -78,6 +78,27 @@ describe('PageTracker', () => {
     expect(tracker.digest).toBe(tracker.digest);
   });
 
+  it('gives the same digest when it was read while the document was open', () => {
+    const many = Array.from({ length: 3_000 }, (_, i) =>
+      page(`http://example.com/p/${i}/${'y'.repeat(i % 50)}`),
+    );
+    const whole = track(many).tracker.digest;
+    const tracker = new PageTracker({
+      site: SITE,
+      sitemap: SITEMAP,
+      emit: () => {},
+      marking: true,
+      previous: null,
+    });
+    many.forEach((p, i) => {
+      tracker.append(p);
+      // A read made bytes of what was gathered so far: the next URL still follows a '\n'.
+      if (i === 1_000) expect(readDigest(tracker.digest).urls).toHaveLength(1_001);
+    });
+    tracker.close();
+    expect(Buffer.from(tracker.digest).equals(Buffer.from(whole))).toBe(true);
+  });
+
   it('marks the pages of a second run against the first one', () => {
     const first = track(AWKWARD).tracker;
     const changed = AWKWARD.map((p, i) => (i === 1 ? page(p.url, { priority: 0.1 }) : p));
