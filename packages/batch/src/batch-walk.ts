@@ -3,7 +3,7 @@ import { hostGate } from './politeness-gate.js';
 import { type BatchProgress, ProgressCounter } from './progress.js';
 import { readAhead } from './read-ahead.js';
 import type { SiteResult } from './rows.js';
-import { type SiteJobContext, walkSite } from './site-job.js';
+import { type SiteJobContext, walkAndCommit } from './site-job.js';
 import { readSiteLines, type SiteLine } from './site-list.js';
 import { commitInternalError, isInterrupted, unwalkedResult } from './site-results.js';
 import { checkSiteRunOptions, type SiteRun, type SiteRunOptions, siteJobContext } from './site-run.js';
@@ -30,6 +30,13 @@ const BATCH_WALK_KEYS = {
   onProgress: true,
 } as const satisfies Record<Exclude<keyof BatchWalkOptions, keyof SiteRunOptions>, true>;
 
+/**
+ * A site whose commit holds at most this many page rows gives its place to the next site while
+ * the commit is in flight (on a run where little changed, nearly every site); one with more keeps
+ * it, so that the rows held by commits waiting for their store stay small.
+ */
+const OVERLAP_MAX_PAGES = 1000;
+
 /** How a walk of the run ended, in the order walks end. */
 type Ended = { id: number; result: SiteResult } | { id: number; site: string; error: unknown };
 
@@ -38,8 +45,10 @@ type Ended = { id: number; result: SiteResult } | { id: number; site: string; er
  * (the gate), a deadline per site. `input` holds one homepage URL an item (the rules of
  * `readSiteLines`: blanks and `#` comments skipped, duplicates walked once, non-URLs reported as
  * `invalid`), read lazily. Sites listed in the state's `unreachableSites()` start before the
- * lines ahead of them, within `START_FIRST_LOOK_AHEAD` lines. Yields each site's result as it
- * ends, in completion order; rows go to the sink. An aborted run yields nothing for the sites it
+ * lines ahead of them, within `START_FIRST_LOOK_AHEAD` lines. A site whose walk is over and whose
+ * commit (few page rows) waits for the sink gives its place to the next site: up to `sites` such
+ * commits at once. Yields each site's result once its commit ended, in that order; rows go to the
+ * sink. The run ends when every commit has. An aborted run yields nothing for the sites it
  * interrupted.
  */
 export async function* batchWalk(
@@ -76,6 +85,8 @@ export async function* batchWalk(
 /** The walks of one `batchWalk`: up to `sites` at once, their results in the order they end. */
 class WalkPool {
   private readonly running = new Map<number, Promise<void>>();
+  /** Sites of `running` whose walk is over and whose commit is in flight, their place given up. */
+  private readonly committing = new Set<number>();
   /*
    * Walks report here as they end, in that order (what `Promise.race` over the walks in flight
    * gave, without attaching a reaction to each of them at every end: a long walk collected one
@@ -100,7 +111,7 @@ class WalkPool {
     let exhausted = false;
     try {
       for (;;) {
-        while (!exhausted && this.running.size < this.run.sites && !signal?.aborted) {
+        while (!exhausted && this.running.size - this.committing.size < this.run.sites && !signal?.aborted) {
           const item = await lines.next();
           if (item.done === true) {
             exhausted = true;
@@ -114,9 +125,12 @@ class WalkPool {
           await new Promise<void>((resolve) => {
             this.wake = resolve;
           });
+          // A walk ended, or a commit gave up its place: start sites first, then report.
+          continue;
         }
         const next = this.ended.shift() as Ended;
         this.running.delete(next.id);
+        this.committing.delete(next.id);
         const result =
           'error' in next ? await commitInternalError(next.site, next.error, this.run.sink) : next.result;
         if (isInterrupted(result, signal)) {
@@ -155,7 +169,7 @@ class WalkPool {
     const job = this.options.full === true ? { site, full: true } : { site };
     this.running.set(
       id,
-      walkSite(job, this.ctx).then(
+      walkAndCommit(job, this.ctx, (result) => this.committed(id, result)).then(
         (result) => this.end({ id, result }),
         (error: unknown) => this.end({ id, site, error }),
       ),
@@ -171,8 +185,19 @@ class WalkPool {
       : this.run.sink.done?.has(site) === true;
   }
 
+  /** A site's commit was sent: a small one gives its place to the next site, `sites` at most. */
+  private committed(id: number, result: SiteResult): void {
+    if (result.pages > OVERLAP_MAX_PAGES || this.committing.size >= this.run.sites) return;
+    this.committing.add(id);
+    this.wakeUp();
+  }
+
   private end(entry: Ended): void {
     this.ended.push(entry);
+    this.wakeUp();
+  }
+
+  private wakeUp(): void {
     this.wake?.();
     this.wake = null;
   }

@@ -84,19 +84,34 @@ export interface SiteJobContext {
  * rows (`SiteRows`) and next state (`NextState`), each in its file. Inputs and outputs are plain
  * data and everything shared is passed in, so a queue worker can call it as it is.
  */
-export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteResult> {
+export function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteResult> {
+  return walkAndCommit(job, ctx, undefined);
+}
+
+/**
+ * `walkSite`, calling `committing` with the site's result once its walk is over and its commit
+ * sent, before the commit ends: a runner may then start another site while the store works. Not
+ * called for the error row of a walk that failed (committed before the promise settles anyway).
+ */
+export async function walkAndCommit(
+  job: SiteJob,
+  ctx: SiteJobContext,
+  committing: ((result: SiteResult) => void) | undefined,
+): Promise<SiteResult> {
   const started = performance.now();
   const output = ctx.sink.begin(job.site);
   const client = new GatedClient(ctx.webClient, ctx.gate);
   const rows = new SiteRows(job.site, output, ctx.state != null);
   const result = (status: SiteStatus, reason: string | null): SiteResult =>
     rows.result(status, reason, client.requests, performance.now() - started);
-  let committing = false;
+  let committed = false;
   const commit = async (final: SiteResult, state: SiteState | null): Promise<SiteResult> => {
     const store = ctx.state;
-    committing = true;
+    committed = true;
     const save = store == null || state === null ? undefined : (mark: RunMark) => store.saveSite(state, mark);
-    await output.commit(final, save === undefined ? undefined : { saveState: save });
+    const sent = output.commit(final, save === undefined ? undefined : { saveState: save });
+    committing?.(final);
+    await sent;
     return final;
   };
   try {
@@ -131,7 +146,7 @@ export async function walkSite(job: SiteJob, ctx: SiteJobContext): Promise<SiteR
     return await commit(result(outcome, reason), state);
   } catch (error) {
     // An output or state that cannot be written is the run's failure, not the site's.
-    if (committing) throw asCommitFailure(error);
+    if (committed) throw asCommitFailure(error);
     output.discard();
     const failed = result('error', errorText(error));
     if (ctx.signal?.aborted) return result('partial', 'aborted');

@@ -6,8 +6,15 @@
  *
  * Two different URLs share a fingerprint with probability ~n²/2⁶⁵ (about 3·10⁻⁸ for a
  * million-URL sitemap); the later one would then be reported as a duplicate.
+ *
+ * The first SMALL_LIMIT URLs go to a `Set` instead, whose hashing is native code from the first
+ * call: the fingerprint loop runs interpreted (and then gets compiled) for the first thousands of
+ * URLs of a process, the larger part of what a small sitemap costs (issue 37: a Google News
+ * sitemap holds at most 1,000 URLs). Past that the Set's URLs move into the table.
  */
 export class SeenUrls {
+  /** The URLs while there are at most SMALL_LIMIT of them; `null` once they moved to the table. */
+  private small: Set<string> | null = new Set();
   /** Pairs of 32-bit hashes; (0, 0) marks an empty slot. */
   // Tiny at first so the first growths run within the first few URLs, while the code is still
   // collecting type feedback: a growth first met in optimised code throws that code away (a
@@ -19,7 +26,7 @@ export class SeenUrls {
   private limit = 7;
 
   get size(): number {
-    return this.count;
+    return this.small === null ? this.count : this.small.size;
   }
 
   /** Bytes the table holds. */
@@ -29,6 +36,18 @@ export class SeenUrls {
 
   /** Adds `url`; `false` when it was there already. */
   add(url: string): boolean {
+    const small = this.small;
+    if (small === null) return this.addFingerprint(url);
+    if (small.has(url)) return false;
+    small.add(url);
+    if (small.size > SMALL_LIMIT) {
+      this.small = null;
+      for (const u of small) this.addFingerprint(u);
+    }
+    return true;
+  }
+
+  private addFingerprint(url: string): boolean {
     // Two independent multiplicative hashes over the UTF-16 code units, then a murmur3 finaliser.
     let a = 0x811c9dc5 | 0;
     let b = 0x2545f491 | 0;
@@ -84,6 +103,8 @@ export class SeenUrls {
     rehash(old, table, mask);
   }
 }
+
+const SMALL_LIMIT = 1024;
 
 function rehash(old: Int32Array, table: Int32Array, mask: number): void {
   for (let k = 0; k < old.length; k += 2) {

@@ -19,6 +19,34 @@ describe('SeenUrls', () => {
     );
   });
 
+  it('answers like a Set<string> across the move from its first Set into the fingerprint table', () => {
+    // The first 1,024 URLs are held in a Set, then moved into the table: repeats of URLs from
+    // either side of the move must be found, and only those.
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 900, max: 3000 }),
+        fc.array(fc.nat(2999), { minLength: 1, maxLength: 1500 }),
+        (distinct, repeats) => {
+          const seen = new SeenUrls();
+          const set = new Set<string>();
+          const url = (i: number) => `https://www.example.com/p/${i}`;
+          const check = (u: string) => {
+            const fresh = !set.has(u);
+            set.add(u);
+            expect(seen.add(u), u).toBe(fresh);
+          };
+          for (let i = 0; i < distinct; i++) {
+            check(url(i));
+            if (i % 3 === 0) check(url(repeats[i % repeats.length] as number));
+          }
+          for (const r of repeats) check(url(r));
+          expect(seen.size).toBe(set.size);
+        },
+      ),
+      { seed: 37, numRuns: 30 },
+    );
+  });
+
   it('keeps 200,000 distinct URLs apart and finds every repeat', () => {
     const seen = new SeenUrls();
     // Counted, not one expect() per URL: 200,000 expect calls took over 30 s on a loaded 2-core CI box.
