@@ -365,7 +365,9 @@ describe('properties', () => {
         fc.tuple(fc.constantFrom('+', '-'), two(29), two(69)).map(([s, h, m]) => `${s}${h}:${m}`),
       ),
       shape: fc.constantFrom(10, 20, 25),
-      stray: fc.option(fc.tuple(fc.nat(24), fc.constantFrom(' ', 'x', '/', ':', '-', 'T', 'Z', '+', 't', 'z', '\u0660'))),
+      stray: fc.option(
+        fc.tuple(fc.nat(24), fc.constantFrom(' ', 'x', '/', ':', '-', 'T', 'Z', '+', 't', 'z', '\u0660')),
+      ),
     });
     fc.assert(
       fc.property(arb, ({ year, month, day, time, zone, shape, stray }) => {
