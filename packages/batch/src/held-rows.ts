@@ -1,4 +1,5 @@
 import { closeSync, openSync, readSync, rmSync } from 'node:fs';
+import { ByteChunks } from './byte-chunks.js';
 import { makeDirectory } from './make-directory.js';
 import { writeAll } from './output-files.js';
 
@@ -8,6 +9,8 @@ import { writeAll } from './output-files.js';
  * copied by each scavenge of a fresh run; at 16 K its scavenges run 18 % fewer instructions.
  */
 const PIECE_CHARS = 16 * 1024;
+/** Bytes of the Buffers the pieces are written into. */
+const CHUNK_BYTES = 64 * 1024;
 /** Bytes read at a time when a spilled site is written out. */
 const COPY_BYTES = 1024 * 1024;
 
@@ -24,7 +27,7 @@ export class HeldRows {
   /** Lines not yet in a piece (joined when one is made: no string a row to put them together). */
   readonly #lines: string[] = [];
   #chars = 0;
-  #chunks: Buffer[] = [];
+  readonly #chunks = new ByteChunks('utf8', CHUNK_BYTES);
   #rows = 0;
   #spill: { path: string; fd: number } | null = null;
   #failure: unknown = null;
@@ -63,14 +66,15 @@ export class HeldRows {
       }
       this.#removeSpill();
     }
-    if (this.#chunks.length > 0) write(Buffer.concat(this.#chunks));
-    this.#chunks = [];
+    const held = this.#chunks.pieces();
+    if (held.length > 0) write(held.length === 1 ? (held[0] as Buffer) : Buffer.concat(held));
+    this.#chunks.clear();
   }
 
   drop(): void {
     this.#lines.length = 0;
     this.#chars = 0;
-    this.#chunks = [];
+    this.#chunks.clear();
     this.#removeSpill();
   }
 
@@ -84,7 +88,7 @@ export class HeldRows {
   #piece(): void {
     if (this.#lines.length === 0) return;
     this.#lines.push('');
-    this.#chunks.push(Buffer.from(this.#lines.join('\n')));
+    this.#chunks.add(this.#lines.join('\n'));
     this.#lines.length = 0;
     this.#chars = 0;
   }
@@ -97,13 +101,13 @@ export class HeldRows {
         const path = this.#spillPath();
         this.#spill = { path, fd: openSync(path, 'w') };
       }
-      for (const c of this.#chunks) writeAll(this.#spill.fd, c);
+      for (const c of this.#chunks.pieces()) writeAll(this.#spill.fd, c);
     } catch (err) {
       this.#failure = err;
       this.drop();
       return;
     }
-    this.#chunks = [];
+    this.#chunks.clear();
     this.#rows = 0;
   }
 }

@@ -8,6 +8,7 @@ import {
   plainPageFields,
   type StoredPages,
 } from '@usp-ts/core';
+import { ByteChunks } from './byte-chunks.js';
 import { digestOf, ENTRY_BYTES, readDigest } from './page-digest.js';
 import type { Change, ListedPageRow, PageRow } from './rows.js';
 
@@ -31,6 +32,8 @@ const HELD_PIECE_CHARS = 64 * 1024;
 
 /** Characters a digest part gathers as text before it becomes bytes (small: see held-rows.ts). */
 const PIECE_CHARS = 4 * 1024;
+/** Bytes of the Buffers the pieces are written into. */
+const CHUNK_BYTES = 16 * 1024;
 
 /**
  * Text that becomes bytes in pieces: one conversion per 4 K characters instead of a call per
@@ -41,12 +44,11 @@ const PIECE_CHARS = 4 * 1024;
 class TextPieces {
   readonly #parts: string[] = [];
   #chars = 0;
-  readonly #pieces: Buffer[] = [];
-  readonly #encoding: BufferEncoding;
+  readonly #bytes: ByteChunks;
   readonly #separator: string;
 
   constructor(encoding: BufferEncoding, separator = '') {
-    this.#encoding = encoding;
+    this.#bytes = new ByteChunks(encoding, CHUNK_BYTES);
     this.#separator = separator;
   }
 
@@ -59,20 +61,21 @@ class TextPieces {
   clear(): void {
     this.#parts.length = 0;
     this.#chars = 0;
-    this.#pieces.length = 0;
+    this.#bytes.clear();
   }
 
   /** Everything added, as one Buffer. */
   bytes(): Buffer {
     this.#flush();
-    return this.#pieces.length === 1 ? this.#pieces[0] : Buffer.concat(this.#pieces);
+    const pieces = this.#bytes.pieces();
+    return pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces);
   }
 
   #flush(): void {
     if (this.#parts.length === 0) return;
     const sep = this.#separator;
     const text = this.#parts.join(sep);
-    this.#pieces.push(Buffer.from(this.#pieces.length > 0 && sep !== '' ? sep + text : text, this.#encoding));
+    this.#bytes.add(!this.#bytes.empty && sep !== '' ? sep + text : text);
     this.#parts.length = 0;
     this.#chars = 0;
   }
