@@ -20,7 +20,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { workspacePackages } from './workspace-packages.mjs';
@@ -204,6 +204,7 @@ function testLine(major) {
     known.length === 0 ? [] : ['-t', `^(?!.*(?:${known.map(([n]) => escapeRegExp(n)).join('|')})).*$`];
   const started = Date.now();
   const failed = [];
+  const failures = [];
   const counts = { passed: 0, failed: 0, skipped: 0 };
   const report = join(cache, `report-node-${node.version}.json`);
   for (const suite of SUITES) {
@@ -223,6 +224,7 @@ function testLine(major) {
       counts.passed += json.numPassedTests;
       counts.failed += json.numFailedTests;
       counts.skipped += json.numPendingTests + json.numTodoTests;
+      failures.push(...failuresOf(json, suite, seen));
     }
   }
   const secs = Math.round((Date.now() - started) / 1000);
@@ -232,7 +234,28 @@ function testLine(major) {
   const result = failed.length === 0 ? 'passed' : `${failed.length} suites failed`;
   const summary = `Node ${seen}: ${result}: ${counts.passed} tests passed, ${counts.failed} failed, ${counts.skipped} skipped, in ${secs} s (load ${load})`;
   log(summary);
-  return { failed, summary };
+  return { failed, failures, summary };
+}
+
+// CI keeps only the tail of this run's output: each failed test's name and the first lines of its
+// reason are printed again there, or a flake on one line leaves nothing to go on.
+function failuresOf(json, suite, seen) {
+  const out = [];
+  for (const file of json.testResults ?? []) {
+    for (const test of file.assertionResults ?? []) {
+      if (test.status !== 'failed') continue;
+      const reason = (test.failureMessages ?? []).join('\n').split('\n').slice(0, 6).join('\n    ');
+      out.push(
+        `Node ${seen}: ${suite}: ${relative(join(root, suite), file.name)}: "${test.fullName}"\n    ${reason}`,
+      );
+    }
+    if ((file.assertionResults ?? []).length === 0 && file.status === 'failed') {
+      out.push(
+        `Node ${seen}: ${suite}: ${relative(join(root, suite), file.name)}: ${String(file.message).split('\n')[0]}`,
+      );
+    }
+  }
+  return out;
 }
 
 const only = args.suites?.split(',');
@@ -242,6 +265,7 @@ const results = lines.map((major) => testLine(major));
 for (const { summary } of results) log(summary);
 const failed = results.flatMap((r) => r.failed);
 if (failed.length > 0) {
+  for (const failure of results.flatMap((r) => r.failures)) log(`failed test: ${failure}`);
   log(`failed: ${failed.join(', ')}`);
   process.exit(1);
 }

@@ -2,8 +2,12 @@ import { closeSync, openSync, readSync, rmSync } from 'node:fs';
 import { makeDirectory } from './make-directory.js';
 import { writeAll } from './output-files.js';
 
-/** Characters of rows turned into one Buffer while a site is walked. */
-const PIECE_CHARS = 64 * 1024;
+/**
+ * Characters of rows turned into one Buffer while a site is walked. The rows waiting for their
+ * piece are young strings that survive scavenges (16 sites at once): at 64 K, ~1 MiB of them was
+ * copied by each scavenge of a fresh run; at 16 K its scavenges run 18 % fewer instructions.
+ */
+const PIECE_CHARS = 16 * 1024;
 /** Bytes read at a time when a spilled site is written out. */
 const COPY_BYTES = 1024 * 1024;
 

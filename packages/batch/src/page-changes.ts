@@ -29,11 +29,11 @@ const CHANGE_TAIL: Readonly<Record<Change, string>> = {
 /** Characters of held lines turned into one Buffer. */
 const HELD_PIECE_CHARS = 64 * 1024;
 
-/** Characters a digest part gathers as text before it becomes bytes. */
-const PIECE_CHARS = 16 * 1024;
+/** Characters a digest part gathers as text before it becomes bytes (small: see held-rows.ts). */
+const PIECE_CHARS = 4 * 1024;
 
 /**
- * Text that becomes bytes in pieces: one conversion per 16 K characters instead of a call per
+ * Text that becomes bytes in pieces: one conversion per 4 K characters instead of a call per
  * page, and no page's strings kept alive until the document ends. The parts are joined once a
  * piece is full (`separator` between them, and before a piece's first when one came before):
  * no string made a page to put them together.

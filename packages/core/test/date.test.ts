@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { Settings } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { SitemapDate } from '../src/contract/sitemap-date.js';
-import { parseIsoDate, parseRfc2822Date, parseW3cDate } from '../src/engine/date.js';
+import { generalW3cDate, parseIsoDate, parseRfc2822Date, parseW3cDate } from '../src/engine/date.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const sharedDir = process.env.USP_SHARED_DIR ?? join(repoRoot, '..', 'shared');
@@ -345,6 +345,48 @@ describe('properties', () => {
         parseRfc2822Date(s);
       }),
       { numRuns: 1000 },
+    );
+  }, 60_000);
+
+  it('reads the three common shapes as the general path does, impossible fields and stray characters included', () => {
+    // parseW3cDate tries the common shapes' own reader first (commonW3cDate): whatever it accepts
+    // must be what the general path gives, and what it refuses the general path decides.
+    const two = (max: number) => fc.integer({ min: 0, max }).map((v) => String(v).padStart(2, '0'));
+    const arb = fc.record({
+      year: fc.oneof(
+        fc.integer({ min: 0, max: 9999 }),
+        fc.constantFrom(0, 1, 1600, 1900, 2000, 2023, 2024, 2100, 9999),
+      ),
+      month: two(19),
+      day: fc.oneof(two(39), fc.constantFrom('28', '29', '30', '31')),
+      time: fc.tuple(two(29), two(69), two(69)),
+      zone: fc.oneof(
+        fc.constant('Z'),
+        fc.tuple(fc.constantFrom('+', '-'), two(29), two(69)).map(([s, h, m]) => `${s}${h}:${m}`),
+      ),
+      shape: fc.constantFrom(10, 20, 25),
+      stray: fc.option(
+        fc.tuple(fc.nat(24), fc.constantFrom(' ', 'x', '/', ':', '-', 'T', 'Z', '+', 't', 'z', '\u0660')),
+      ),
+    });
+    fc.assert(
+      fc.property(arb, ({ year, month, day, time, zone, shape, stray }) => {
+        let s = `${String(year).padStart(4, '0')}-${month}-${day}`;
+        if (shape > 10) s += `T${time.join(':')}${shape === 20 ? 'Z' : zone === 'Z' ? '+00:00' : zone}`;
+        if (stray !== null) s = s.slice(0, stray[0]) + stray[1] + s.slice(stray[0] + 1);
+        const common = parseW3cDate(s);
+        const general = generalW3cDate(s);
+        if (general === undefined || general === null) {
+          expect(common, s).toBe(general);
+          return;
+        }
+        expect(common, s).not.toBeNull();
+        expect(common, s).not.toBeUndefined();
+        expect(Object.is(common!.epochMs, general.epochMs), s).toBe(true);
+        expect(Object.is(common!.offsetMinutes, general.offsetMinutes), s).toBe(true);
+        expect(common!.microseconds, s).toBe(general.microseconds);
+      }),
+      { numRuns: 20_000 },
     );
   }, 60_000);
 

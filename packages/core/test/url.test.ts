@@ -135,8 +135,8 @@ describe('isHttpUrl', () => {
 });
 
 describe('unfetchableUrl', () => {
-  // What the hand-written check of the usual shape must agree with: the regex it replaced, and
-  // the WHATWG parser for everything that shape does not cover.
+  // What the check of the usual shape must agree with: this regex (which it is again, after a
+  // hand-written loop for a while), and the WHATWG parser for everything that shape does not cover.
   const PLAIN_HOST = /^https?:\/\/[a-z0-9.-]+(?::\d{0,5})?(?:[/?#]|$)/i;
   function reference(url: string): string | null {
     if (url.includes('\uFFFD')) return 'encoding';

@@ -1,5 +1,6 @@
 import { KIT_NS, runExtension as kitRun } from '@usp-ts/testkit';
 import { describe, expect, it } from 'vitest';
+import { splitList } from '../src/google-news.js';
 import { googleNews, NEWS_NAMESPACES } from '../src/index.js';
 
 const N = 'http://www.google.com/schemas/sitemap-news/0.9';
@@ -63,6 +64,59 @@ describe('googleNews()', () => {
       genres: [],
       stockTickers: [],
     });
+  });
+
+  it('splits every short list as a split on commas with each part trimmed does', () => {
+    // The loop splitList replaced, as the reference: every string of up to 6 characters over
+    // letters, commas and whitespace of several kinds (all of which trim strips).
+    const reference = (text: string) =>
+      text
+        .split(',')
+        .map((p) => p.trim())
+        .filter((p) => p.length > 0);
+    const alphabet = ['a', 'b c', ',', ' ', '\t', '\n', '\u00a0', '\u2028', '\ufeff', 'é'];
+    let checked = 0;
+    const differ: string[] = [];
+    const walk = (prefix: string, left: number): void => {
+      // Compared as JSON, not with one expect() each: 111,111 of those take seconds.
+      if (JSON.stringify(splitList(prefix)) !== JSON.stringify(reference(prefix))) differ.push(prefix);
+      checked++;
+      if (left > 0) for (const c of alphabet) walk(prefix + c, left - 1);
+    };
+    walk('', 5);
+    expect(differ).toEqual([]);
+    expect(checked).toBe(111_111);
+  });
+
+  it('reuses the date of a repeated publication date, and only of the same text', async () => {
+    const story = (date: string) =>
+      entry(
+        `<news:news><news:publication_date>${date}</news:publication_date><news:title>T</news:title></news:news>`,
+      );
+    const dates = [
+      '2024-01-02T10:00:00+01:00',
+      '2024-01-02T10:00:00+01:00',
+      '2024-01-02T10:00:00+02:00',
+      ' 2024-01-02T10:00:00+01:00 ',
+      'not a date',
+      '2024-01-02T10:00:00Z',
+      '2024-01-02T10:00:00+01:00',
+    ];
+    const r = await runExtension(googleNews(), doc(dates.map(story).join('')));
+    const got = r.pages.map((p) => p.newsStory?.publishDate ?? null);
+    // The repeat shares the first one's (immutable) value...
+    expect(got[1]).toBe(got[0]);
+    // ...and every other text is read on its own: offsets kept, instants apart.
+    expect(got.map((d) => (d === null ? null : [d.epochMs, d.offsetMinutes]))).toEqual([
+      [Date.UTC(2024, 0, 2, 9), 60],
+      [Date.UTC(2024, 0, 2, 9), 60],
+      [Date.UTC(2024, 0, 2, 8), 120],
+      [Date.UTC(2024, 0, 2, 9), 60],
+      null,
+      [Date.UTC(2024, 0, 2, 10), 0],
+      [Date.UTC(2024, 0, 2, 9), 60],
+    ]);
+    expect(r.codes).toEqual(['invalid-date']);
   });
 
   it('needs a title and a valid publication date, as usp; says why a story was dropped', async () => {

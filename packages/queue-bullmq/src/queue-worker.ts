@@ -227,6 +227,14 @@ export function startQueueWorker<R>(options: QueueWorkerOptions<R>): QueueWorker
     const invalid = invalidJobReason(job.data);
     if (invalid !== null) throw new bullmq.UnrecoverableError(invalid);
     const data = job.data;
+    if (signal.aborted && token !== undefined) {
+      // Taken while this worker stops: the wake-up that the release of a running job sends can reach
+      // one of this worker's own blocked fetches before BullMQ sees it is closing, and hand that job
+      // straight back. Its walk would start on a signal already aborted, one whose abort event never
+      // comes; so it goes back to the queue, untouched, for another worker.
+      await job.moveToWait(token);
+      throw new bullmq.WaitingError();
+    }
     running++;
     try {
       if (data.run !== undefined) {

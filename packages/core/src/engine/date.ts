@@ -51,8 +51,11 @@ export function parseW3cDate(s: string): SitemapDate | null | typeof NOT_W3C {
   return commonW3cDate(s) ?? generalW3cDate(s);
 }
 
-/** {@link parseW3cDate} for text that `commonW3cDate` has already turned down. */
-function generalW3cDate(s: string): SitemapDate | null | typeof NOT_W3C {
+/**
+ * {@link parseW3cDate} for text that `commonW3cDate` has already turned down (exported for the
+ * test that holds the two to the same results).
+ */
+export function generalW3cDate(s: string): SitemapDate | null | typeof NOT_W3C {
   let end = s.length;
   let i = 0;
   while (i < end && s.charCodeAt(i) <= 32) i++;
