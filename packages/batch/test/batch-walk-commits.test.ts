@@ -51,7 +51,14 @@ function heldSink(hold: (site: string) => Promise<void> | undefined) {
 
 /** Something that takes many turns of the event loop: a request to a server of its own. */
 async function roundTrip(): Promise<void> {
-  const server = await opened.server({ '/': (_req, res) => res.end('ok') }, { host: '127.0.8.9' });
+  const server = await opened.server(
+    {
+      '/': (_req, res) => {
+        res.end('ok');
+      },
+    },
+    { host: '127.0.8.9' },
+  );
   await (await fetch(`${server.origin}/`)).text();
 }
 

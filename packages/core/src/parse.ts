@@ -106,7 +106,7 @@ export {
 } from './contract/web-client.js';
 
 // engine/: reading one document (parseDocument and its options, dates, text lines, URLs, feed helpers).
-export { parseIsoDate, parseRfc2822Date } from './engine/date.js';
+export { parseIsoDate, parseIsoDateCold, parseRfc2822Date } from './engine/date.js';
 export { parseDocument } from './engine/document.js';
 export {
   DEFAULT_DOCUMENT_LIMITS,

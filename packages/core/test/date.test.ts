@@ -5,7 +5,13 @@ import fc from 'fast-check';
 import { Settings } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { SitemapDate } from '../src/contract/sitemap-date.js';
-import { generalW3cDate, parseIsoDate, parseRfc2822Date, parseW3cDate } from '../src/engine/date.js';
+import {
+  generalW3cDate,
+  parseIsoDate,
+  parseIsoDateCold,
+  parseRfc2822Date,
+  parseW3cDate,
+} from '../src/engine/date.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const sharedDir = process.env.USP_SHARED_DIR ?? join(repoRoot, '..', 'shared');
@@ -374,6 +380,17 @@ describe('properties', () => {
         let s = `${String(year).padStart(4, '0')}-${month}-${day}`;
         if (shape > 10) s += `T${time.join(':')}${shape === 20 ? 'Z' : zone === 'Z' ? '+00:00' : zone}`;
         if (stray !== null) s = s.slice(0, stray[0]) + stray[1] + s.slice(stray[0] + 1);
+        // parseIsoDateCold reads the same shapes its own way: the same answer as parseIsoDate.
+        const cold = parseIsoDateCold(s);
+        const warm = parseIsoDate(s);
+        expect(cold === null, s).toBe(warm === null);
+        if (cold !== null && warm !== null) {
+          expect(
+            [Object.is(cold.epochMs, warm.epochMs), Object.is(cold.offsetMinutes, warm.offsetMinutes)],
+            s,
+          ).toEqual([true, true]);
+          expect(cold.microseconds, s).toBe(warm.microseconds);
+        }
         const common = parseW3cDate(s);
         const general = generalW3cDate(s);
         if (general === undefined || general === null) {

@@ -2,7 +2,7 @@ import {
   type NewsStory,
   type PageDraft,
   type ParseContext,
-  parseIsoDate,
+  parseIsoDateCold,
   type SitemapDate,
   strippedText,
   type XmlElement,
@@ -108,7 +108,9 @@ class NewsHandler implements XmlExtensionHandler {
     if (s === null) this.publishDate = null;
     else if (s === this.lastDateText) this.publishDate = this.lastDate;
     else {
-      const date = parseIsoDate(s);
+      // A news sitemap holds at most 1,000 stories: its dates are read before V8 optimises
+      // parseIsoDate, and parseIsoDateCold costs a fifth of it then.
+      const date = parseIsoDateCold(s);
       this.publishDate = date;
       if (date !== null) {
         this.lastDateText = s;

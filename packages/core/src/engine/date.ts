@@ -21,6 +21,19 @@ export function parseIsoDate(text: string): SitemapDate | null {
 }
 
 /**
+ * {@link parseIsoDate} for code that reads few dates and reads them once (a Google News sitemap
+ * holds at most 1,000 stories): the common W3C shapes by one regex that checks every field's
+ * range and `Date.parse`, native code from the first call, then parseIsoDate for anything else.
+ * Same results. It costs about a fifth of parseIsoDate while V8 runs that interpreted (1,000 dates
+ * in a fresh process: ~1.1 against ~5.6 ms of CPU) and twice as much once it is optimised (~270
+ * against ~120 ns a date), so a large document's dates stay with parseIsoDate (issue 37).
+ */
+export function parseIsoDateCold(text: string): SitemapDate | null {
+  if (typeof text !== 'string') return null;
+  return nativeCommonDate(text) ?? parseIsoDate(text);
+}
+
+/**
  * RSS `<pubDate>`: RFC 2822 / RFC 1123 (`Thu, 17 Dec 2009 12:04:56 +0200`, with the RFC 822
  * and common zone abbreviations mapped to their offsets), then the ISO forms. `null` when unparseable.
  */
@@ -323,6 +336,36 @@ const SEPARATOR_AT = [
 ];
 /** Scratch for commonW3cDate's fields (it never re-enters). */
 const FIELDS = new Int32Array(8);
+
+/** commonW3cDate by the COMMON_DATE regex and `Date.parse`; `undefined` where it refuses. */
+function nativeCommonDate(s: string): SitemapDate | undefined {
+  const n = s.length;
+  if ((n !== 10 && n !== 20 && n !== 25) || !COMMON_DATE.test(s)) return undefined;
+  // The regex caps the day at 31 whatever the month; `Date.parse` would roll `02-30` into March.
+  const d0 = s.charCodeAt(8);
+  if (d0 === 0x33 /* 3 */ || (d0 === 0x32 /* 2 */ && s.charCodeAt(9) === 0x39) /* 9 */) {
+    const month = (s.charCodeAt(5) - 48) * 10 + s.charCodeAt(6) - 48;
+    if (!validDate(digits(s, 0, 4), month, (d0 - 48) * 10 + s.charCodeAt(9) - 48)) return undefined;
+  }
+  // ECMAScript's date-time format: a date alone is UTC; `Z` and `±hh:mm` are applied.
+  const ms = Date.parse(s);
+  if (n === 10) return new SitemapDate(ms, null);
+  if (n === 20) return new SitemapDate(ms, 0);
+  const offset =
+    ((s.charCodeAt(20) - 48) * 10 + s.charCodeAt(21) - 48) * 60 +
+    (s.charCodeAt(23) - 48) * 10 +
+    s.charCodeAt(24) -
+    48;
+  return new SitemapDate(ms, s.charCodeAt(19) === 0x2d /* - */ ? -offset : offset);
+}
+
+/**
+ * What nativeCommonDate reads: year 0001-9999, month 01-12, day 01-31, hour 00-23, minute and
+ * second 00-59, offset 00:00-23:59 (the general path refuses `24:00`, `:60` and offsets past
+ * ±23:59). A match is always in ECMAScript's date-time format, so `Date.parse` never guesses.
+ */
+const COMMON_DATE =
+  /^(?!0000)\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?:T(?:[01]\d|2[0-3])(?::[0-5]\d){2}(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d))?$/;
 
 /** The value of `n` ASCII digits at `i`, or -1. */
 function digits(s: string, i: number, n: number): number {
