@@ -223,24 +223,30 @@ export function postgresResultSink(
     begin(site: string, options?: BeginOptions): SiteOutput {
       const run = options?.run ?? runId;
       shared.begun.set(site, run);
-      let text = '';
+      // Lines not yet in a piece, joined once one is full (no string made a page to add them up).
+      let lines: string[] = [];
+      let chars = 0;
       let pages: Buffer[] = [];
       let sitemaps: string[] = [];
       return {
         page(row: PageRow) {
-          text += copyLine(run, pageValues(row));
-          if (text.length >= PIECE_CHARS) {
-            pages.push(Buffer.from(text));
-            text = '';
+          const line = copyLine(run, pageValues(row));
+          lines.push(line);
+          chars += line.length;
+          if (chars >= PIECE_CHARS) {
+            pages.push(Buffer.from(lines.join('')));
+            lines = [];
+            chars = 0;
           }
         },
         sitemap(row) {
           sitemaps.push(rowOf([run, ...sitemapValues(row)]));
         },
         commit(result: SiteResult, options?: CommitOptions) {
-          if (text !== '') pages.push(Buffer.from(text));
+          if (lines.length > 0) pages.push(Buffer.from(lines.join('')));
           const held = pages;
-          text = '';
+          lines = [];
+          chars = 0;
           pages = [];
           const own = written !== null && run === runId;
           const first = own && !written.has(site);
@@ -267,7 +273,8 @@ export function postgresResultSink(
           return p;
         },
         discard() {
-          text = '';
+          lines = [];
+          chars = 0;
           pages = [];
           sitemaps = [];
           shared.begun.delete(site);
