@@ -483,29 +483,36 @@ describe('enqueueSites and startQueueWorker', () => {
     expect(tries.get('https://example.org/a%20b/')).toBe(1);
   });
 
-  it('a stopping worker releases its running jobs to the queue, and another walks them', async () => {
-    const name = nextQueue();
+  /**
+   * A worker whose walk holds its job until the worker stops, then releases it; `running` once the
+   * walk began. `onAborted` is called instead when a walk begins on a signal already aborted.
+   */
+  function holdingWorker(name: string, onAborted?: () => void) {
     let started!: () => void;
     const running = new Promise<void>((r) => {
       started = r;
     });
-    const first = startQueueWorker({
+    const worker = startQueueWorker({
       connection: redis.url,
       queueName: name,
       process: async (_job, control) => {
+        if (control.signal.aborted && onAborted !== undefined) {
+          onAborted();
+          throw new JobReleasedError();
+        }
         started();
         await new Promise((resolve) => control.signal.addEventListener('abort', resolve, { once: true }));
         throw new JobReleasedError();
       },
     });
-    const waiting = enqueueSites(['https://example.com/'], {
-      connection: redis.url,
-      queueName: name,
-      wait: true,
-    });
+    return { worker, running };
+  }
+
+  /** Stops `worker` once its walk began, then expects the job of example.com back in the queue, untried. */
+  async function stopAndExpectReleased(name: string, worker: QueueWorker, running: Promise<void>) {
     await running;
-    await first.stop();
-    await first.closed;
+    await worker.stop();
+    await worker.closed;
     const queue = new Queue(name, { connection: { url: redis.url } });
     try {
       const job = await queue.getJob(siteJobId('https://example.com/'));
@@ -514,6 +521,17 @@ describe('enqueueSites and startQueueWorker', () => {
     } finally {
       await queue.close();
     }
+  }
+
+  it('a stopping worker releases its running jobs to the queue, and another walks them', async () => {
+    const name = nextQueue();
+    const first = holdingWorker(name);
+    const waiting = enqueueSites(['https://example.com/'], {
+      connection: redis.url,
+      queueName: name,
+      wait: true,
+    });
+    await stopAndExpectReleased(name, first.worker, first.running);
     workers.push(
       startQueueWorker({
         connection: redis.url,
@@ -532,35 +550,9 @@ describe('enqueueSites and startQueueWorker', () => {
     const startedAborted: number[] = [];
     for (let i = 0; i < 40; i++) {
       const name = nextQueue();
-      let started!: () => void;
-      const running = new Promise<void>((r) => {
-        started = r;
-      });
-      const first = startQueueWorker({
-        connection: redis.url,
-        queueName: name,
-        process: async (_job, control) => {
-          if (control.signal.aborted) {
-            startedAborted.push(i);
-            throw new JobReleasedError();
-          }
-          started();
-          await new Promise((resolve) => control.signal.addEventListener('abort', resolve, { once: true }));
-          throw new JobReleasedError();
-        },
-      });
+      const first = holdingWorker(name, () => startedAborted.push(i));
       await enqueueSites(['https://example.com/'], { connection: redis.url, queueName: name });
-      await running;
-      await first.stop();
-      await first.closed;
-      const queue = new Queue(name, { connection: { url: redis.url } });
-      try {
-        const job = await queue.getJob(siteJobId('https://example.com/'));
-        expect(await job?.getState()).toBe('waiting');
-        expect(job?.attemptsMade).toBe(0);
-      } finally {
-        await queue.close();
-      }
+      await stopAndExpectReleased(name, first.worker, first.running);
     }
     expect(startedAborted).toEqual([]);
   });
