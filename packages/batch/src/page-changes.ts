@@ -8,9 +8,9 @@ import {
   plainPageFields,
   type StoredPages,
 } from '@usp-ts/core';
-import { ByteChunks } from './byte-chunks.js';
 import { digestOf, ENTRY_BYTES, readDigest } from './page-digest.js';
 import type { Change, ListedPageRow, PageRow } from './rows.js';
+import { TextPieces } from './text-pieces.js';
 
 /** The first 8 bytes of SHA-1, as an 8-character latin1 string (a Map key that costs little). */
 function hash8(text: string): string {
@@ -31,55 +31,7 @@ const CHANGE_TAIL: Readonly<Record<Change, string>> = {
 const HELD_PIECE_CHARS = 64 * 1024;
 
 /** Characters a digest part gathers as text before it becomes bytes (small: see held-rows.ts). */
-const PIECE_CHARS = 4 * 1024;
-/** Bytes of the Buffers the pieces are written into. */
-const CHUNK_BYTES = 16 * 1024;
-
-/**
- * Text that becomes bytes in pieces: one conversion per 4 K characters instead of a call per
- * page, and no page's strings kept alive until the document ends. The parts are joined once a
- * piece is full (`separator` between them, and before a piece's first when one came before):
- * no string made a page to put them together.
- */
-class TextPieces {
-  readonly #parts: string[] = [];
-  #chars = 0;
-  readonly #bytes: ByteChunks;
-  readonly #separator: string;
-
-  constructor(encoding: BufferEncoding, separator = '') {
-    this.#bytes = new ByteChunks(encoding, CHUNK_BYTES);
-    this.#separator = separator;
-  }
-
-  add(text: string): void {
-    this.#parts.push(text);
-    this.#chars += text.length;
-    if (this.#chars >= PIECE_CHARS) this.#flush();
-  }
-
-  clear(): void {
-    this.#parts.length = 0;
-    this.#chars = 0;
-    this.#bytes.clear();
-  }
-
-  /** Everything added, as one Buffer. */
-  bytes(): Buffer {
-    this.#flush();
-    const pieces = this.#bytes.pieces();
-    return pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces);
-  }
-
-  #flush(): void {
-    if (this.#parts.length === 0) return;
-    const sep = this.#separator;
-    const text = this.#parts.join(sep);
-    this.#bytes.add(!this.#bytes.empty && sep !== '' ? sep + text : text);
-    this.#parts.length = 0;
-    this.#chars = 0;
-  }
-}
+const DIGEST_PIECES = { pieceChars: 4 * 1024, chunkBytes: 16 * 1024 } as const;
 
 /** Reads a stored digest into URL hash → row hash. */
 function digestMap(digest: Uint8Array): Map<string, string> {
@@ -127,9 +79,9 @@ export class PageTracker implements PageWriter, StoredPages {
   #held: Buffer[] | null;
   #heldText = '';
   /** The digest's entries: each page's URL hash and row hash (8 latin1 characters each). */
-  readonly #entries = new TextPieces('latin1');
+  readonly #entries = new TextPieces('latin1', DIGEST_PIECES);
   /** The pages' URLs, '\n'-separated, in order: kept in the digest so a page gone next time is named. */
-  readonly #urls = new TextPieces('utf8', '\n');
+  readonly #urls = new TextPieces('utf8', { ...DIGEST_PIECES, separator: '\n' });
   #count = 0;
   #news = false;
   #change: Change = 'unchanged';
