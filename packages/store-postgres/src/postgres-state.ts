@@ -52,6 +52,11 @@ const LITERAL_DIGEST_BYTES = 64 * 1024;
 const INSERT_DIGEST = `INSERT INTO state_digests (site, seq, url, pages)
   SELECT site, seq, $3, $4 FROM state_sites WHERE site = $1 AND run_id = $2`;
 
+/** A sitemap's digest in a version: its own row, or the row it shares (`digests_from`). */
+const LOAD_PAGES = `SELECT d.pages FROM state_sites v JOIN state_digests d ON d.site = v.site AND d.url = $3
+    AND d.seq = coalesce((v.digests_from ->> $3)::bigint, v.seq)
+  WHERE v.site = $1 AND v.run_id = $2`;
+
 /**
  * The state in PostgreSQL. Each site keeps the version saved by the latest run and by the run
  * before it. A walk begun through the store's sink reads the version of the latest *other* run:
@@ -152,12 +157,8 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
           ? readFrom.get(site)
           : (await reads.read(pool, site, undefined))?.run_id;
         if (from === undefined || from === null) return null;
-        const r = await pool.query(
-          `SELECT d.pages FROM state_sites v JOIN state_digests d ON d.site = v.site AND d.url = $3
-             AND d.seq = coalesce((v.digests_from ->> $3)::bigint, v.seq)
-           WHERE v.site = $1 AND v.run_id = $2`,
-          [site, from, url],
-        );
+        // Named: prepared once a connection (an unnamed statement was planned at every read).
+        const r = await pool.query({ name: 'usp_load_pages', text: LOAD_PAGES, values: [site, from, url] });
         const pages = r.rows[0]?.pages as Buffer | undefined;
         return pages === undefined ? null : new Uint8Array(pages);
       } catch (error) {
