@@ -244,7 +244,7 @@ function failuresOf(json, suite, seen) {
   for (const file of json.testResults ?? []) {
     for (const test of file.assertionResults ?? []) {
       if (test.status !== 'failed') continue;
-      const reason = (test.failureMessages ?? []).join('\n').split('\n').slice(0, 6).join('\n    ');
+      const reason = reasonOf(test);
       out.push(
         `Node ${seen}: ${suite}: ${relative(join(root, suite), file.name)}: "${test.fullName}"\n    ${reason}`,
       );
@@ -256,6 +256,16 @@ function failuresOf(json, suite, seen) {
     }
   }
   return out;
+}
+
+// vitest's JSON report gives a timed-out test only a stack with the placeholder message
+// STACK_TRACE_ERROR: say what that means, with the test's duration, instead of the stack.
+function reasonOf(test) {
+  const text = (test.failureMessages ?? []).join('\n');
+  if (text.startsWith('Error: STACK_TRACE_ERROR')) {
+    return `no message in vitest's report (a timeout gives none) after ${Math.round(test.duration ?? 0)} ms: see the run's log above`;
+  }
+  return text.split('\n').slice(0, 6).join('\n    ');
 }
 
 const only = args.suites?.split(',');

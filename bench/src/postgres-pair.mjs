@@ -2,12 +2,15 @@
 // (seed 17, 3 sites of 50,000 URLs), runs alternated A B, B A, ... so that the machine's drift
 // falls on both. `--run no-change`: one fresh run (B) first, then each pair walks the same state
 // with nothing changed; `--run fresh`: each run into a new database. Prints each run (wall, CPU of
-// the process tree, peak RSS; GNU time) and the medians of the per-pair ratios. For a change
-// whose effect is inside the spread of batch-stores.mjs's rounds on a busy machine.
+// the process tree, peak RSS; GNU time; and the server's CPU: its processes' own and their
+// reaped children's, before and after the run, so a backend's work after the run ends falls on the
+// next run) and the medians of the per-pair ratios. For a change whose effect is inside the
+// spread of batch-stores.mjs's rounds on a busy machine. With `--run no-change` each side has a
+// database of its own (a build may refuse the other's schema), filled by its own fresh run.
 // Usage: node src/postgres-pair.mjs --a OLD/packages/usp/dist/cli.js [--b CLI] [--run no-change|fresh]
 //          [--pairs N] [--env-a K=V] [--env-b K=V]
 // (B defaults to this checkout's CLI; --env-a / --env-b set one environment variable for that side.)
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,19 +48,46 @@ writeFileSync(sitesFile, farm.sitesFile());
 let databases = 0;
 const database = () => pg.createDatabase(`pair${databases++}`);
 
+/** CPU seconds of the server so far: the postmaster's and its live children's, reaped children included. */
+function serverCpuS() {
+  // The fields of /proc/PID/stat after the command's name: [1] the parent, [11..14] utime, stime,
+  // cutime, cstime (fields 4 and 14-17), in clock ticks (100 a second).
+  const fields = (pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return stat
+        .slice(stat.lastIndexOf(')') + 2)
+        .split(' ')
+        .map(Number);
+    } catch {
+      return null;
+    }
+  };
+  const main = fields(pg.pid) ?? [];
+  let ticks = main[11] + main[12] + main[13] + main[14];
+  for (const entry of readdirSync('/proc')) {
+    const f = /^\d+$/.test(entry) ? fields(entry) : null;
+    if (f !== null && f[1] === pg.pid) ticks += f[11] + f[12];
+  }
+  return ticks / 100;
+}
+
 async function run(name, url) {
   const { cli, env } = SIDES[name];
   const saved = { ...process.env };
   Object.assign(process.env, env);
   try {
+    const server0 = serverCpuS();
     const t = await spawnTimed(process.execPath, [cli, 'batch', '--out', url, ...FLAGS, ...NET, sitesFile])
       .done;
+    const serverS = serverCpuS() - server0;
     if (t.code !== 0) throw new Error(`${name}: exit ${t.code}: ${t.stderr.slice(-400)}`);
     const row = {
       side: name,
       wallS: t.wallS,
       cpuS: Number(t.cpuS.toFixed(2)),
       rssMiB: Math.round(t.peakRssMiB),
+      serverCpuS: Number(serverS.toFixed(2)),
     };
     console.log(JSON.stringify({ ...row, load: Number(loadavg()[0].toFixed(2)) }));
     return row;
@@ -74,12 +104,12 @@ const median = (xs) => {
   return v.length % 2 === 1 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
 };
 try {
-  const shared = values.run === 'no-change' ? await database() : null;
-  if (shared !== null) await run('B', shared);
+  const own = values.run === 'no-change' ? { A: await database(), B: await database() } : null;
+  if (own !== null) for (const name of ['A', 'B']) await run(name, own[name]);
   const rows = { A: [], B: [] };
   for (let i = 0; i < Number(values.pairs); i++) {
     for (const name of i % 2 === 0 ? ['A', 'B'] : ['B', 'A']) {
-      rows[name].push(await run(name, shared ?? (await database())));
+      rows[name].push(await run(name, own?.[name] ?? (await database())));
     }
   }
   const ratios = (k) => rows.A.map((a, i) => rows.B[i][k] / a[k]);
@@ -88,10 +118,12 @@ try {
   for (const name of ['A', 'B']) {
     const mine = rows[name];
     console.log(
-      `${name}: wall ${median(mine.map((r) => r.wallS)).toFixed(2)} s, CPU ${median(mine.map((r) => r.cpuS)).toFixed(2)} s, peak RSS ${Math.max(...mine.map((r) => r.rssMiB))} MiB`,
+      `${name}: wall ${median(mine.map((r) => r.wallS)).toFixed(2)} s, CPU ${median(mine.map((r) => r.cpuS)).toFixed(2)} s, server CPU ${median(mine.map((r) => r.serverCpuS)).toFixed(2)} s, peak RSS ${Math.max(...mine.map((r) => r.rssMiB))} MiB`,
     );
   }
-  console.log(`B ÷ A per pair: wall ${range(ratios('wallS'))}, CPU ${range(ratios('cpuS'))}`);
+  console.log(
+    `B ÷ A per pair: wall ${range(ratios('wallS'))}, CPU ${range(ratios('cpuS'))}, server CPU ${range(ratios('serverCpuS'))}`,
+  );
 } finally {
   await farm.close();
   await pg.stop();

@@ -93,8 +93,8 @@ interface SiteCommit {
 /**
  * A site's commit as two texts: `head` opens the transaction (the lock, the run's row, the
  * fencing, the removal of an earlier copy unless this is the site's first write in the store's own
- * run), `tail` writes the sitemap and site rows and the state (`state.statements`) and commits.
- * The page rows go by COPY between them.
+ * run), `tail` writes the sitemap and site rows and the state (`state.statements`). The page rows
+ * go by COPY between them; the state's large digests, then `COMMIT`, after the tail.
  */
 function commitText(
   c: SiteCommit,
@@ -114,7 +114,6 @@ function commitText(
     insertRows('sitemap_rows', ['run_id', ...SITEMAP_COLUMNS], c.sitemaps),
     insertRows('site_rows', ['run_id', ...SITE_COLUMNS, 'copy'], [site]),
     ...state.statements,
-    'COMMIT;',
   ];
   return { head: head.join('\n'), tail: tail.join('\n') };
 }
@@ -134,8 +133,8 @@ function commitFailure(site: string, copy: SiteCopy | undefined, where: string):
 
 /**
  * Sends a commit: a site without page rows or large digests as one text (with other sites'
- * when commits queue up: `CommitGroups`); otherwise the head, the COPY, the large digests (one
- * statement each) and the tail.
+ * when commits queue up: `CommitGroups`); otherwise the head, the COPY, the tail, the large
+ * digests (one statement each) and `COMMIT`.
  */
 async function send(
   pool: pg.Pool,
@@ -147,14 +146,19 @@ async function send(
 ): Promise<void> {
   const failure = commitFailure(c.site, copy, where);
   if (c.pages.length === 0 && text.large.length === 0) {
-    return groups.commit({ text: `${text.head}\n${text.tail}`, failure });
+    return groups.commit({ text: `${text.head}\n${text.tail}\nCOMMIT;`, failure });
   }
   const client = await connect(pool, where);
   try {
     await client.query(text.head);
     if (c.pages.length > 0) await copyInto(client, 'page_rows', PAGE_COLUMNS, c.pages);
-    for (const q of text.large) await client.query(q);
-    await client.query(text.tail);
+    if (text.large.length === 0) {
+      await client.query(`${text.tail}\nCOMMIT;`);
+    } else {
+      await client.query(text.tail);
+      for (const q of text.large) await client.query(q);
+      await client.query('COMMIT');
+    }
   } catch (cause) {
     await client.query('ROLLBACK').catch(() => {});
     throw failure(cause);

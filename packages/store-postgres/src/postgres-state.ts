@@ -9,7 +9,7 @@ import {
 import { errorText } from '@usp-ts/core';
 import type pg from 'pg';
 import { beginLocked } from './connection.js';
-import { byteaLiteral, insertRows, literal, rowOf, textArray } from './sql-text.js';
+import { byteaLiteral, literal, textArray } from './sql-text.js';
 import { StateReads } from './state-reads.js';
 
 /**
@@ -35,20 +35,22 @@ export interface CommitStatements {
   /** The site's first write in the store's own run (see `postgresResultSink`): nothing of it to remove. */
   readonly first: boolean;
   readonly statements: string[];
+  /** Sent after `statements`, before the commit. */
   readonly large: pg.QueryConfig[];
 }
 
-/** The statements that save a site's state: `large` (parameters) first, then `text`. */
+/** The statements that save a site's state: `text`, then `large` (parameters), in one transaction. */
 interface StateStatements {
-  readonly large: pg.QueryConfig[];
   readonly text: string;
+  readonly large: pg.QueryConfig[];
 }
 
 /** Digests up to this size go in the commit's text as literals (the bytes twice, in hex). */
 const LITERAL_DIGEST_BYTES = 64 * 1024;
 
-const UPSERT_DIGEST = `INSERT INTO state_digests (site, run_id, url, pages) VALUES ($1, $2, $3, $4)
-  ON CONFLICT (site, run_id, url) DO UPDATE SET pages = excluded.pages`;
+/** A large digest, as a row of the version `text` saved (so after it). */
+const INSERT_DIGEST = `INSERT INTO state_digests (site, seq, url, pages)
+  SELECT site, seq, $3, $4 FROM state_sites WHERE site = $1 AND run_id = $2`;
 
 /**
  * The state in PostgreSQL. Each site keeps the version saved by the latest run and by the run
@@ -70,83 +72,53 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
     throw new StateStoreError('io', `state in ${where}: ${errorText(error)}`, { cause: error });
   };
   /**
-   * The statements that save a site's next state as `runId`'s version (one text: see
-   * `sql-text.ts`). The version it was computed from is the one the walk read, or, for a save
-   * without a read, the latest (a subquery, run under the site's lock). `first`: the site's first
-   * write in the store's own run, which has no digests of it to remove.
+   * The statements that save a site's next state as `runId`'s version (`usp_save_state`, with
+   * its values as literals: see `sql-text.ts`). The version it was computed from is the one the
+   * walk read, or, for a save without a read, the latest (looked up under the site's lock).
    */
-  const saveSql = (
-    runId: string,
-    state: SiteState,
-    mark: RunMark | undefined,
-    first: boolean,
-  ): StateStatements => {
+  const saveSql = (runId: string, state: SiteState, mark: RunMark | undefined): StateStatements => {
     const site = state.site;
-    const s = literal(site);
-    const r = literal(runId);
-    const from = readFrom.has(site)
-      ? literal(readFrom.get(site) ?? null)
-      : `(SELECT run_id FROM state_sites WHERE site = ${s} ORDER BY seq DESC LIMIT 1)`;
+    const fromLatest = !readFrom.has(site);
+    const from = readFrom.get(site) ?? null;
     readFrom.delete(site);
     reads.saved(site);
     const fresh = new Map<string, Uint8Array>();
     for (const m of state.sitemaps) if (m.pages != null) fresh.set(m.url, m.pages);
-    // Digests left out (a 304 or a skip) are kept from the version the walk read: copied when that
-    // is another run's, left in place when it is this run's; this run's others are removed.
+    // Digests left out (a 304 or a skip) are kept from the version the walk read: shared with it.
     const keep = textArray(
       state.sitemaps.filter((m) => m.pages === undefined && !fresh.has(m.url)).map((m) => m.url),
     );
-    const sql = [
-      first
-        ? ''
-        : `DELETE FROM state_digests WHERE site = ${s} AND run_id = ${r} AND NOT (url = ANY(${textArray([...fresh.keys()])}))
-         AND NOT (${from} IS NOT DISTINCT FROM ${r} AND url = ANY(${keep}));`,
-      `INSERT INTO state_digests (site, run_id, url, pages) SELECT site, ${r}, url, pages FROM state_digests
-         WHERE site = ${s} AND run_id = ${from} AND ${from} IS DISTINCT FROM ${r} AND url = ANY(${keep});`,
-    ];
     // A large digest goes as a parameter of its own statement (bytes as they are; as a literal, in
     // hex, a 50,000-page sitemap's took ~7 MB of text, copied several times on its way out).
     const large: pg.QueryConfig[] = [];
-    const rows: string[] = [];
+    const urls: string[] = [];
+    const digests: string[] = [];
     for (const [url, pages] of fresh) {
       if (pages.byteLength <= LITERAL_DIGEST_BYTES) {
-        rows.push(`(${s}, ${r}, ${literal(url)}, ${byteaLiteral(pages)})`);
+        urls.push(url);
+        digests.push(byteaLiteral(pages));
       } else {
         const bytes = Buffer.from(pages.buffer, pages.byteOffset, pages.byteLength);
-        large.push({ text: UPSERT_DIGEST, values: [site, runId, url, bytes] });
+        large.push({ text: INSERT_DIGEST, values: [site, runId, url, bytes] });
       }
     }
-    if (rows.length > 0) {
-      sql.push(`${insertRows('state_digests', ['site', 'run_id', 'url', 'pages'], rows).slice(0, -1)}
-        ON CONFLICT (site, run_id, url) DO UPDATE SET pages = excluded.pages;`);
-    }
     const sitemaps = state.sitemaps.map(({ pages: _pages, ...data }) => data);
-    const values = [
-      site,
-      runId,
-      state.walkedAt,
-      state.fullWalkAt,
-      state.probedAt,
-      state.lastmodTrust,
-      state.unreachable === null ? null : JSON.stringify(state.unreachable),
-      JSON.stringify(sitemaps),
+    const args = [
+      literal(site),
+      literal(runId),
+      literal(from),
+      fromLatest ? 'true' : 'false',
+      ...[state.walkedAt, state.fullWalkAt, state.probedAt, state.lastmodTrust].map(literal),
+      state.unreachable === null ? 'NULL' : literal(JSON.stringify(state.unreachable)),
+      literal(JSON.stringify(sitemaps)),
+      keep,
+      textArray(urls),
+      urls.length === 0 ? `'{}'::bytea[]` : `ARRAY[${digests.join(', ')}]`,
+      mark === undefined ? 'NULL' : literal(mark.runId),
+      mark === undefined ? 'NULL' : literal(JSON.stringify(mark.offsets)),
     ];
-    // Two versions a site: this run's and the one it was computed from; the others go.
-    const others = `site = ${s} AND run_id <> ${r} AND run_id IS DISTINCT FROM ${from}`;
-    const markSql =
-      mark === undefined
-        ? ''
-        : `, m AS (INSERT INTO run_marks (run_id, site, offsets)
-             VALUES (${literal(mark.runId)}, ${s}, ${literal(JSON.stringify(mark.offsets))})
-             ON CONFLICT (run_id) DO UPDATE SET site = excluded.site, offsets = excluded.offsets)`;
-    sql.push(`WITH d AS (DELETE FROM state_digests WHERE ${others}),
-         v AS (DELETE FROM state_sites WHERE ${others})${markSql}
-       INSERT INTO state_sites (site, run_id, walked_at, full_walk_at, probed_at, lastmod_trust, unreachable, sitemaps)
-       VALUES ${rowOf(values)}
-       ON CONFLICT (site, run_id) DO UPDATE SET seq = nextval(pg_get_serial_sequence('state_sites', 'seq')),
-         walked_at = excluded.walked_at, full_walk_at = excluded.full_walk_at, probed_at = excluded.probed_at,
-         lastmod_trust = excluded.lastmod_trust, unreachable = excluded.unreachable, sitemaps = excluded.sitemaps;`);
-    return { large, text: sql.join('\n') };
+    const text = `SELECT usp_save_state(${args.join(', ')});`;
+    return { text, large };
   };
 
   return {
@@ -181,7 +153,9 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
           : (await reads.read(pool, site, undefined))?.run_id;
         if (from === undefined || from === null) return null;
         const r = await pool.query(
-          'SELECT pages FROM state_digests WHERE site = $1 AND run_id = $2 AND url = $3',
+          `SELECT d.pages FROM state_sites v JOIN state_digests d ON d.site = v.site AND d.url = $3
+             AND d.seq = coalesce((v.digests_from ->> $3)::bigint, v.seq)
+           WHERE v.site = $1 AND v.run_id = $2`,
           [site, from, url],
         );
         const pages = r.rows[0]?.pages as Buffer | undefined;
@@ -205,7 +179,7 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
       // With the commit of the site's rows, when the sink of this store is committing it.
       const open = shared.committing.get(state.site);
       if (open !== undefined) {
-        const { large, text } = saveSql(open.run, state, mark, open.first);
+        const { large, text } = saveSql(open.run, state, mark);
         open.large.push(...large);
         open.statements.push(text);
         return;
@@ -218,14 +192,14 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
         const run = shared.begun.get(state.site) ?? runId;
         // A commit of the sink after this save has this run's digests of the site to replace.
         if (run === runId) shared.writtenInOwnRun?.add(state.site);
-        const { large, text } = saveSql(run, state, mark, false);
+        const { large, text } = saveSql(run, state, mark);
         begun = true;
         if (large.length === 0) {
           await beginLocked(client, `${run} ${state.site}`, `${text} COMMIT;`);
         } else {
-          await beginLocked(client, `${run} ${state.site}`);
+          await beginLocked(client, `${run} ${state.site}`, text);
           for (const q of large) await client.query(q);
-          await client.query(`${text} COMMIT;`);
+          await client.query('COMMIT');
         }
       } catch (error) {
         if (begun) await client?.query('ROLLBACK').catch(() => {});

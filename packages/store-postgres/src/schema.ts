@@ -2,7 +2,7 @@ import { OutputError } from '@usp-ts/batch';
 import type pg from 'pg';
 
 /** The schema version this package creates and reads (`usp_schema.version`). */
-export const POSTGRES_SCHEMA = 1;
+export const POSTGRES_SCHEMA = 2;
 
 // Version 1. Rows of a run mirror the NDJSON rows (the column names of `@usp-ts/batch`'s
 // `PAGE_COLUMNS`, ...); the state keeps, per site, the version saved by the latest run and by the
@@ -47,8 +47,65 @@ CREATE TABLE state_digests (
 CREATE TABLE run_marks (run_id text PRIMARY KEY, site text NOT NULL, offsets jsonb NOT NULL);
 `;
 
+// Version 2: a state version shares the digest rows of the sitemaps it kept (a 304, a skip) with
+// the version it was computed from, instead of a copy of each (on a run where little changed, the
+// copy was the largest part of the server's work). A digest row is keyed by the `seq` of the
+// version that wrote it; `state_sites.digests_from` maps a kept sitemap's URL to the `seq` whose row
+// it shares (a URL not in it: the version's own row, if any). A row goes when no version refers
+// to it. The migration keys each v1 row by its version's seq (rows of no version go).
+//
+// A version is saved by one function, `usp_save_state`: PL/pgSQL keeps its statements' plans for
+// the session, where the same statements sent as text with literals were planned at every save
+// (on a run where little changed, planning was half of the server's statement time).
+//   Two versions a site: this one and the one it was computed from (f, `p_from`, or the latest
+// when `p_from_latest`); the others go. A digest row of the site stays while f stays and refers to
+// it, or this version keeps its URL (`p_keep`) from f; this version's own rows (`p_urls`,
+// `p_pages`) are new rows under its new seq, so a row is never overwritten.
+const V2 = `
+ALTER TABLE state_sites ADD COLUMN digests_from jsonb NOT NULL DEFAULT '{}';
+ALTER TABLE state_digests ADD COLUMN seq bigint;
+UPDATE state_digests d SET seq = v.seq FROM state_sites v WHERE v.site = d.site AND v.run_id = d.run_id;
+DELETE FROM state_digests WHERE seq IS NULL;
+ALTER TABLE state_digests DROP CONSTRAINT state_digests_pkey, DROP COLUMN run_id,
+  ALTER COLUMN seq SET NOT NULL, ADD PRIMARY KEY (site, seq, url);
+CREATE FUNCTION usp_save_state(
+  p_site text, p_run text, p_from text, p_from_latest boolean, p_walked_at bigint, p_full_walk_at bigint,
+  p_probed_at bigint, p_lastmod_trust integer, p_unreachable jsonb, p_sitemaps jsonb, p_keep text[],
+  p_urls text[], p_pages bytea[], p_mark_run text, p_mark_offsets jsonb
+) RETURNS void LANGUAGE plpgsql AS $usp$
+DECLARE
+  v_from text := p_from;
+BEGIN
+  IF p_from_latest THEN
+    SELECT run_id INTO v_from FROM state_sites WHERE site = p_site ORDER BY seq DESC LIMIT 1;
+  END IF;
+  IF p_mark_run IS NOT NULL THEN
+    INSERT INTO run_marks (run_id, site, offsets) VALUES (p_mark_run, p_site, p_mark_offsets)
+      ON CONFLICT (run_id) DO UPDATE SET site = excluded.site, offsets = excluded.offsets;
+  END IF;
+  WITH f AS (SELECT seq, digests_from FROM state_sites WHERE site = p_site AND run_id = v_from),
+    g AS (DELETE FROM state_digests d WHERE d.site = p_site AND NOT EXISTS (SELECT 1 FROM f
+      WHERE coalesce((f.digests_from ->> d.url)::bigint, f.seq) = d.seq
+        AND (v_from IS DISTINCT FROM p_run OR d.url = ANY(p_keep)))),
+    o AS (DELETE FROM state_sites WHERE site = p_site AND run_id <> p_run AND run_id IS DISTINCT FROM v_from),
+    v AS (INSERT INTO state_sites AS s (site, run_id, walked_at, full_walk_at, probed_at, lastmod_trust,
+        unreachable, sitemaps, digests_from)
+      VALUES (p_site, p_run, p_walked_at, p_full_walk_at, p_probed_at, p_lastmod_trust, p_unreachable, p_sitemaps,
+        (SELECT coalesce(jsonb_object_agg(u, coalesce(f.digests_from -> u, to_jsonb(f.seq))), '{}')
+         FROM f, unnest(p_keep) u))
+      ON CONFLICT (site, run_id) DO UPDATE SET seq = nextval(pg_get_serial_sequence('state_sites', 'seq')),
+        walked_at = excluded.walked_at, full_walk_at = excluded.full_walk_at, probed_at = excluded.probed_at,
+        lastmod_trust = excluded.lastmod_trust, unreachable = excluded.unreachable, sitemaps = excluded.sitemaps,
+        digests_from = excluded.digests_from
+      RETURNING s.seq)
+  INSERT INTO state_digests (site, seq, url, pages)
+  SELECT p_site, v.seq, x.url, x.pages FROM v, unnest(p_urls, p_pages) x(url, pages);
+END
+$usp$;
+`;
+
 /** Migrations: `MIGRATIONS[v]` takes a database from version v to v + 1 (0: empty). */
-const MIGRATIONS: readonly string[] = [V1];
+const MIGRATIONS: readonly string[] = [V1, V2];
 
 /** One lock number for "the usp schema is being created or migrated" (any constant would do). */
 const SCHEMA_LOCK = 0x75737073;
@@ -74,9 +131,14 @@ const UNDEFINED_TABLE = '42P01';
 /**
  * Creates the tables on an empty database, migrates an older schema in one transaction, and
  * refuses a newer one (one line: this tool is older than the database). Workers starting at
- * once take turns (an advisory lock).
+ * once take turns (an advisory lock). `target`: the version to reach (below the current one only in
+ * the tests of a migration, which build an older database with it).
  */
-export async function prepareSchema(client: pg.ClientBase, where: string): Promise<void> {
+export async function prepareSchema(
+  client: pg.ClientBase,
+  where: string,
+  target = POSTGRES_SCHEMA,
+): Promise<void> {
   await client.query('BEGIN');
   try {
     await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
@@ -93,10 +155,11 @@ export async function prepareSchema(client: pg.ClientBase, where: string): Promi
         where,
       );
     }
-    for (let v = version; v < POSTGRES_SCHEMA; v++) await client.query(MIGRATIONS[v]);
+    for (let v = version; v < target; v++) await client.query(MIGRATIONS[v]);
     await client.query(
-      `INSERT INTO usp_schema (id, version) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET version = $1`,
-      [POSTGRES_SCHEMA],
+      `INSERT INTO usp_schema (id, version) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET version = excluded.version
+       WHERE usp_schema.version < excluded.version`,
+      [target],
     );
     await client.query('COMMIT');
   } catch (error) {
