@@ -5,6 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { errorText } from '@usp-ts/core';
 import { HeldRows } from './held-rows.js';
 import { makeDirectory } from './make-directory.js';
+import type { Mutable } from './mutable.js';
 import { OutputError } from './output-error.js';
 import { GroupSync, writeAll } from './output-files.js';
 import { lockOutput, type OutputLock } from './output-lock.js';
@@ -244,7 +245,7 @@ function sinkOver(run: OpenedRun, options: NdjsonSinkOptions, lock: OutputLock):
   const partialDir = join(dir, '.partial');
   rmSync(partialDir, { recursive: true, force: true });
   const holdRows = options.holdRows ?? 1_024;
-  const sync = new GroupSync(() => [...FILES.map((f) => fds[f]), journal.fd]);
+  const sync = new GroupSync([...FILES.map((f) => fds[f]), journal.fd]);
   /** Where each file ends after the last site written whole. */
   let offsets: Offsets = { ...run.offsets };
   let spills = 0;
@@ -266,11 +267,14 @@ function sinkOver(run: OpenedRun, options: NdjsonSinkOptions, lock: OutputLock):
   const writeSite = (bytes: SiteBytes): { offsets: Offsets; mark: number } => {
     if (closed) throw new OutputError('the output was closed before the site was committed', dir);
     if (failed !== null) throw failed;
-    const next = { ...offsets };
+    // Object.assign rather than spreads, here and below: a spread's copy gets a hidden class of
+    // its own each time (site-walk.ts, `walkOptions`), and every later read of it misses its cache.
+    const next = Object.assign({}, offsets);
     const append = (f: FileName, data: Uint8Array | string): void => {
       if (data.length === 0) return;
       const out = gzip ? gzipSync(data) : data;
       writeAll(fds[f], out);
+      sync.touch(fds[f]);
       next[f] += typeof out === 'string' ? Buffer.byteLength(out) : out.length;
     };
     try {
@@ -307,20 +311,23 @@ function sinkOver(run: OpenedRun, options: NdjsonSinkOptions, lock: OutputLock):
       } catch (cause) {
         throw fail(cause);
       }
-      await saveState?.({ runId, site: result.site, offsets: { ...written.offsets } });
-      const entry: JournalEntry = {
+      await saveState?.({ runId, site: result.site, offsets: Object.assign({}, written.offsets) });
+      const entry: Mutable<JournalEntry> = {
         type: 'site',
         site: result.site,
         status: result.status,
-        offsets: { ...written.offsets },
-        ...(copy !== undefined ? { token: copy.token } : {}),
-        ...(copy !== undefined && copy.voids.length > 0 ? { voids: copy.voids } : {}),
+        offsets: Object.assign({}, written.offsets),
       };
+      if (copy !== undefined) {
+        entry.token = copy.token;
+        if (copy.voids.length > 0) entry.voids = copy.voids;
+      }
       try {
         journal.append(entry);
       } catch (cause) {
         throw fail(cause);
       }
+      sync.touch(journal.fd);
       sync.wrote();
     } catch (err) {
       // The site's bytes are in the files without its journal line: nothing may follow them. A
@@ -369,7 +376,8 @@ function sinkOver(run: OpenedRun, options: NdjsonSinkOptions, lock: OutputLock):
               pages.drop();
               throw error;
             }
-            return { ...writeSite(bytes), copy };
+            const w = writeSite(bytes);
+            return { offsets: w.offsets, mark: w.mark, copy };
           });
           writes = written.catch(() => {});
           const finished = Promise.all([written, finishes]).then(([w]) =>

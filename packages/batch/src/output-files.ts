@@ -22,19 +22,31 @@ export function writeAll(fd: number, data: Uint8Array | string): void {
  * `fdatasync` of a set of files, shared: a caller asks for everything written up to its own
  * write (`wrote()` numbers the writes), and callers that arrive while a sync runs share the next
  * one. A batch commits sites one after another, several a millisecond on a no-change run: each
- * waiting for a sync of its own would be one disk flush a site.
+ * waiting for a sync of its own would be one disk flush a site. A sync covers the files written
+ * since the last one began (`touch`), not all of them: on a run where nothing changed no page is
+ * written, and every sync task is a wake-up of a libuv thread on a core the run needs.
  */
 export class GroupSync {
   #wrote = 0;
   #synced = 0;
   #running: Promise<void> | null = null;
-  readonly #fds: () => readonly number[];
+  /** The files written since the last sync began. */
+  readonly #dirty = new Set<number>();
 
-  constructor(fds: () => readonly number[]) {
-    this.#fds = fds;
+  readonly #sync: (fd: number) => Promise<void>;
+
+  /** `fds`: every file starts out unsynced (opening may have cut it). `sync`: `fdatasync` (tests). */
+  constructor(fds: readonly number[], sync: (fd: number) => Promise<void> = syncFile) {
+    for (const fd of fds) this.#dirty.add(fd);
+    this.#sync = sync;
   }
 
-  /** Counts a write; the number to wait for with `upTo`. */
+  /** Notes a write to `fd`, to be counted by the next `wrote()`. */
+  touch(fd: number): void {
+    this.#dirty.add(fd);
+  }
+
+  /** Counts a write (its files `touch`ed); the number to wait for with `upTo`. */
   wrote(): number {
     return ++this.#wrote;
   }
@@ -44,10 +56,19 @@ export class GroupSync {
     while (this.#synced < mark) {
       if (this.#running === null) {
         const covers = this.#wrote;
-        this.#running = Promise.all(this.#fds().map(syncFile))
-          .then(() => {
-            if (covers > this.#synced) this.#synced = covers;
-          })
+        const fds = [...this.#dirty];
+        this.#dirty.clear();
+        this.#running = Promise.all(fds.map(this.#sync))
+          .then(
+            () => {
+              if (covers > this.#synced) this.#synced = covers;
+            },
+            (err: unknown) => {
+              // Not known to be on disk: the next sync tries them again.
+              for (const fd of fds) this.#dirty.add(fd);
+              throw err;
+            },
+          )
           .finally(() => {
             this.#running = null;
           });

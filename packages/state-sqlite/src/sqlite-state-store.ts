@@ -66,6 +66,12 @@ const READABLE = new Set(['1', '2', SCHEMA_VERSION]);
 const BUSY = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED']);
 const CORRUPT = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT']);
 
+/** A sitemap's state without its page digest: what its `sitemaps` row holds. */
+function withoutPages(s: SitemapState): SitemapData {
+  const { pages: _, ...data } = s;
+  return data;
+}
+
 function problemOf(error: unknown, path: string): StateStoreError {
   const code = (error as { code?: string }).code ?? '';
   const message = errorText(error);
@@ -280,8 +286,10 @@ export function stateStoreOn(db: Database.Database, path: string, onClose: () =>
       dropStalePages.run(state.site, urls);
     }
     for (const s of state.sitemaps) {
-      const { pages, ...data } = s;
-      const text = JSON.stringify(data);
+      const pages = s.pages;
+      // The stored text leaves the digest out. A 304 or a skip carries none, and JSON.stringify
+      // leaves out an undefined property anyway: the same text without a copy of the object.
+      const text = JSON.stringify(pages === undefined ? s : withoutPages(s));
       if (loaded?.get(s.url) !== text) putSitemap.run(state.site, s.url, text);
       // Left out: the stored digest stands (a 304 or a skip), and its row is not rewritten.
       if (pages === null) dropPages.run(state.site, s.url);

@@ -160,7 +160,10 @@ describe('sqliteStateStore on a run where nothing changed', () => {
     const moved = (await again.loadSite(site))!;
     await again.saveSite({
       ...moved,
-      sitemaps: moved.sitemaps.map((m) => (m.url.endsWith('s2.xml') ? { ...m, etag: '"v2"' } : m)),
+      // A state's `pages: undefined` (a 304 names no digest) is the text it was loaded as.
+      sitemaps: moved.sitemaps.map((m) =>
+        m.url.endsWith('s2.xml') ? { ...m, etag: '"v2"' } : { ...m, pages: undefined },
+      ),
     });
     // Saved without loading first: the stale rows are dropped and every row is written.
     await again.saveSite({ ...moved, sitemaps: moved.sitemaps.slice(0, 1) });

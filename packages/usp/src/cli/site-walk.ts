@@ -1,4 +1,5 @@
 import { DEFAULT_PER_HOST, DEFAULT_SITES, normalizeSite, type SiteRunOptions } from '@usp-ts/batch';
+import type { WebResponse } from '@usp-ts/core';
 import { createWebClient, type WebClientOptions } from '@usp-ts/fetcher';
 import { nodeGunzip } from '../node/gunzip.js';
 import { duration, integer, type OptionSpec, type Parsed, str } from './args.js';
@@ -94,15 +95,17 @@ export function batchWebClient(
   // A refused private address names the library's option; on the command line it is a flag.
   // The reason lands in sites.ndjson and sitemaps.ndjson as well as on stderr.
   const get = client.get.bind(client);
-  client.get = async (url, options) => {
-    const response = await get(url, options);
-    if (response.kind !== 'error' || response.code !== 'blocked') return response;
-    return {
-      ...response,
-      message: response.message.replace('(option allowPrivateNetworks)', '(--allow-private-networks)'),
-    };
-  };
+  // `then`, not an async wrapper: one promise a request, not three (a no-change run is ~2.5 a site).
+  client.get = (url, options) => get(url, options).then(flagNamed);
   return client;
+}
+
+function flagNamed(response: WebResponse): WebResponse {
+  if (response.kind !== 'error' || response.code !== 'blocked') return response;
+  return {
+    ...response,
+    message: response.message.replace('(option allowPrivateNetworks)', '(--allow-private-networks)'),
+  };
 }
 
 /**
@@ -121,7 +124,8 @@ export function listedOrigins(): {
     async *note(lines) {
       for await (const line of lines) {
         const site = normalizeSite(line);
-        if (site !== null) origins.add(new URL(site).origin);
+        // `normalizeSite` gives `scheme://host[:port]/`: the origin without its last slash.
+        if (site !== null) origins.add(site.slice(0, -1));
         yield line;
       }
     },
