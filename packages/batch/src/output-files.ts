@@ -95,7 +95,7 @@ async function syncInTurn(fds: readonly number[], sync: (fd: number) => Promise<
   for (const fd of fds) await sync(fd);
 }
 
-// On libuv's pool, the files at once: a sync blocks for up to a disk's latency, and on this
+// On libuv's pool, not this thread: a sync blocks for up to a disk's latency, and on this
 // thread that held every site's walk for as long.
 function syncFile(fd: number): Promise<void> {
   return new Promise((resolve, reject) => {
