@@ -32,9 +32,12 @@ export class Dispatchers {
     this.keepAlive = keepAlive;
   }
 
-  /** Whether a direct Client for this origin exists (it may hold a socket to give back). */
-  hasDirect(origin: string): boolean {
-    return this.direct?.has(origin) === true;
+  /**
+   * Whether the direct Clients of this origin exist and none is free: one may be about to give
+   * its socket back (see `OriginClients.busy`).
+   */
+  directBusy(origin: string): boolean {
+    return this.direct?.busy(origin) === true;
   }
 
   /** A ProxyAgent for one proxy URL. */

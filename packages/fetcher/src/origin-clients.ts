@@ -27,11 +27,14 @@ export class OriginClients {
   }
 
   /**
-   * Whether some Client of `origin` may hold a connection (or a request): `false` for an origin
-   * not seen yet or forgotten, which then has no socket for undici to give back.
+   * Whether a request to `origin` now would find none of its Clients free (each with a request,
+   * or an answer not yet over): `false` for an origin not seen yet, which has nothing to wait for.
    */
-  has(origin: string): boolean {
-    return this.#origins.has(origin);
+  busy(origin: string): boolean {
+    const clients = this.#origins.get(origin);
+    if (clients === undefined) return false;
+    for (const c of clients) if (c.stats.size === 0) return false;
+    return true;
   }
 
   /** The Client a request to `origin` goes to. */

@@ -24,7 +24,11 @@ export function parseHttpUrl(url: string): URL | null {
   try {
     const u = new URL(url);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
-    u.hash = '';
+    // Each setter re-serialises the whole URL and each getter slices it: both are skipped when
+    // the text shows there is nothing to change (the parser's own escapes are never of
+    // unreserved characters, so a URL given without '%' has none to decode).
+    if (url.includes('#')) u.hash = '';
+    if (!url.includes('%')) return u;
     if (u.pathname.includes('%')) u.pathname = decodeUnreserved(u.pathname);
     if (u.search.includes('%')) u.search = decodeUnreserved(u.search);
     return u;

@@ -7,7 +7,8 @@ export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([
  * `Retry-After` in milliseconds from now: delta-seconds or an HTTP date; `null` when absent or
  * unreadable. A date in the past gives 0.
  */
-export function parseRetryAfter(value: string | null, now: number = Date.now()): number | null {
+export function parseRetryAfter(value: string | null, now?: number): number | null {
+  // Checked before the clock is read: every 404 of a walk's probes comes here without one.
   if (value === null) return null;
   const v = value.trim();
   if (/^\d+$/.test(v)) return Number(v) * 1000;
@@ -15,7 +16,7 @@ export function parseRetryAfter(value: string | null, now: number = Date.now()):
   if (!/[a-z]/i.test(v)) return null;
   const t = Date.parse(v);
   if (Number.isNaN(t)) return null;
-  return Math.max(0, t - now);
+  return Math.max(0, t - (now ?? Date.now()));
 }
 
 /**

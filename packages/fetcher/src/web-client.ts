@@ -9,7 +9,7 @@ import { RequestSlots } from './request-slots.js';
 import { parseHttpUrl } from './request-url.js';
 import { backoffDelay } from './retry.js';
 import { StopSignal } from './stop-signal.js';
-import { TimeBudget } from './time-budget.js';
+import { BudgetClock, TimeBudget } from './time-budget.js';
 import { undiciCore } from './undici.js';
 import { DEFAULT_USER_AGENT } from './version.js';
 
@@ -74,6 +74,8 @@ export function createWebClient(options: WebClientOptions = {}): FetcherWebClien
 class UndiciWebClient implements FetcherWebClient {
   readonly options: ResolvedOptions;
   private readonly keepAlive = new KeepAlive();
+  /** The running time budgets of every request. */
+  private readonly clock = new BudgetClock();
   private readonly dispatchers: Dispatchers;
   private readonly hops: HopRunner;
   /** Everything that must stop when the client closes. */
@@ -180,7 +182,7 @@ class UndiciWebClient implements FetcherWebClient {
     life: StopSignal,
     attempt: number,
   ): Promise<WebResponse> {
-    const budget = new TimeBudget(this.options.requestTimeoutMs, this.keepAlive);
+    const budget = new TimeBudget(this.options.requestTimeoutMs, this.keepAlive, this.clock);
     // Made at the first redirect: most requests have none.
     let redirects: readonly string[] = NO_REDIRECTS;
     let seen: Set<string> | null = null;

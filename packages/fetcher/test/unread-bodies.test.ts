@@ -1,7 +1,11 @@
+import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { OpenedResources } from '@usp-ts/test-server';
 import { afterEach, describe, expect, it } from 'vitest';
+import { hopRequest } from '../src/hop-request.js';
+import { StopSignal } from '../src/stop-signal.js';
+import { undiciCore } from '../src/undici.js';
 import { loopbackClient, text } from './helpers.js';
 
 // Answers whose body nobody reads (304, 404, a redirect): drained when small, the connection
@@ -72,5 +76,44 @@ describe('bodies nobody reads', () => {
     expect(r).toMatchObject({ kind: 'error', status: 404 });
     expect(await text(await c.get(`${s.origin}/ok`))).toBe('ok');
     expect(sockets.size).toBe(2);
+  });
+
+  it('a 404 body still coming after its head is timed: dropped when it stalls, kept when it ends', async () => {
+    // The drain timer is set after the read that brought the head, only when the body did not end
+    // in it: both sides of that choice, through hopRequest with a short drain time.
+    const sockets = new Set<Socket>();
+    const s = await opened.server({
+      '/stall': (req: IncomingMessage, res: ServerResponse) => {
+        sockets.add(req.socket);
+        res.writeHead(404, { 'content-length': '100' });
+        res.write('x');
+      },
+      '/late': (req: IncomingMessage, res: ServerResponse) => {
+        sockets.add(req.socket);
+        res.writeHead(404, { 'content-length': '2' });
+        res.write('x', () => setImmediate(() => res.end('y')));
+      },
+    });
+    const { Client, hop } = undiciCore();
+    if (hop === null) throw new Error("undici's files moved: hopRequest is not in use");
+    const client = new Client(s.origin, { keepAliveTimeout: 60_000 });
+    opened.track({ close: () => client.destroy() });
+    const get = (path: string) =>
+      hopRequest(client, hop, {
+        origin: s.origin,
+        path,
+        headers: {},
+        signal: new StopSignal(),
+        drainLimitBytes: 64 * 1024,
+        drainTimeoutMs: 200,
+      });
+    expect(await get('/late')).toMatchObject({ statusCode: 404, body: null });
+    expect(await get('/late')).toMatchObject({ statusCode: 404, body: null });
+    expect(sockets.size).toBe(1);
+    const [socket] = sockets;
+    const closed = once(socket as Socket, 'close');
+    expect(await get('/stall')).toMatchObject({ statusCode: 404, body: null });
+    await closed;
+    expect(sockets.size).toBe(1);
   });
 });

@@ -124,6 +124,30 @@ describe('a server that stalls', () => {
     expect(d.bytes.length).toBeLessThan(10);
   });
 
+  it('drips a byte every 100 ms under a budget long enough for the shared clock: cut off on time', async () => {
+    // Over 500 ms a request's budget waits on the client's shared clock, which hands it a timer of
+    // its own near its end: the cut comes when the 1,200 ms of waiting are spent, not a tick late.
+    const s = await server({ '/drip': drip(100) });
+    const c = client({ requestTimeoutMs: 1_200, bodyIdleTimeoutMs: 10_000 });
+    const started = performance.now();
+    const d = await drain(expectOk(await c.get(`${s.origin}/drip`)).body);
+    expect(d.error).toMatchObject({ code: 'USP_TIMEOUT' });
+    expect(d.error?.message).toContain('requestTimeoutMs (1200 ms)');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1_200);
+    expect(d.bytes.length).toBeGreaterThan(5);
+    expect(d.bytes.length).toBeLessThan(20);
+  });
+
+  it('accepts and never answers, budget on the shared clock: timeout, retryable', async () => {
+    const s = await server({ '/hang': () => {} });
+    const started = performance.now();
+    const res = await client({ requestTimeoutMs: 700, headersTimeoutMs: 60_000, retries: 1 }).get(
+      `${s.origin}/hang`,
+    );
+    expect(res).toMatchObject({ kind: 'error', code: 'timeout', retryable: true, status: null });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(700);
+  });
+
   it('drips the headers: timeout before the response', async () => {
     const s = await server({
       '/slow-headers': (req) => {
