@@ -35,8 +35,12 @@ export interface PostgresResultSink extends SiteSink {
   close(): Promise<void>;
 }
 
-/** Characters of COPY text turned into one Buffer while a site is walked (off the JS heap). */
-const PIECE_CHARS = 64 * 1024;
+/**
+ * Characters of COPY text turned into one Buffer while a site is walked (off the JS heap). The
+ * lines waiting for their piece survive the scavenges that come meanwhile; at 64 Ki characters a
+ * fresh run's client CPU was 1.11x (1.06-1.16) what it is at 16 Ki (three alternated pairs).
+ */
+const PIECE_CHARS = 16 * 1024;
 
 /** The earlier copy of a site in a run, in the three row tables. */
 function deleteSiteSql(run: string, site: string): string {
