@@ -1,37 +1,20 @@
 import {
   type PageRow,
   type SitemapRow,
-  type SitemapState,
   type SiteResult,
   type SiteSink,
   type SiteState,
   sitemapRowOf,
 } from '@usp-ts/batch';
 import { siteSinkSuite, stateStoreSuite } from '@usp-ts/driver-testkit';
-import { startTestPostgres, type TestPostgres } from '@usp-ts/test-postgres';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { openPostgresStateStore, openPostgresStore, type PostgresStore } from '../src/postgres-store.js';
 import { readPageRows } from '../src/read-rows.js';
 import { readRunSummary } from '../src/read-run-summary.js';
+import { query, siteState, stateSitemap, useTestDatabases } from './fixtures.js';
 
-let server: TestPostgres;
-beforeAll(async () => {
-  server = await startTestPostgres();
-}, 60_000);
-afterAll(() => server?.stop());
-let n = 0;
-const database = () => server.createDatabase(`t${n++}`);
-
-async function query<T>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql, params)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
+const { database } = useTestDatabases('t');
 const count = async (url: string, sql: string) => Number((await query<{ n: string }>(url, sql))[0].n);
 
 const page = (site: string, url: string, change: 'new' | 'changed' = 'new'): PageRow => ({
@@ -74,30 +57,7 @@ const result = (site: string, pages = 2): SiteResult => ({
   bytes: 100,
   ms: 5,
 });
-const stateOf = (site: string, walkedAt: number): SiteState => ({
-  site,
-  walkedAt,
-  fullWalkAt: walkedAt,
-  probedAt: walkedAt,
-  lastmodTrust: 0,
-  unreachable: null,
-  sitemaps: [],
-});
-
-/** A pages sitemap's state, validators and all unset. */
-const stateSitemap = (url: string): SitemapState => {
-  const unset = { etag: null, lastModified: null, indexLastmod: null, bodySha256: null, crawlDelayMs: null };
-  return {
-    url,
-    finalUrl: url,
-    type: 'PagesXMLSitemap',
-    children: [],
-    pageCount: 1,
-    news: false,
-    fetchedAt: 1,
-    ...unset,
-  };
-};
+const stateOf = (site: string, walkedAt: number): SiteState => siteState(site, walkedAt);
 
 describe('the state alone', () => {
   let url = '';

@@ -1,27 +1,11 @@
-import type { SitemapState, SiteResult, SiteState } from '@usp-ts/batch';
-import { startTestPostgres, type TestPostgres } from '@usp-ts/test-postgres';
+import type { SiteResult, SiteState } from '@usp-ts/batch';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openPostgresStore } from '../src/postgres-store.js';
 import { POSTGRES_SCHEMA, prepareSchema } from '../src/schema.js';
+import { query, siteState, stateSitemap, useTestDatabases } from './fixtures.js';
 
-let server: TestPostgres;
-beforeAll(async () => {
-  server = await startTestPostgres();
-}, 60_000);
-afterAll(() => server?.stop());
-let n = 0;
-const database = () => server.createDatabase(`v${n++}`);
-
-async function query<T>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql, params)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
+const { database } = useTestDatabases('v');
 
 const site = 'https://s.example/';
 const A = `${site}a.xml`;
@@ -39,32 +23,9 @@ const result = (): SiteResult => ({
   bytes: 100,
   ms: 5,
 });
-const sitemapState = (url: string, pages: Uint8Array | null | undefined): SitemapState => ({
-  url,
-  finalUrl: url,
-  type: 'PagesXMLSitemap',
-  children: [],
-  pageCount: 1,
-  news: false,
-  fetchedAt: 1,
-  etag: null,
-  lastModified: null,
-  indexLastmod: null,
-  bodySha256: null,
-  crawlDelayMs: null,
-  ...(pages === undefined ? {} : { pages }),
-});
 /** A state whose a.xml and b.xml carry `a` and `b` (undefined: kept from the version read, as after a 304). */
 const stateOf = (walkedAt: number, a: Uint8Array | null | undefined, b: Uint8Array | null | undefined) =>
-  ({
-    site,
-    walkedAt,
-    fullWalkAt: walkedAt,
-    probedAt: walkedAt,
-    lastmodTrust: 0,
-    unreachable: null,
-    sitemaps: [sitemapState(A, a), sitemapState(B, b)],
-  }) satisfies SiteState;
+  siteState(site, walkedAt, [stateSitemap(A, a), stateSitemap(B, b)]);
 
 /**
  * One walk of the site in run `run`, as `batchWalk` does it: begin, read the state and the
