@@ -88,5 +88,6 @@ export {
   type StoredChild,
   type UnreachableMark,
 } from './state-store.js';
+export { TextPieces, type TextPiecesOptions } from './text-pieces.js';
 export { DEFAULT_PROBE_TIMEOUT_MS } from './unreachable-probe.js';
 export { WaiterQueue } from './waiter-queue.js';

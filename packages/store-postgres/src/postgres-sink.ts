@@ -16,6 +16,7 @@ import {
   type StateStore,
   sitemapValues,
   siteValues,
+  TextPieces,
 } from '@usp-ts/batch';
 import { errorText } from '@usp-ts/core';
 import type pg from 'pg';
@@ -36,11 +37,12 @@ export interface PostgresResultSink extends SiteSink {
 }
 
 /**
- * Characters of COPY text turned into one Buffer while a site is walked (off the JS heap). The
- * lines waiting for their piece survive the scavenges that come meanwhile; at 64 Ki characters a
- * fresh run's client CPU was 1.11x (1.06-1.16) what it is at 16 Ki (three alternated pairs).
+ * A site's COPY text made bytes every 16 Ki characters while it is walked (off the JS heap), into
+ * shared 64 KiB Buffers. The lines waiting for their piece survive the scavenges that come
+ * meanwhile; at 64 Ki characters a fresh run's client CPU was 1.11x (1.06-1.16) what it is at 16 Ki
+ * (three alternated pairs).
  */
-const PIECE_CHARS = 16 * 1024;
+const COPY_PIECES = { pieceChars: 16 * 1024, chunkBytes: 64 * 1024 };
 
 /** The earlier copy of a site in a run, in the three row tables. */
 function deleteSiteSql(run: string, site: string): string {
@@ -172,7 +174,7 @@ async function send(
 }
 
 /**
- * The rows of a run in PostgreSQL: a site's rows are held (as COPY text, in 64 KiB pieces) until
+ * The rows of a run in PostgreSQL: a site's rows are held (as COPY text, in 64 KiB Buffers) until
  * its walk ends, then written in one transaction (COPY) with its result row and, when the state
  * is this store's, its next state. Commits of one site are serialised across workers by an
  * advisory lock, so the last copy of a site in a run is the one kept. A site begun with a `run`
@@ -231,31 +233,19 @@ export function postgresResultSink(
     begin(site: string, options?: BeginOptions): SiteOutput {
       const run = options?.run ?? runId;
       shared.begun.set(site, run);
-      // Lines not yet in a piece, joined once one is full (no string made a page to add them up).
-      let lines: string[] = [];
-      let chars = 0;
-      let pages: Buffer[] = [];
+      const pages = new TextPieces('utf8', COPY_PIECES);
       let sitemaps: string[] = [];
       return {
         page(row: PageRow) {
-          const line = copyLine(run, pageValues(row));
-          lines.push(line);
-          chars += line.length;
-          if (chars >= PIECE_CHARS) {
-            pages.push(Buffer.from(lines.join('')));
-            lines = [];
-            chars = 0;
-          }
+          pages.add(copyLine(run, pageValues(row)));
         },
         sitemap(row) {
           sitemaps.push(rowOf([run, ...sitemapValues(row)]));
         },
         commit(result: SiteResult, options?: CommitOptions) {
-          if (lines.length > 0) pages.push(Buffer.from(lines.join('')));
-          const held = pages;
-          lines = [];
-          chars = 0;
-          pages = [];
+          // A copy: `clear` empties the list `pieces` returns.
+          const held = [...pages.pieces()];
+          pages.clear();
           const own = written !== null && run === runId;
           const first = own && !written.has(site);
           if (own) written.add(site);
@@ -281,9 +271,7 @@ export function postgresResultSink(
           return p;
         },
         discard() {
-          lines = [];
-          chars = 0;
-          pages = [];
+          pages.clear();
           sitemaps = [];
           shared.begun.delete(site);
         },

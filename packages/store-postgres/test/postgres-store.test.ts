@@ -125,6 +125,29 @@ describe('openPostgresStore', () => {
     expect(changed.map((r) => r.url)).toEqual([`${site}p2`]);
   });
 
+  it('reads back every row of a site whose COPY text spans many pieces and shared Buffers, multi-byte characters and escapes included', async () => {
+    const url = await database();
+    const store = await openPostgresStore({ url, runId: 'r1' });
+    const site = 'https://b.example/';
+    const out = store.sink.begin(site);
+    // ~3,000 rows of ~300 bytes: many 16 Ki-character pieces and several 64 KiB Buffers, with 2-,
+    // 3- and 4-byte characters and COPY's escaped characters landing on every offset.
+    const rows = Array.from({ length: 3_000 }, (_, i) =>
+      page(
+        site,
+        `${site}${'é'.repeat(i % 7)}/日本${i}/${'😀'.repeat(i % 3)}?q=a\\b\tc&n=${'x'.repeat(i % 97)}`,
+      ),
+    );
+    for (const r of rows) out.page(r);
+    out.sitemap(sitemap(site));
+    await out.commit(result(site));
+    await store.close();
+    const back: PageRow[] = [];
+    for await (const r of readPageRows(url, { run: 'latest' })) back.push(r);
+    expect(back.map((r) => r.url).sort()).toEqual(rows.map((r) => r.url).sort());
+    expect(back).toHaveLength(3_000);
+  });
+
   it('commits a site without page rows in one round trip (its rows and state as literals, read back as written), one with page rows in three, one with a large digest in four (the digest after the state row it belongs to)', async () => {
     const url = await database();
     const store = await openPostgresStore({ url, runId: 'r1' });
