@@ -99,6 +99,16 @@ SELECT ?, value->>'site', value->>'sitemap', value->>'url', value->>'lastModifie
   json_extract(value, '$.alternates'), json_extract(value, '$.extensions')
 FROM jsonb_each(CAST(? AS TEXT))`;
 
+/**
+ * The same for rows without news, images, alternates or extension data (`PageArrays`): each key
+ * read walks the row's keys from the first, and these four are the last ones (measured with
+ * callgrind, 80,000 rows: the lookups were most of the insert's instructions).
+ */
+const INSERT_PLAIN_PAGES = `INSERT INTO page_rows (run_id, ${PAGE_COLUMNS.join(', ')})
+SELECT ?, value->>'site', value->>'sitemap', value->>'url', value->>'lastModified',
+  value->>'changeFrequency', value->>'priority', value->>'change', NULL, NULL, NULL, NULL
+FROM jsonb_each(CAST(? AS TEXT))`;
+
 const placeholders = (n: number): string => `(${Array.from({ length: n + 1 }, () => '?').join(', ')})`;
 
 /**
@@ -153,6 +163,7 @@ export function sqliteResultSink(
     db.prepare(`INSERT INTO runs (run_id, started_at) VALUES (?, ?)`).run(runId, new Date().toISOString());
   }
   const insertPages = db.prepare(INSERT_PAGES);
+  const insertPlainPages = db.prepare(INSERT_PLAIN_PAGES);
   const insertSitemap = db.prepare(
     `INSERT INTO sitemap_rows (run_id, ${SITEMAP_COLUMNS.join(', ')}) VALUES ${placeholders(SITEMAP_COLUMNS.length)}`,
   );
@@ -194,7 +205,7 @@ export function sqliteResultSink(
     }
     // A later copy of the site in this run replaces the earlier one.
     for (const d of deleteSite) d.run(runId, site);
-    for (const array of pages.arrays()) insertPages.run(runId, array);
+    for (const a of pages.arrays()) (a.plain ? insertPlainPages : insertPages).run(runId, a.bytes);
     for (const v of sitemaps) insertSitemap.run(runId, ...v);
     insertSite.run(runId, ...siteValues(result), copy?.token ?? null, new Date().toISOString());
   };

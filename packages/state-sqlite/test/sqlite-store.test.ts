@@ -205,12 +205,24 @@ describe('openSqliteStore', () => {
                       stockTickers: [],
                     }
                   : null,
+              images: i % 4 === 1 ? null : base.images,
               alternates: i % 2 === 0 ? [{ hreflang: 'fr', href: `${base.url}?fr` }] : null,
-              extensions: (i % 6 === 0 ? undefined : { video: { n: priority, s: 'a\u2028b' } }) as never,
+              extensions: (i % 6 === 0 || i % 4 === 1
+                ? undefined
+                : { video: { n: priority, s: 'a\u2028b' } }) as never,
               change: i % 2 === 0 ? ('new' as const) : ('unchanged' as const),
             };
       rows.push(row as PageRow);
     }
+    // Keys in another order: extension data first, the line still ending as a plain row's does.
+    for (let i = 0; i < 3; i++) {
+      const { extensions: _, ...rest } = page(site, `${site}odd/${i}`);
+      rows.push({ extensions: { video: { i } }, ...rest, alternates: null, images: null } as PageRow);
+    }
+    // Plain rows (no news, images, alternates or extension data) among the others.
+    expect(
+      rows.filter((r) => 'images' in r && r.images === null && r.extensions === undefined).length,
+    ).toBeGreaterThan(300);
     const out = store.sink.begin(site);
     rows.forEach((r, i) => {
       // The three ways a row reaches the sink: text alone, object with its text, object alone.
