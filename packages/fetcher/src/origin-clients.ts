@@ -225,4 +225,3 @@ function remove(waiters: Waiter[], w: Waiter): boolean {
   waiters.splice(i, 1);
   return true;
 }
-

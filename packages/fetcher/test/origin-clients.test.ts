@@ -49,7 +49,12 @@ function clients(connections: number, timers: Timers, keepAliveTimeout = 60_000)
 }
 
 /** A GET as the web client sends one: on a free connection now, or after waiting for one. */
-async function get(c: OriginClients, origin: string, path: string, signal = new StopSignal()): Promise<string> {
+async function get(
+  c: OriginClients,
+  origin: string,
+  path: string,
+  signal = new StopSignal(),
+): Promise<string> {
   const d: Dispatcher | null = c.now(origin) ?? (await c.wait(origin, signal));
   if (d === null) return 'stopped';
   const { hop } = undiciCore();
