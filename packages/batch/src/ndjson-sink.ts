@@ -355,6 +355,9 @@ function sinkOver(run: OpenedRun, options: NdjsonSinkOptions, lock: OutputLock):
         page(row: PageRow, json?: string) {
           pages.add(json ?? JSON.stringify(row));
         },
+        pageLine(json: string) {
+          pages.add(json);
+        },
         sitemap(row: SitemapRow) {
           sitemaps.push(`${JSON.stringify(row)}\n`);
         },

@@ -108,6 +108,7 @@ function fencedSink(
       return {
         // The line the job made with the state's change marks: not serialised a second time.
         page: (row, json) => output.page(row, json),
+        ...(output.pageLine !== undefined ? { pageLine: (json: string) => output.pageLine?.(json) } : {}),
         sitemap: (row) => output.sitemap(row),
         async commit(result, options) {
           const fence = () =>

@@ -29,6 +29,18 @@ export class SiteRows {
     this.site = site;
     this.#output = output;
     this.#marking = marking;
+    this.emitLine =
+      output.pageLine === undefined
+        ? undefined
+        : (json) => {
+            if (this.#failure !== null) return;
+            try {
+              output.pageLine?.(json);
+              this.pages++;
+            } catch (error) {
+              this.#failure = { error };
+            }
+          };
   }
 
   /** One page row (`PageTrackerOptions.emit`): written to the output, or the failure kept. */
@@ -41,6 +53,12 @@ export class SiteRows {
       this.#failure = { error };
     }
   };
+
+  /**
+   * One page row as its JSON text (`PageTrackerOptions.emitLine`), when the output takes rows so
+   * (`SiteOutput.pageLine`); `undefined` when it takes only row objects.
+   */
+  readonly emitLine: ((json: string) => void) | undefined;
 
   /** Throws what the output threw at a page row, if it did. */
   rethrowPageFailure(): void {

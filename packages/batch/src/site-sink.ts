@@ -71,6 +71,14 @@ export interface SiteOutput {
    * page; a sink that writes JSON may use it instead of serialising the row again.
    */
   page(row: PageRow, json?: string): void;
+  /**
+   * One page row as its JSON text alone: `JSON.stringify(row)` of a `PageRow`, keys in the row's
+   * order, no newline. Optional: a sink that keeps rows as text (files, a database reading JSON)
+   * declares it, and the runner then hands it the rows it holds as text this way instead of
+   * parsing them back into objects for `page` (a run after a few pages were removed releases
+   * nearly every page of every sitemap so). A sink without it gets every row through `page`.
+   */
+  pageLine?(json: string): void;
   sitemap(row: SitemapRow): void;
   /**
    * Keeps the site's rows and its result row, all or nothing, then the state (`saveState`).

@@ -94,6 +94,7 @@ export function walkDocuments(parts: SiteWalkParts, ctx: SiteJobContext): Promis
         site: plan.site,
         sitemap: url,
         emit: rows.emit,
+        ...(rows.emitLine !== undefined ? { emitLine: rows.emitLine } : {}),
         marking: plan.state !== null,
         previous: plan.previousPages(url),
         emitUnchanged: plan.full,

@@ -117,4 +117,34 @@ describe('PageTracker', () => {
       'new',
     ]);
   });
+
+  it('hands an output that takes lines the same lines, held ones included, and no row object', () => {
+    const first = track(AWKWARD).tracker;
+    // Unchanged pages first: they are held until the changed one releases them.
+    const second = [...AWKWARD.map((p, i) => (i === 5 ? page(p.url, { priority: 0.1 }) : p))];
+    const run = (emitLine?: (json: string) => void) => {
+      const objects: [PageRow, string | undefined][] = [];
+      const tracker = new PageTracker({
+        site: SITE,
+        sitemap: SITEMAP,
+        emit: (row, json) => objects.push([row, json]),
+        ...(emitLine !== undefined ? { emitLine } : {}),
+        marking: true,
+        previous: { pages: first.digest, pageCount: first.count },
+      });
+      for (const p of second) tracker.append(p);
+      tracker.close();
+      return objects;
+    };
+    const expected = run().map(([row, json]) => {
+      expect(json).toBe(JSON.stringify(row));
+      return json;
+    });
+    const lines: string[] = [];
+    expect(run((json) => lines.push(json))).toEqual([]);
+    expect(lines).toEqual(expected);
+    expect(lines.map((l) => (JSON.parse(l) as PageRow).change)).toEqual(
+      AWKWARD.map((_, i) => (i === 5 ? 'changed' : 'unchanged')),
+    );
+  });
 });

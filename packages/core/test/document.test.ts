@@ -346,6 +346,25 @@ describe('parseDocument: streaming', () => {
     expect(urlsOf(doc.sitemap)).toEqual(pageUrls(6));
   });
 
+  it("hands a large chunk's pages on a piece of its text at a time, in order", async () => {
+    // One 150 KB chunk: its pages go to onPages as each 16 K-character piece is read, so no
+    // batch holds the whole chunk's pages (they would outlive the scavenges of its parse).
+    const xml = urlsetXml(pageUrls(3000));
+    async function* body() {
+      yield enc.encode(xml);
+    }
+    const batches: string[][] = [];
+    const doc = await parse(body(), {
+      onPages: (pages) => {
+        batches.push(pages.map((p) => p.url));
+      },
+    });
+    expect(batches.length).toBeGreaterThanOrEqual(Math.floor(xml.length / (16 * 1024)));
+    expect(Math.max(...batches.map((b) => b.length))).toBeLessThan(3000 / 4);
+    expect(batches.flat()).toEqual(pageUrls(3000));
+    expect(urlsOf(doc.sitemap)).toEqual(pageUrls(3000));
+  });
+
   it('tags text pages with the text type', async () => {
     const types = new Set<string>();
     await parse('http://example.com/a\n', { onPages: (_p, type) => void types.add(type) });

@@ -73,6 +73,39 @@ function fill(output: SiteOutput, site: string, n: number, from = 0): void {
   output.sitemap(sitemapRow(site));
 }
 
+/**
+ * Rows with every field a page row can carry set (news, images, alternates, extension data,
+ * characters JSON escapes), a `changed` and a `removed` one among them.
+ */
+function richRows(site: string): PageRow[] {
+  const sitemap = `${site}news.xml`;
+  const full = {
+    site,
+    sitemap,
+    url: `${site}story?q="a"&b=\\c\u00e9\u{1f600}`,
+    priority: 0.8,
+    lastModified: '2026-01-02T03:04:05Z',
+    changeFrequency: 'daily',
+    newsStory: {
+      title: 'Tab\there, "quoted"\nnext line',
+      publishDate: '2026-01-02',
+      publicationName: 'The Example',
+      publicationLanguage: 'en',
+      access: null,
+      genres: ['Blog'],
+      keywords: ['a', 'b c'],
+      stockTickers: [],
+    },
+    images: [{ loc: `${site}i.png`, caption: 'c\u2028', geoLocation: null, title: null, license: null }],
+    alternates: [{ hreflang: 'fr', href: `${site}fr/story` }],
+    extensions: { 'x-test': { n: 1, list: [true, null, 2.5] } },
+    change: 'changed',
+  } as PageRow;
+  const plain = { site, sitemap, ...pageToJSON(newPageDraft(`${site}plain`)), change: 'new' } as PageRow;
+  const removed: PageRow = { site, sitemap, url: `${site}gone`, change: 'removed' };
+  return [full, plain, removed];
+}
+
 const urls = (c: SinkContents, site?: string) =>
   c.pages
     .filter((p) => site === undefined || p.site === site)
@@ -112,6 +145,26 @@ export function siteSinkSuite(name: string, factory: SiteSinkFactory): void {
       expect(kept.pages.find((p) => p.url === `${SITE_A}p1`)).toEqual(pageRow(SITE_A, 1));
       expect(kept.sitemaps.filter((s) => s.site === SITE_A)).toEqual([sitemapRow(SITE_A)]);
       expect(kept.sites.find((s) => s.site === SITE_B)).toEqual(result(SITE_B, 2));
+    });
+
+    it('keeps every field of a page row, given as an object or, to a sink that takes them, as its JSON text', async () => {
+      const sink = await open();
+      const a = sink.begin(SITE_A);
+      const rows = richRows(SITE_A);
+      // A sink that declares `pageLine` gets rows as the runner hands held ones: text alone.
+      for (const row of rows) {
+        if (a.pageLine !== undefined) a.pageLine(JSON.stringify(row));
+        else a.page(row, JSON.stringify(row));
+      }
+      a.sitemap(sitemapRow(SITE_A));
+      await a.commit(result(SITE_A, rows.length));
+      const b = sink.begin(SITE_B);
+      const objects = richRows(SITE_B);
+      for (const row of objects) b.page(row);
+      await b.commit(result(SITE_B, objects.length));
+      const kept = await factory.read();
+      expect(kept.pages.filter((p) => p.site === SITE_A)).toEqual(rows);
+      expect(kept.pages.filter((p) => p.site === SITE_B)).toEqual(objects);
     });
 
     it('shows nothing of a site before its commit, and nothing at all after discard', async () => {
