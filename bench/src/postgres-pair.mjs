@@ -7,7 +7,10 @@
 // next run) and the medians of the per-pair ratios. For a change whose effect is inside the
 // spread of batch-stores.mjs's rounds on a busy machine. With `--run no-change` each side has a
 // database of its own (a build may refuse the other's schema), filled by its own fresh run.
-// Usage: node src/postgres-pair.mjs --a OLD/packages/usp/dist/cli.js [--b CLI] [--run no-change|fresh]
+// `--run removed`: each side's fresh run fills a database of its own, then 5 % of the pages are
+// removed (as in batch-stores.mjs), and each run after that walks a copy of its side's database
+// (`CREATE DATABASE … TEMPLATE`), the state from before the removal.
+// Usage: node src/postgres-pair.mjs --a OLD/packages/usp/dist/cli.js [--b CLI] [--run no-change|fresh|removed]
 //          [--pairs N] [--env-a K=V] [--env-b K=V]
 // (B defaults to this checkout's CLI; --env-a / --env-b set one environment variable for that side.)
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,7 +36,8 @@ const { values } = parseArgs({
 });
 if (values.a === undefined)
   throw new Error('--a CLI is required (the other build of packages/usp/dist/cli.js)');
-if (values.run !== 'no-change' && values.run !== 'fresh') throw new Error('--run: no-change or fresh');
+if (!['no-change', 'fresh', 'removed'].includes(values.run))
+  throw new Error('--run: no-change, fresh or removed');
 const side = (cli, env) => ({ cli, env: env === undefined ? {} : Object.fromEntries([env.split('=', 2)]) });
 const SIDES = { A: side(values.a, values['env-a']), B: side(values.b, values['env-b']) };
 /** `usp batch` as batch-stores.mjs --cli runs it. */
@@ -104,12 +108,24 @@ const median = (xs) => {
   return v.length % 2 === 1 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
 };
 try {
-  const own = values.run === 'no-change' ? { A: await database(), B: await database() } : null;
+  const own = values.run !== 'fresh' ? { A: await database(), B: await database() } : null;
   if (own !== null) for (const name of ['A', 'B']) await run(name, own[name]);
+  if (values.run === 'removed') farm.remove(0.05, 29);
+  /** A copy of `url`'s database (the state before the removal), for one removed run. */
+  const copyOf = async (url) => {
+    const name = `pair${databases++}`;
+    await pg.query(
+      url.replace(/\/[^/]+$/, '/postgres'),
+      `CREATE DATABASE ${name} TEMPLATE ${url.slice(url.lastIndexOf('/') + 1)}`,
+    );
+    return url.replace(/\/[^/]+$/, `/${name}`);
+  };
+  const target = async (name) =>
+    own === null ? await database() : values.run === 'removed' ? await copyOf(own[name]) : own[name];
   const rows = { A: [], B: [] };
   for (let i = 0; i < Number(values.pairs); i++) {
     for (const name of i % 2 === 0 ? ['A', 'B'] : ['B', 'A']) {
-      rows[name].push(await run(name, own?.[name] ?? (await database())));
+      rows[name].push(await run(name, await target(name)));
     }
   }
   const ratios = (k) => rows.A.map((a, i) => rows.B[i][k] / a[k]);

@@ -3,9 +3,7 @@ import {
   type BeginOptions,
   type CommitOptions,
   OutputError,
-  PAGE_COLUMNS,
   type PageRow,
-  pageValues,
   type RunMark,
   SITE_COLUMNS,
   SITEMAP_COLUMNS,
@@ -23,7 +21,7 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { CommitGroups } from './commit-groups.js';
 import { connect, lockSql } from './connection.js';
-import { copyLine } from './copy-text.js';
+import { COPY_PAGE_COLUMNS, COPY_PAGE_COLUMNS_WITH_SITE, copyLineOfJson, pageCopyLine } from './copy-text.js';
 import type { CommitStatements, SharedRun } from './postgres-state.js';
 import { failIf, insertRows, literal, rowOf, textArray } from './sql-text.js';
 
@@ -74,7 +72,7 @@ function fenceSql(copy: SiteCopy): string {
 }
 
 async function copyInto(client: pg.ClientBase, table: string, columns: readonly string[], data: Buffer[]) {
-  const stream = client.query(copyFrom(`COPY ${table} (run_id, ${columns.join(', ')}) FROM STDIN`));
+  const stream = client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
   await pipeline(async function* () {
     yield* data;
   }, stream);
@@ -83,8 +81,10 @@ async function copyInto(client: pg.ClientBase, table: string, columns: readonly 
 interface SiteCommit {
   readonly run: string;
   readonly site: string;
-  /** COPY text of the page rows. */
+  /** COPY text of the page rows (`COPY_PAGE_COLUMNS`: their site is the commit's). */
   readonly pages: Buffer[];
+  /** COPY text of page rows filed under another site (`COPY_PAGE_COLUMNS_WITH_SITE`): none from a walk. */
+  readonly others: Buffer[];
   /** `rowOf` the sitemap rows. */
   readonly sitemaps: string[];
   readonly result: SiteResult;
@@ -114,6 +114,10 @@ function commitText(
     recordRun ? `INSERT INTO runs (run_id) VALUES (${literal(c.run)}) ON CONFLICT (run_id) DO NOTHING;` : '',
     copy === undefined ? '' : fenceSql(copy),
     state.first ? '' : deleteSiteSql(c.run, c.site),
+    // The page rows' run and site (schema 3's defaults), for this transaction only.
+    hasPages(c)
+      ? `SELECT set_config('usp.run_id', ${literal(c.run)}, true), set_config('usp.site', ${literal(c.site)}, true);`
+      : '',
   ];
   const site = rowOf([c.run, ...siteValues(c.result), copy?.token ?? null]);
   const tail = [
@@ -123,6 +127,8 @@ function commitText(
   ];
   return { head: head.join('\n'), tail: tail.join('\n') };
 }
+
+const hasPages = (c: SiteCommit): boolean => c.pages.length > 0 || c.others.length > 0;
 
 /** The error a site's commit gives its caller: a fencing refusal, or the server's. */
 function commitFailure(site: string, copy: SiteCopy | undefined, where: string): (cause: unknown) => Error {
@@ -151,13 +157,14 @@ async function send(
   copy: SiteCopy | undefined,
 ): Promise<void> {
   const failure = commitFailure(c.site, copy, where);
-  if (c.pages.length === 0 && text.large.length === 0) {
+  if (!hasPages(c) && text.large.length === 0) {
     return groups.commit({ text: `${text.head}\n${text.tail}\nCOMMIT;`, failure });
   }
   const client = await connect(pool, where);
   try {
     await client.query(text.head);
-    if (c.pages.length > 0) await copyInto(client, 'page_rows', PAGE_COLUMNS, c.pages);
+    if (c.pages.length > 0) await copyInto(client, 'page_rows', COPY_PAGE_COLUMNS, c.pages);
+    if (c.others.length > 0) await copyInto(client, 'page_rows', COPY_PAGE_COLUMNS_WITH_SITE, c.others);
     if (text.large.length === 0) {
       await client.query(`${text.tail}\nCOMMIT;`);
     } else {
@@ -234,10 +241,20 @@ export function postgresResultSink(
       const run = options?.run ?? runId;
       shared.begun.set(site, run);
       const pages = new TextPieces('utf8', COPY_PIECES);
+      /** Rows of another site than `site` (none from a walk): their lines hold their site. */
+      let others: string[] = [];
       let sitemaps: string[] = [];
+      const page = (row: PageRow): void => {
+        if (row.site === site) pages.add(pageCopyLine(row, false));
+        else others.push(pageCopyLine(row, true));
+      };
       return {
-        page(row: PageRow) {
-          pages.add(copyLine(run, pageValues(row)));
+        page,
+        // A row's COPY line made from its JSON text; a text this does not read, from the row parsed.
+        pageLine(json: string) {
+          const line = copyLineOfJson(json, site);
+          if (line !== null) pages.add(line);
+          else page(JSON.parse(json) as PageRow);
         },
         sitemap(row) {
           sitemaps.push(rowOf([run, ...sitemapValues(row)]));
@@ -246,6 +263,8 @@ export function postgresResultSink(
           // A copy: `clear` empties the list `pieces` returns.
           const held = [...pages.pieces()];
           pages.clear();
+          const other = others.length === 0 ? [] : [Buffer.from(others.join(''))];
+          others = [];
           const own = written !== null && run === runId;
           const first = own && !written.has(site);
           if (own) written.add(site);
@@ -253,6 +272,7 @@ export function postgresResultSink(
             run,
             site,
             pages: held,
+            others: other,
             sitemaps,
             result,
             saveState: options?.saveState,
@@ -272,6 +292,7 @@ export function postgresResultSink(
         },
         discard() {
           pages.clear();
+          others = [];
           sitemaps = [];
           shared.begun.delete(site);
         },

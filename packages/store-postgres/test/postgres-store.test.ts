@@ -12,6 +12,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { openPostgresStateStore, openPostgresStore, type PostgresStore } from '../src/postgres-store.js';
 import { readPageRows } from '../src/read-rows.js';
 import { readRunSummary } from '../src/read-run-summary.js';
+import { POSTGRES_SCHEMA, prepareSchema } from '../src/schema.js';
 import { query, siteState, stateSitemap, useTestDatabases } from './fixtures.js';
 
 const { database } = useTestDatabases('t');
@@ -146,6 +147,47 @@ describe('openPostgresStore', () => {
     for await (const r of readPageRows(url, { run: 'latest' })) back.push(r);
     expect(back.map((r) => r.url).sort()).toEqual(rows.map((r) => r.url).sort());
     expect(back).toHaveLength(3_000);
+  });
+
+  it("migrates a version 2 database (its page rows kept); a commit's rows take their run and site from the transaction, given as objects or text, a row of another site keeps its own", async () => {
+    const url = await database();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await prepareSchema(client, url, 2);
+      await client.query(
+        `INSERT INTO page_rows (run_id, site, sitemap, url, priority, change) VALUES ('old', 'https://o.example/', 'https://o.example/a.xml', 'https://o.example/p', 0.5, 'new')`,
+      );
+    } finally {
+      await client.end();
+    }
+    const store = await openPostgresStore({ url, runId: 'r3' });
+    const site = 'https://c.example/';
+    const out = store.sink.begin(site);
+    const other = page('https://elsewhere.example/', 'https://elsewhere.example/x');
+    const { extensions: _, ...plain } = { ...page(site, `${site}p2`), images: null };
+    const rows = [page(site, `${site}p1`), plain as PageRow, other];
+    out.page(rows[0]);
+    // As the runner hands marked rows to a sink that takes text: one read from its text, one parsed (an escape).
+    out.pageLine?.(JSON.stringify(rows[1]));
+    out.pageLine?.(JSON.stringify(rows[2]));
+    const removed: PageRow = { site, sitemap: `${site}a.xml`, url: `${site}gone`, change: 'removed' };
+    out.pageLine?.(JSON.stringify(removed));
+    await out.commit(result(site, 4));
+    await store.close();
+    expect(await query(url, 'SELECT version FROM usp_schema')).toEqual([{ version: POSTGRES_SCHEMA }]);
+    const back: PageRow[] = [];
+    for await (const r of readPageRows(url, { run: 'r3' })) back.push(r);
+    // The other site's row goes by a COPY of its own, after the site's.
+    expect(back).toEqual([rows[0], rows[1], removed, other]);
+    expect(await query(url, 'SELECT run_id, site, url FROM page_rows WHERE run_id = $1', ['old'])).toEqual([
+      { run_id: 'old', site: 'https://o.example/', url: 'https://o.example/p' },
+    ]);
+    // Outside a commit the settings are unset: a row without its run and site is refused.
+    const refused = await query(url, `INSERT INTO page_rows (sitemap, url) VALUES ('s', 'u')`).catch(
+      (e) => e,
+    );
+    expect((refused as { code?: string }).code).toBe('23502');
   });
 
   it('commits a site without page rows in one round trip (its rows and state as literals, read back as written), one with page rows in three, one with a large digest in four (the digest after the state row it belongs to)', async () => {
@@ -523,7 +565,7 @@ describe('openPostgresStore', () => {
     await store.close();
     await query(url, 'UPDATE usp_schema SET version = 99');
     const error = await openPostgresStore({ url }).catch((e) => e);
-    expect((error as Error).message).toMatch(/holds usp schema 99; this usp reads up to 2: upgrade usp$/);
+    expect((error as Error).message).toMatch(/holds usp schema 99; this usp reads up to 3: upgrade usp$/);
     expect((error as Error).message).not.toContain('\n');
     const saved = { ...process.env };
     const u = new URL(url);
@@ -534,7 +576,7 @@ describe('openPostgresStore', () => {
       PGDATABASE: u.pathname.slice(1),
     });
     try {
-      await query(url, 'UPDATE usp_schema SET version = 2');
+      await query(url, `UPDATE usp_schema SET version = ${POSTGRES_SCHEMA}`);
       const viaEnv = await openPostgresStore();
       await viaEnv.close();
     } finally {
