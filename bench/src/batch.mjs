@@ -63,6 +63,7 @@ function measured(t, f) {
     cpuS: t.cpuS,
     peakRssMiB: t.peakRssMiB,
     requests: f.requests,
+    connections: f.connections,
     bytesSent: f.bytesSent,
     maxInFlightPerHost: f.maxInFlightPerHost,
   };

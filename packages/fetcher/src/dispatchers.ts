@@ -6,7 +6,17 @@ import { httpOrigin, normalizeHost, type ResolvedOptions } from './options.js';
 import { OriginClients } from './origin-clients.js';
 import { withParserTiering } from './parser-tiering.js';
 import { guardPausedParser } from './paused-parser.js';
+import type { Stoppable } from './stop-signal.js';
 import { undiciCore, undiciEntry } from './undici.js';
+
+/**
+ * How long a request that finds every connection to its host busy waits for one of them before
+ * it opens another (see `OriginClients`).
+ */
+export const CONNECTION_GRACE_MS = 25;
+
+/** The TCP keep-alive delay undici's connector gives its sockets (`keepAliveInitialDelay`). */
+const UNDICI_KEEP_ALIVE_DELAY_MS = 60_000;
 
 /** undici's keep-alive settings for `keepAliveTimeoutMs`: also the cap on a server's hint. Unset: undici's. */
 function keepAliveOptions(o: ResolvedOptions): { keepAliveTimeout?: number; keepAliveMaxTimeout?: number } {
@@ -23,21 +33,13 @@ export class Dispatchers {
   private readonly options: ResolvedOptions;
   private readonly keepAlive: KeepAlive;
   /** Made on first use: a client whose every request goes through a proxy never builds it. */
-  private direct: OriginClients | null = null;
+  private directClients: OriginClients | null = null;
   /** One ProxyAgent per proxy URL in use. */
-  private readonly proxied = new Map<string, Dispatcher>();
+  private readonly proxyAgents = new Map<string, Dispatcher>();
 
   constructor(options: ResolvedOptions, keepAlive: KeepAlive) {
     this.options = options;
     this.keepAlive = keepAlive;
-  }
-
-  /**
-   * Whether the direct Clients of this origin exist and none is free: one may be about to give
-   * its socket back (see `OriginClients.busy`).
-   */
-  directBusy(origin: string): boolean {
-    return this.direct?.busy(origin) === true;
   }
 
   /** A ProxyAgent for one proxy URL. */
@@ -66,23 +68,53 @@ export class Dispatchers {
     });
   }
 
-  /** The dispatcher of a request: direct, or the ProxyAgent of its proxy (made on first use). */
-  for(proxy: string | undefined, origin: string): Dispatcher {
-    if (proxy === undefined) {
-      this.direct ??= this.createDirectClients();
-      return this.direct.for(origin);
-    }
-    let d = this.proxied.get(proxy);
+  /**
+   * The direct connection a request to `origin` goes on now: a free one, or the first one.
+   * `null` when every one is busy: then `waitDirect`.
+   */
+  direct(origin: string): Dispatcher | null {
+    this.directClients ??= this.createDirectClients();
+    return this.directClients.now(origin);
+  }
+
+  /**
+   * Waits for a direct connection to `origin` (see `OriginClients.wait`): a busy one freed
+   * within the grace, else a new one. `null` when `signal` stopped the wait.
+   */
+  waitDirect(origin: string, signal: Stoppable): Promise<Dispatcher | null> {
+    this.directClients ??= this.createDirectClients();
+    return this.directClients.wait(origin, signal);
+  }
+
+  /** A direct request to `origin` is over: its connection may serve one that waits. */
+  ended(origin: string): void {
+    this.directClients?.ended(origin);
+  }
+
+  /** The ProxyAgent of a proxy URL (made on first use). */
+  proxied(proxy: string): Dispatcher {
+    let d = this.proxyAgents.get(proxy);
     if (d === undefined) {
       d = this.createProxyDispatcher(proxy);
-      this.proxied.set(proxy, d);
+      this.proxyAgents.set(proxy, d);
     }
     return d;
   }
 
   private createDirectClients(): OriginClients {
     const o = this.options;
-    const tls = { timeout: o.connectTimeoutMs, rejectUnauthorized: o.tlsVerify, ca: o.tlsCa };
+    const tls = {
+      timeout: o.connectTimeoutMs,
+      rejectUnauthorized: o.tlsVerify,
+      ca: o.tlsCa,
+      // What undici's connector sets on each socket it makes, given to the socket as it is made:
+      // Node then sets them once, when connected, and undici's own calls change nothing. Set by
+      // undici before connecting, Node set all five socket options (TCP_NODELAY, SO_KEEPALIVE and
+      // the three keep-alive timings) again when connected: 10 setsockopt calls a connection, 5 now.
+      noDelay: true,
+      keepAlive: true,
+      keepAliveInitialDelay: UNDICI_KEEP_ALIVE_DELAY_MS,
+    };
     const { Client, buildConnector } = undiciCore();
     const clients = (connect: buildConnector.connector): OriginClients => {
       const options = {
@@ -91,7 +123,12 @@ export class Dispatchers {
         ...keepAliveOptions(o),
         connect: withParserTiering(connect),
       };
-      return new OriginClients((origin) => new Client(origin, options), o.maxConnectionsPerHost);
+      return new OriginClients({
+        make: (origin) => new Client(origin, options),
+        connections: o.maxConnectionsPerHost,
+        graceMs: CONNECTION_GRACE_MS,
+        timers: this.keepAlive,
+      });
     };
     const open = this.adopting(buildConnector(tls));
     if (o.allowPrivateNetworks) return clients(open);
@@ -148,8 +185,8 @@ export class Dispatchers {
 
   /** Closes every connection of every dispatcher. */
   async destroy(): Promise<void> {
-    const all: { destroy(): Promise<void> }[] = [...this.proxied.values()];
-    if (this.direct !== null) all.push(this.direct);
+    const all: { destroy(): Promise<void> }[] = [...this.proxyAgents.values()];
+    if (this.directClients !== null) all.push(this.directClients);
     await Promise.all(all.map((d) => d.destroy()));
   }
 }

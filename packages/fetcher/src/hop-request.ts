@@ -36,6 +36,13 @@ export interface HopRequestOptions {
   readonly drainLimitBytes: number;
   /** ... within this time; otherwise the connection is dropped. */
   readonly drainTimeoutMs: number;
+  /** Told when the answer is over (its connection free again), for requests that wait for one. */
+  readonly ends: RequestEnds | null;
+}
+
+/** What is told that a request to an origin is over. */
+export interface RequestEnds {
+  ended(origin: string): void;
 }
 
 const noop = () => {};
@@ -125,10 +132,12 @@ export function hopRequest(
         return body?.push(chunk) ?? true;
       },
       onComplete() {
+        options.ends?.ended(options.origin);
         if (body !== null) body.push(null);
         else done();
       },
       onError(err: Error) {
+        options.ends?.ended(options.origin);
         if (!settled) {
           settled = true;
           done();

@@ -170,15 +170,18 @@ export class HopRunner {
     const release = this.slots.takeFree(hostname) ?? (await this.slots.acquire(hostname, life));
     // Built by the getter on every read: once per hop.
     const origin = current.origin;
-    // A request sent while every connection to its host is still busy with an answer opens
-    // another one (up to the per-host limit), though one of them may be about to be free (an
-    // answer resolves at its head; a body drained here may still be arriving): waiting a turn
-    // for it, a no-change batch run of 200 sites made 200 connections instead of 393, a TCP
-    // handshake (and on https a TLS one) saved per site. A direct origin with a free Client (or
-    // none yet, a batch site's first request) has no better connection to wait for: no turn,
-    // which was an immediate and a promise for nearly every request of a walk.
-    if (proxy !== undefined || this.dispatchers.directBusy(origin)) await nextTurn();
-    if (life.aborted) {
+    // A direct request waits for a connection of its host when each is busy (see
+    // `OriginClients`); one through a proxy waits a turn, as one of the proxy Pool's connections
+    // may be about to be free (an answer resolves at its head; a body drained here may still be
+    // arriving).
+    let dispatcher: Dispatcher | null;
+    if (proxy !== undefined) {
+      await nextTurn();
+      dispatcher = this.dispatchers.proxied(proxy);
+    } else {
+      dispatcher = this.dispatchers.direct(origin) ?? (await this.dispatchers.waitDirect(origin, life));
+    }
+    if (dispatcher === null || life.aborted) {
       release();
       throw new Stop();
     }
@@ -192,8 +195,9 @@ export class HopRunner {
     });
     let data: HopResponse;
     try {
-      data = await this.send(this.dispatchers.for(proxy, origin), {
+      data = await this.send(dispatcher, {
         origin,
+        ends: proxy === undefined ? this.dispatchers : null,
         path: `${current.pathname}${current.search}`,
         headers: this.requestHeaders(current, start, request),
         signal: requestCtl,
@@ -289,14 +293,22 @@ export class HopRunner {
   }
 
   private async sendByRequest(dispatcher: Dispatcher, options: HopRequestOptions): Promise<HopResponse> {
-    const { origin, path, signal } = options;
-    const data = await this.undici.request.call(dispatcher, {
-      origin,
-      path,
-      headers: options.headers,
-      signal,
-      method: 'GET',
-    });
+    const { origin, path, signal, ends } = options;
+    let data: Dispatcher.ResponseData;
+    try {
+      data = await this.undici.request.call(dispatcher, {
+        origin,
+        path,
+        headers: options.headers,
+        signal,
+        method: 'GET',
+      });
+    } catch (e) {
+      ends?.ended(origin);
+      throw e;
+    }
+    // Its connection is free once the body is over (read, drained or dropped).
+    if (ends !== null) data.body.once('close', () => ends.ended(origin));
     const { statusCode, statusText, headers } = data;
     if (statusCode >= 200 && statusCode < 300) return { statusCode, statusText, headers, body: data.body };
     discard(data.body, statusCode);

@@ -106,6 +106,7 @@ describe('bodies nobody reads', () => {
         signal: new StopSignal(),
         drainLimitBytes: 64 * 1024,
         drainTimeoutMs: 200,
+        ends: null,
       });
     expect(await get('/late')).toMatchObject({ statusCode: 404, body: null });
     expect(await get('/late')).toMatchObject({ statusCode: 404, body: null });

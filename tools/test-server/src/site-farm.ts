@@ -51,6 +51,8 @@ export interface FarmSite {
   /** Index path → child path → lastmod (for `index` sites). */
   readonly index: Map<string, string> | null;
   requests: number;
+  /** TCP connections the site accepted. */
+  connections: number;
   inFlight: number;
   maxInFlight: number;
   bytesSent: number;
@@ -80,7 +82,7 @@ export interface SiteFarm {
    */
   remove(fraction: number, seed?: number): Set<string>;
   /** Totals over the sites. */
-  totals(): { requests: number; bytesSent: number; maxInFlightPerHost: number };
+  totals(): { requests: number; connections: number; bytesSent: number; maxInFlightPerHost: number };
   resetCounters(): void;
   close(): Promise<void>;
 }
@@ -167,6 +169,7 @@ export async function startSiteFarm(options: FarmOptions = {}): Promise<SiteFarm
       urlsets: new Map(),
       index: null,
       requests: 0,
+      connections: 0,
       inFlight: 0,
       maxInFlight: 0,
       bytesSent: 0,
@@ -212,6 +215,7 @@ export async function startSiteFarm(options: FarmOptions = {}): Promise<SiteFarm
       else answer();
     });
     server.on('connection', (s: Socket) => {
+      site.connections++;
       sockets.add(s);
       s.on('close', () => sockets.delete(s));
     });
@@ -307,18 +311,21 @@ export async function startSiteFarm(options: FarmOptions = {}): Promise<SiteFarm
     },
     totals() {
       let requests = 0;
+      let connections = 0;
       let bytesSent = 0;
       let maxInFlightPerHost = 0;
       for (const s of sites) {
         requests += s.requests;
+        connections += s.connections;
         bytesSent += s.bytesSent;
         maxInFlightPerHost = Math.max(maxInFlightPerHost, s.maxInFlight);
       }
-      return { requests, bytesSent, maxInFlightPerHost };
+      return { requests, connections, bytesSent, maxInFlightPerHost };
     },
     resetCounters() {
       for (const s of sites) {
         s.requests = 0;
+        s.connections = 0;
         s.bytesSent = 0;
         s.maxInFlight = 0;
       }
