@@ -2,9 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  PAGE_COLUMNS,
   type PageRow,
   pageRowOf,
   pageRowsQuery,
+  pageValues,
   runSummaryQueries,
   type SitemapRow,
   type SiteResult,
@@ -162,6 +164,90 @@ describe('openSqliteStore', () => {
     expect(count(path, `SELECT json_extract(extensions, '$.video.title') = 'x' FROM page_rows LIMIT 1`)).toBe(
       1,
     );
+  });
+
+  it("writes each page column from the JSON text exactly as binding the row's values did, over several inserts", async () => {
+    const path = fresh();
+    const store = openSqliteStore(path);
+    const site = 'https://j.example/';
+    const awkward = [
+      'lone\ud800surrogate',
+      'low\udc00first',
+      'nul\u0000ctl\u0001\t\n',
+      'q"uote\\back',
+      'sep\u2028\u2029',
+      'astral\u{1f600}\u00e9',
+    ];
+    const rows: PageRow[] = [];
+    for (let i = 0; i < 3_000; i++) {
+      const base = page(site, `${site}${awkward[i % awkward.length]}/${i}/${'x'.repeat(i % 200)}`);
+      const priority = [0.1, 1, 0, -0, 1e21, Number.NaN, (i * 0.6180339887498949) % 1, 1 / 3][
+        i % 8
+      ] as number;
+      const row =
+        i % 5 === 0
+          ? { site, sitemap: base.sitemap, url: base.url, change: 'removed' as const }
+          : {
+              ...base,
+              priority,
+              lastModified: i % 3 === 0 ? null : base.lastModified,
+              changeFrequency: i % 4 === 0 ? 'daily' : null,
+              newsStory:
+                i % 7 === 0
+                  ? {
+                      title: `t${awkward[i % awkward.length]}`,
+                      publishDate: null,
+                      publicationName: 'P',
+                      publicationLanguage: 'en',
+                      access: null,
+                      genres: [],
+                      keywords: ['k"1', 'k2'],
+                      stockTickers: [],
+                    }
+                  : null,
+              images: i % 4 === 1 ? null : base.images,
+              alternates: i % 2 === 0 ? [{ hreflang: 'fr', href: `${base.url}?fr` }] : null,
+              extensions: (i % 6 === 0 || i % 4 === 1
+                ? undefined
+                : { video: { n: priority, s: 'a\u2028b' } }) as never,
+              change: i % 2 === 0 ? ('new' as const) : ('unchanged' as const),
+            };
+      rows.push(row as PageRow);
+    }
+    // Keys in another order: extension data first, the line still ending as a plain row's does.
+    for (let i = 0; i < 3; i++) {
+      const { extensions: _, ...rest } = page(site, `${site}odd/${i}`);
+      rows.push({ extensions: { video: { i } }, ...rest, alternates: null, images: null } as PageRow);
+    }
+    // Plain rows (no news, images, alternates or extension data) among the others.
+    expect(
+      rows.filter((r) => 'images' in r && r.images === null && r.extensions === undefined).length,
+    ).toBeGreaterThan(300);
+    const out = store.sink.begin(site);
+    rows.forEach((r, i) => {
+      // The three ways a row reaches the sink: text alone, object with its text, object alone.
+      if (i % 3 === 0) out.pageLine?.(JSON.stringify(r));
+      else if (i % 3 === 1) out.page(r, JSON.stringify(r));
+      else out.page(r);
+    });
+    out.sitemap(sitemap(site));
+    await out.commit(result(site, rows.length));
+    await store.close();
+    // The reference: the same rows' values bound one by one, as the sink wrote them before.
+    const db = new Database(path);
+    try {
+      const cols = PAGE_COLUMNS.join(', ');
+      db.exec(`CREATE TEMP TABLE expected AS SELECT ${cols} FROM page_rows WHERE 0`);
+      const bind = db.prepare(`INSERT INTO expected VALUES (${PAGE_COLUMNS.map(() => '?').join(', ')})`);
+      for (const r of rows) bind.run(...pageValues(r));
+      const exact = PAGE_COLUMNS.map((c) => `typeof(${c}), hex(${c}), ${c}`).join(', ');
+      const got = db.prepare(`SELECT ${exact} FROM page_rows ORDER BY rowid`).raw().all();
+      const want = db.prepare(`SELECT ${exact} FROM temp.expected ORDER BY rowid`).raw().all();
+      expect(got).toHaveLength(rows.length);
+      expect(got).toEqual(want);
+    } finally {
+      db.close();
+    }
   });
 
   it('a state that cannot be saved keeps none of the rows, and the site is not done', async () => {

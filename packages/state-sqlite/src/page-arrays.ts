@@ -1,0 +1,76 @@
+/**
+ * Characters of page rows gathered as strings before they become bytes. The lines waiting for
+ * their array are young strings that survive scavenges while 16 sites are walked at once: kept
+ * small, as the NDJSON sink's held rows are (`HeldRows` in `@usp-ts/batch`).
+ */
+const ARRAY_CHARS = 16 * 1024;
+
+/**
+ * How the line of a page with no news story, images, alternates or extension data ends (as
+ * `PageTracker` writes it, `change` last, or unmarked). These three keys hold `null` when they
+ * end the line: inside a string value their quotes would be escaped.
+ */
+const PLAIN_TAILS = [
+  ',"newsStory":null,"images":null,"alternates":null,"change":"new"}',
+  ',"newsStory":null,"images":null,"alternates":null,"change":"unchanged"}',
+  ',"newsStory":null,"images":null,"alternates":null,"change":"changed"}',
+  ',"newsStory":null,"images":null,"alternates":null}',
+] as const;
+
+/** Whether a row's line has neither news, images, alternates nor extension data (most rows). */
+function isPlain(line: string): boolean {
+  return PLAIN_TAILS.some((tail) => line.endsWith(tail)) && !line.includes('"extensions":');
+}
+
+/** One JSON array of rows, and whether all of them are plain (`isPlain`). */
+export interface PageArray {
+  readonly plain: boolean;
+  readonly bytes: Buffer;
+}
+
+/**
+ * One site's page rows until its commit, as JSON arrays of their lines (`[line,line,…]`) in UTF-8
+ * bytes, about `ARRAY_CHARS` characters each: outside the JS heap while the site is walked (held
+ * as strings, the lines of a run after a few pages were removed took the process from 194 to
+ * 241 MiB), and each array is one insert, which SQLite takes apart without a row object in JS.
+ * Plain rows and the others go to separate arrays, in order: a plain row's insert reads 7 keys,
+ * not 11.
+ */
+export class PageArrays {
+  #lines: string[] = [];
+  #chars = 0;
+  #plain = true;
+  #arrays: PageArray[] = [];
+
+  /** One row's JSON text (`JSON.stringify` of a `PageRow`). */
+  add(line: string): void {
+    const plain = isPlain(line);
+    if (plain !== this.#plain) {
+      this.#flush();
+      this.#plain = plain;
+    }
+    this.#lines.push(line);
+    this.#chars += line.length;
+    if (this.#chars >= ARRAY_CHARS) this.#flush();
+  }
+
+  /** The rows added since the last `clear`, in order, as JSON arrays. */
+  arrays(): readonly PageArray[] {
+    this.#flush();
+    return this.#arrays;
+  }
+
+  clear(): void {
+    this.#lines = [];
+    this.#chars = 0;
+    this.#arrays = [];
+  }
+
+  #flush(): void {
+    if (this.#lines.length === 0) return;
+    const bytes = Buffer.from(`[${this.#lines.join(',')}]`, 'utf8');
+    this.#arrays.push({ plain: this.#plain, bytes });
+    this.#lines.length = 0;
+    this.#chars = 0;
+  }
+}
