@@ -85,3 +85,32 @@ describe('SitemapDate.toISOString', () => {
     );
   });
 });
+
+describe('SitemapDate.toSourceString: the text of recent dates, kept', () => {
+  it('gives each date its own text when dates share a kept slot, whatever the order', () => {
+    const DAY = 86_400_000;
+    const base = Date.UTC(2026, 2, 14);
+    // Same slot: days 512 apart at the same time of day; the same instant in other zones and
+    // precisions; the zoneless date of that instant.
+    const dates = [
+      new SitemapDate(base, null),
+      new SitemapDate(base + 512 * DAY, null),
+      new SitemapDate(base - 512 * DAY, null),
+      new SitemapDate(base, 0),
+      new SitemapDate(base, 60),
+      new SitemapDate(base, -330),
+      new SitemapDate(base, null, 1),
+      new SitemapDate(base + 1, null),
+      new SitemapDate(base + 512 * DAY + 1, 0),
+    ];
+    const first = dates.map((d) => d.toSourceString());
+    expect(first).toEqual(dates.map(referenceISOString));
+    expect(new Set(first).size).toBe(dates.length);
+    fc.assert(
+      fc.property(fc.array(fc.nat(dates.length - 1), { minLength: 1, maxLength: 60 }), (order) => {
+        for (const i of order) expect((dates[i] as SitemapDate).toSourceString()).toBe(first[i]);
+      }),
+      { seed: 21, numRuns: 200 },
+    );
+  });
+});

@@ -113,6 +113,19 @@ describe('xml engine: the fast path reports what sax reports', () => {
     expect(fastEnded).toBeGreaterThan(runs(1500) / 10);
   });
 
+  it('names alike in first character and length stay apart (the fast path keeps short names)', () => {
+    // `loc`, `lac` and `lxc` share a first character and a length; so do `url` and `uri`, and
+    // the prefixed `ns:b` and `n:ab`; self-closed first (a closing tag would catch a wrong name).
+    const doc = `<doc xmlns="${NS}" xmlns:ns="${NS}" xmlns:n="${NS}"><url><lxc/><loc>a</loc><lac>b</lac><lxc/><uri>c</uri><loc>d</loc><n:ab/><ns:b>e</ns:b><n:ab>f</n:ab><ns:b/></url><uri/></doc>`;
+    const sax = run([doc], 'sax');
+    expect(sax.events.filter((e) => e.startsWith('open')).length).toBe(12);
+    for (let cut = 1; cut < doc.length; cut++) {
+      const fast = run([doc.slice(0, cut), doc.slice(cut)], 'auto');
+      expect(fast.fast).toBe(true);
+      expect(fast.events).toEqual(sax.events);
+    }
+  });
+
   it('under small markup and text limits (sax acts at write boundaries there)', () => {
     fc.assert(
       fc.property(

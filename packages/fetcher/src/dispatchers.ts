@@ -13,7 +13,7 @@ import { undiciCore, undiciEntry } from './undici.js';
  * How long a request that finds every connection to its host busy waits for one of them before
  * it opens another (see `OriginClients`).
  */
-export const CONNECTION_GRACE_MS = 25;
+export const CONNECTION_GRACE_MS = 50;
 
 /** The TCP keep-alive delay undici's connector gives its sockets (`keepAliveInitialDelay`). */
 const UNDICI_KEEP_ALIVE_DELAY_MS = 60_000;

@@ -1,4 +1,5 @@
 import {
+  type ListedPageRow,
   type PageRow,
   type SitemapRow,
   type SiteResult,
@@ -165,10 +166,10 @@ describe('openPostgresStore', () => {
     const site = 'https://c.example/';
     const out = store.sink.begin(site);
     const other = page('https://elsewhere.example/', 'https://elsewhere.example/x');
-    const { extensions: _, ...plain } = { ...page(site, `${site}p2`), images: null };
+    const { extensions: _, ...plain } = { ...(page(site, `${site}p2`) as ListedPageRow), images: null };
     const rows = [page(site, `${site}p1`), plain as PageRow, other];
     out.page(rows[0]);
-    // As the runner hands marked rows to a sink that takes text: one read from its text, one parsed (an escape).
+    // As the runner hands marked rows to a sink that takes text: one read from its text, one parsed (another site's).
     out.pageLine?.(JSON.stringify(rows[1]));
     out.pageLine?.(JSON.stringify(rows[2]));
     const removed: PageRow = { site, sitemap: `${site}a.xml`, url: `${site}gone`, change: 'removed' };

@@ -72,6 +72,15 @@ export class SitemapDate {
     }
     let days = Math.floor(wallMs / DAY_MS);
     let rest = wallMs - days * DAY_MS;
+    const offKey = this.offsetMinutes ?? NO_ZONE;
+    const slot = (days + rest * 31) & TEXT_CACHE_MASK;
+    if (
+      TEXT_CACHE_MS[slot] === this.epochMs &&
+      TEXT_CACHE_OFFSET[slot] === offKey &&
+      TEXT_CACHE_MICROS[slot] === this.microseconds
+    ) {
+      return TEXT_CACHE[slot] as string;
+    }
     const hours = Math.floor(rest / 3_600_000);
     rest -= hours * 3_600_000;
     const minutes = Math.floor(rest / 60_000);
@@ -98,6 +107,10 @@ export class SitemapDate {
       const h = Math.floor(abs / 60);
       s += `${off < 0 ? '-' : '+'}${TWO_DIGITS[h]}:${TWO_DIGITS[abs - h * 60]}`;
     }
+    TEXT_CACHE_MS[slot] = this.epochMs;
+    TEXT_CACHE_OFFSET[slot] = offKey;
+    TEXT_CACHE_MICROS[slot] = this.microseconds;
+    TEXT_CACHE[slot] = s;
     return s;
   }
 
@@ -131,6 +144,21 @@ const DAY_MS = 86_400_000;
 /** Years 0000 to 9999: four digits, no sign, where the arithmetic path and `Date` agree. */
 const MIN_FAST_MS = -62_167_219_200_000; // 0000-01-01T00:00:00Z
 const MAX_FAST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+/**
+ * The text of the last dates written, by day and time of day (`toSourceString`, fast path). A
+ * sitemap's pages share few `<lastmod>` values (a date without a time most often), and the
+ * printers write one for every page: a text put together from eleven pieces each time was
+ * ~300 bytes of garbage a page (a fresh 1,000-site batch: 158 MB, ~10 % of its job's).
+ * 512 slots take 512 consecutive days without a collision; a miss costs three comparisons.
+ */
+const TEXT_CACHE_MASK = 511;
+const TEXT_CACHE_MS = new Float64Array(TEXT_CACHE_MASK + 1);
+/** The offset in minutes, or NO_ZONE; no date has the initial value. */
+const TEXT_CACHE_OFFSET = new Int32Array(TEXT_CACHE_MASK + 1).fill(0x7fffffff);
+const TEXT_CACHE_MICROS = new Int32Array(TEXT_CACHE_MASK + 1);
+const TEXT_CACHE: string[] = new Array<string>(TEXT_CACHE_MASK + 1).fill('');
+const NO_ZONE = 100_000;
+
 const TWO_DIGITS = Array.from({ length: 100 }, (_, i) => (i < 10 ? `0${i}` : `${i}`));
 
 function pad(n: number, width: number): string {

@@ -9,12 +9,13 @@ import { gunzip as defaultGunzip, type Gunzip, GunzipError, isTooLargeError } fr
 /** A `Uint8Array` or string body is fed in pieces this big (batches, abort checks). */
 const PIECE = 64 * 1024;
 /**
- * Characters of decoded text fed at a time, each piece's pages handed on (`flush`) before the
- * next is read. A 64 KiB chunk's pages (~650 of a plain urlset) held until the whole chunk was
- * read lived through the scavenges of their own rows: a fresh 1,000-site batch promoted
- * 112 MB of them, 64 MB in 16 K pieces (`--trace-gc-nvp`, bench/README.md, session 21).
+ * Bytes of a body chunk decoded and fed at a time, each piece's pages handed on (`flush`) before
+ * the next is decoded. A 64 KiB chunk's pages (~650 of a plain urlset) and its 64 K-character
+ * text, held until the whole chunk was read, lived through the scavenges of their own rows: a
+ * fresh 1,000-site batch promoted 112 MB of them, 64 MB with the text fed in 16 K pieces
+ * (`--trace-gc-nvp`, bench/README.md, session 21).
  */
-const FEED_CHARS = 16 * 1024;
+const FEED_BYTES = 16 * 1024;
 
 const ABORTED = Symbol('aborted');
 
@@ -145,9 +146,7 @@ export class BodyReader {
             `Larger than ${MAX_SITEMAP_BYTES} bytes uncompressed (the sitemaps.org limit); read on up to the size cap of ${cap} bytes`,
           );
         }
-        const text = decoder.write(chunk);
-        if (text.length > 0) this.#options.observer?.text?.(text);
-        if (await this.#feedPieces(text)) break;
+        if (await this.#feedPieces(chunk, decoder)) break;
         if (over) {
           sink.cut();
           sink.warn('too-large', overCapMessage(cap));
@@ -176,16 +175,21 @@ export class BodyReader {
   }
 
   /**
-   * Feeds `text` a piece at a time, flushing between pieces (the last piece is flushed by the
-   * caller, after its size checks); true when the document needs no more input.
+   * Decodes and feeds `chunk` a piece at a time, flushing between pieces (the last piece is
+   * flushed by the caller, after its size checks); true when the document needs no more input.
    */
-  async #feedPieces(text: string): Promise<boolean> {
+  async #feedPieces(chunk: Uint8Array, decoder: DocumentDecoder): Promise<boolean> {
     const sink = this.#sink;
+    const observer = this.#options.observer;
     // A rest shorter than half a piece goes with the piece before it.
-    for (let at = 0; at < text.length; ) {
-      const end = text.length - at < FEED_CHARS * 1.5 ? text.length : at + FEED_CHARS;
-      sink.feed(at === 0 && end === text.length ? text : text.slice(at, end));
-      if (end === text.length) return false;
+    for (let at = 0; at < chunk.length; ) {
+      const end = chunk.length - at < FEED_BYTES * 1.5 ? chunk.length : at + FEED_BYTES;
+      const text = decoder.write(at === 0 && end === chunk.length ? chunk : chunk.subarray(at, end));
+      if (text.length > 0) {
+        observer?.text?.(text);
+        sink.feed(text);
+      }
+      if (end === chunk.length) return false;
       at = end;
       await sink.flush();
       if (sink.finishedEarly()) return true;

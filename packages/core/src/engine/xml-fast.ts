@@ -45,6 +45,17 @@ for (let c = 0; c < 128; c++) {
 // Arrays of strings from the start (see object-array.ts): `slice` keeps this one's elements kind.
 const EMPTY_NAMES: string[] = [''].slice(0, 0);
 
+/**
+ * The attributes of every start tag without any: nearly all of a sitemap's (three a page of a
+ * plain urlset, each an object of its own before: ~6 % of a fresh batch's allocation). Frozen,
+ * as handlers may keep `attrs` (plugin.ts).
+ */
+const NO_ATTRIBUTES: Record<string, string> = Object.freeze({});
+
+/** Names shorter than 13 characters, by first character and length (`StartTag`'s `#nameAt`). */
+const SHORT_NAME_MASK = 255;
+const SHORT_NAMES: string[] = new Array<string>(SHORT_NAME_MASK + 1).fill('');
+
 const isWs = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 export class FastTokenizer implements TakeOver {
@@ -242,7 +253,7 @@ export class FastTokenizer implements TakeOver {
 /** The start tag the fast path read last: its name and attributes, in document order. */
 class StartTag {
   name = '';
-  attrs: Record<string, string> = {};
+  attrs: Record<string, string> = NO_ATTRIBUTES;
   readonly attrNames: string[] = EMPTY_NAMES.slice();
   count = 0;
   selfClosing = false;
@@ -258,7 +269,7 @@ class StartTag {
     while (j < len && NAME[buf.charCodeAt(j)] === 1) j++;
     if (j >= len) return MORE;
     this.name = this.#nameAt(buf, i + 1, j);
-    const attrs: Record<string, string> = {};
+    let attrs = NO_ATTRIBUTES;
     this.attrs = attrs;
     this.count = 0;
     let c = buf.charCodeAt(j);
@@ -300,6 +311,10 @@ class StartTag {
       // A repeated attribute (sax drops it silently) or one named like a property of every
       // object (`__proto__`): rare enough to leave to sax.
       if (name in attrs) return BAIL;
+      if (attrs === NO_ATTRIBUTES) {
+        attrs = {};
+        this.attrs = attrs;
+      }
       attrs[name] = value;
       this.attrNames[this.count++] = name;
       j = close + 1;
@@ -313,8 +328,18 @@ class StartTag {
    * piece, which a handler keeping the name would pin; such names are kept once, copied.
    */
   #nameAt(buf: string, from: number, to: number): string {
+    const len = to - from;
+    if (len < 13) {
+      // A document repeats a few names (`url`, `loc`, `lastmod`): the one last seen with this
+      // first character and length is taken again rather than a new string cut each time.
+      const slot = (buf.charCodeAt(from) * 16 + len) & SHORT_NAME_MASK;
+      const known = SHORT_NAMES[slot] as string;
+      if (known.length === len && buf.startsWith(known, from)) return known;
+      const cut = buf.slice(from, to);
+      SHORT_NAMES[slot] = cut;
+      return cut;
+    }
     const name = buf.slice(from, to);
-    if (to - from < 13) return name;
     let kept = this.#names.get(name);
     if (kept === undefined) {
       kept = ` ${name}`.slice(1);
