@@ -16,9 +16,10 @@ export interface ParseDocumentOptions {
   headers?: HeaderLookup;
   onWarning?: WarningListener;
   /**
-   * The one page sink: receives pages in batches as they are parsed (after each chunk), with the
-   * type of the pages node they belong to. The driver awaits it before reading the next chunk: a
-   * slow consumer pauses the parse (backpressure). Without it pages are counted, not kept.
+   * The one page sink: receives pages in batches as they are parsed (after each piece read:
+   * 16-24 KiB of a byte body), with the type of the pages node they belong to. The driver
+   * awaits it before reading the next piece: a slow consumer pauses the parse (backpressure).
+   * Without it pages are counted, not kept.
    * `encoded` is the same batch in a page store's own form when the parser made it (`usp`'s
    * parse workers do, see `EncodedPages`); a walk hands it to its store with the pages.
    */

@@ -27,8 +27,8 @@ const HEAD_CHARS = 1024;
 /**
  * Parses one sitemap document: gzip (by magic bytes) → text (BOM, declared encoding, UTF-16)
  * → XML or text → the format that claims it. Streams: memory does not grow with the document,
- * pages flow to `onPages` chunk by chunk; the result describes the document as plain data
- * (`sitemapFromDocument` makes it a node). Never throws for bad content or a broken body; throws
+ * pages flow to `onPages` a piece of the body at a time; the result describes the document as
+ * plain data (`sitemapFromDocument` makes it a node). Never throws for bad content or a broken body; throws
  * `InvalidOptionError` for bad options and rethrows what `onPages` throws.
  */
 export async function parseDocument(options: ParseDocumentOptions): Promise<ParsedDocument> {
