@@ -15,9 +15,6 @@ import { undiciCore, undiciEntry } from './undici.js';
  */
 export const CONNECTION_GRACE_MS = 50;
 
-/** The TCP keep-alive delay undici's connector gives its sockets (`keepAliveInitialDelay`). */
-const UNDICI_KEEP_ALIVE_DELAY_MS = 60_000;
-
 /** undici's keep-alive settings for `keepAliveTimeoutMs`: also the cap on a server's hint. Unset: undici's. */
 function keepAliveOptions(o: ResolvedOptions): { keepAliveTimeout?: number; keepAliveMaxTimeout?: number } {
   const ms = o.keepAliveTimeoutMs;
@@ -107,13 +104,6 @@ export class Dispatchers {
       timeout: o.connectTimeoutMs,
       rejectUnauthorized: o.tlsVerify,
       ca: o.tlsCa,
-      // What undici's connector sets on each socket it makes, given to the socket as it is made:
-      // Node then sets them once, when connected, and undici's own calls change nothing. Set by
-      // undici before connecting, Node set all five socket options (TCP_NODELAY, SO_KEEPALIVE and
-      // the three keep-alive timings) again when connected: 10 setsockopt calls a connection, 5 now.
-      noDelay: true,
-      keepAlive: true,
-      keepAliveInitialDelay: UNDICI_KEEP_ALIVE_DELAY_MS,
     };
     const { Client, buildConnector } = undiciCore();
     const clients = (connect: buildConnector.connector): OriginClients => {
