@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   PAGE_COLUMNS,
+  type ListedPageRow,
   type PageRow,
   pageRowOf,
   pageRowsQuery,
@@ -28,7 +29,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 const fresh = () => join(dir, `r${n++}.sqlite`);
 
-const page = (site: string, url: string, change: 'new' | 'changed' = 'new'): PageRow => ({
+const page = (site: string, url: string, change: 'new' | 'changed' = 'new'): ListedPageRow => ({
   site,
   sitemap: `${site}a.xml`,
   url,
