@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import {
   type ListedPageRow,
   PAGE_COLUMNS,
+  type ListedPageRow,
   type PageRow,
   pageRowOf,
   pageRowsQuery,
