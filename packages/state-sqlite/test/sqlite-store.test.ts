@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import {
   type ListedPageRow,
   PAGE_COLUMNS,
-  type ListedPageRow,
   type PageRow,
   pageRowOf,
   pageRowsQuery,
