@@ -1,8 +1,7 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import { OpenedResources } from '@usp-ts/test-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loopbackClient, text } from './helpers.js';
+import { holdingServer } from './holding-server.js';
 
 // A host's further connections open only for a request that waited for a busy one (see
 // `OriginClients`, whose own tests hold the grace at will): here the client as a whole, with its
@@ -10,44 +9,9 @@ import { loopbackClient, text } from './helpers.js';
 const opened = new OpenedResources();
 afterEach(() => opened.closeAll());
 
-async function holdingServer() {
-  const sockets = new Set<Socket>();
-  const held: (() => void)[] = [];
-  const arrivals: (() => void)[] = [];
-  let heldTotal = 0;
-  let inFlight = 0;
-  let maxInFlight = 0;
-  const track = (req: IncomingMessage, res: ServerResponse) => {
-    sockets.add(req.socket);
-    maxInFlight = Math.max(maxInFlight, ++inFlight);
-    res.on('finish', () => inFlight--);
-  };
-  const s = await opened.server({
-    '/x': (req: IncomingMessage, res: ServerResponse) => {
-      track(req, res);
-      res.end('x');
-    },
-    '/hold': (req: IncomingMessage, res: ServerResponse) => {
-      track(req, res);
-      held.push(() => res.end('held'));
-      heldTotal++;
-      for (const f of arrivals.splice(0)) f();
-    },
-  });
-  const holding = (n: number): Promise<void> =>
-    new Promise((resolve) => {
-      const check = () => (heldTotal >= n ? resolve() : arrivals.push(check));
-      check();
-    });
-  const releaseAll = () => {
-    for (const f of held.splice(0)) f();
-  };
-  return { origin: s.origin, sockets, holding, releaseAll, maxInFlight: () => maxInFlight };
-}
-
 describe('connections per host', () => {
   it('a request waiting behind a held answer gets a connection of its own after the grace', async () => {
-    const s = await holdingServer();
+    const s = await holdingServer(opened);
     const client = opened.track(loopbackClient({ maxConnectionsPerHost: 2 }));
     const slow = client.get(`${s.origin}/hold`);
     await s.holding(1);
@@ -59,7 +23,7 @@ describe('connections per host', () => {
   });
 
   it('keeps maxConnectionsPerHost a limit, loses no request and hangs on none', async () => {
-    const s = await holdingServer();
+    const s = await holdingServer(opened);
     const client = opened.track(loopbackClient({ maxConnectionsPerHost: 2 }));
     // Each body read as it comes: a request keeps its slot until its body is read.
     const all = Array.from({ length: 5 }, async (_, i) =>
@@ -75,7 +39,7 @@ describe('connections per host', () => {
   });
 
   it('sends one request after another on one connection', async () => {
-    const s = await holdingServer();
+    const s = await holdingServer(opened);
     const client = opened.track(loopbackClient({ maxConnectionsPerHost: 6 }));
     for (let i = 0; i < 5; i++) expect(await text(await client.get(`${s.origin}/x`))).toBe('x');
     expect(s.sockets.size).toBe(1);

@@ -9,6 +9,7 @@ import type { Timers } from '../src/keep-alive.js';
 import { OriginClients } from '../src/origin-clients.js';
 import { StopSignal } from '../src/stop-signal.js';
 import { undiciCore } from '../src/undici.js';
+import { holdingServer } from './holding-server.js';
 
 const opened = new OpenedResources();
 afterEach(() => opened.closeAll());
@@ -73,51 +74,9 @@ async function get(
   return text;
 }
 
-/** A server counting its connections, with `/x` answered at once and `/hold` when the test says. */
-async function farm() {
-  const sockets = new Set<Socket>();
-  const held: (() => void)[] = [];
-  let heldTotal = 0;
-  const heldSeen: (() => void)[] = [];
-  let inFlight = 0;
-  let maxInFlight = 0;
-  const track = (req: IncomingMessage, res: ServerResponse) => {
-    sockets.add(req.socket);
-    inFlight++;
-    maxInFlight = Math.max(maxInFlight, inFlight);
-    res.on('finish', () => inFlight--);
-  };
-  const s = await opened.server({
-    '/x': (req: IncomingMessage, res: ServerResponse) => {
-      track(req, res);
-      res.end('x');
-    },
-    '/hold': (req: IncomingMessage, res: ServerResponse) => {
-      track(req, res);
-      held.push(() => res.end('held'));
-      heldTotal++;
-      heldSeen.shift()?.();
-    },
-  });
-  return {
-    origin: s.origin,
-    sockets,
-    maxInFlight: () => maxInFlight,
-    /** Resolves once `n` `/hold` requests in all have reached the server. */
-    holding: (n: number) =>
-      new Promise<void>((resolve) => {
-        const check = () => (heldTotal >= n ? resolve() : heldSeen.push(check));
-        check();
-      }),
-    releaseAll: () => {
-      for (const f of held.splice(0)) f();
-    },
-  };
-}
-
 describe('OriginClients', () => {
   it('serves concurrent quick requests on one connection: each waits for it, no grace passes', async () => {
-    const f = await farm();
+    const f = await holdingServer(opened);
     const timers = new HeldTimers();
     const c = clients(6, timers);
     const all = await Promise.all(Array.from({ length: 10 }, () => get(c, f.origin, '/x')));
@@ -128,7 +87,7 @@ describe('OriginClients', () => {
   });
 
   it('opens a second connection only once a request has waited the grace for a busy one', async () => {
-    const f = await farm();
+    const f = await holdingServer(opened);
     const timers = new HeldTimers();
     const c = clients(2, timers);
     const slow = get(c, f.origin, '/hold');
@@ -146,7 +105,7 @@ describe('OriginClients', () => {
   });
 
   it('keeps to the limit: past it a request waits on the least busy connection, none is lost', async () => {
-    const f = await farm();
+    const f = await holdingServer(opened);
     const timers = new HeldTimers();
     const c = clients(2, timers);
     const first = get(c, f.origin, '/hold');
@@ -173,7 +132,7 @@ describe('OriginClients', () => {
   });
 
   it('a request stopped while it waits gives up at once and leaves nothing behind', async () => {
-    const f = await farm();
+    const f = await holdingServer(opened);
     const timers = new HeldTimers();
     const c = clients(2, timers);
     const slow = get(c, f.origin, '/hold');
@@ -193,7 +152,7 @@ describe('OriginClients', () => {
   });
 
   it('ends the waits when destroyed', async () => {
-    const f = await farm();
+    const f = await holdingServer(opened);
     const timers = new HeldTimers();
     const c = clients(2, timers);
     const slow = get(c, f.origin, '/hold').catch((e: Error) => e.name);
