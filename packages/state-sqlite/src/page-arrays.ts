@@ -1,3 +1,5 @@
+import { type ColumnValue, pageValues } from '@usp-ts/batch';
+
 /**
  * Characters of page rows gathered as strings before they become bytes. The lines waiting for
  * their array are young strings that survive scavenges while 16 sites are walked at once: kept
@@ -22,11 +24,21 @@ function isPlain(line: string): boolean {
   return PLAIN_TAILS.some((tail) => line.endsWith(tail)) && !line.includes('"extensions":');
 }
 
-/** One JSON array of rows, and whether all of them are plain (`isPlain`). */
-export interface PageArray {
-  readonly plain: boolean;
-  readonly bytes: Buffer;
-}
+/**
+ * A lone surrogate in a string, as `JSON.stringify` writes it (`\ud800`; upper-case hex from other
+ * writers). SQLite's JSON reader turns that escape into the surrogate's three bytes, which are not
+ * UTF-8, where binding the string leaves the encoding to Node's (a replacement character on
+ * Node 24): such a row is bound, as every row was before, so the column holds what it did.
+ */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/**
+ * One JSON array of rows (`bytes`) and whether all of them are plain (`isPlain`), or one row's
+ * column values to bind (`values`: a row with a lone surrogate, `SURROGATE_ESCAPE`).
+ */
+export type PageArray =
+  | { readonly plain: boolean; readonly bytes: Buffer; readonly values?: undefined }
+  | { readonly values: ColumnValue[] };
 
 /**
  * One site's page rows until its commit, as JSON arrays of their lines (`[line,line,…]`) in UTF-8
@@ -34,7 +46,7 @@ export interface PageArray {
  * as strings, the lines of a run after a few pages were removed took the process from 194 to
  * 241 MiB), and each array is one insert, which SQLite takes apart without a row object in JS.
  * Plain rows and the others go to separate arrays, in order: a plain row's insert reads 7 keys,
- * not 11.
+ * not 11. A row with a lone surrogate comes as its values, in its place.
  */
 export class PageArrays {
   #lines: string[] = [];
@@ -44,6 +56,11 @@ export class PageArrays {
 
   /** One row's JSON text (`JSON.stringify` of a `PageRow`). */
   add(line: string): void {
+    if (line.includes('\\u') && SURROGATE_ESCAPE.test(line)) {
+      this.#flush();
+      this.#arrays.push({ values: pageValues(JSON.parse(line)) });
+      return;
+    }
     const plain = isPlain(line);
     if (plain !== this.#plain) {
       this.#flush();

@@ -162,6 +162,9 @@ export function sqliteResultSink(
     runId = randomUUID();
     db.prepare(`INSERT INTO runs (run_id, started_at) VALUES (?, ?)`).run(runId, new Date().toISOString());
   }
+  const insertPage = db.prepare(
+    `INSERT INTO page_rows (run_id, ${PAGE_COLUMNS.join(', ')}) VALUES ${placeholders(PAGE_COLUMNS.length)}`,
+  );
   const insertPages = db.prepare(INSERT_PAGES);
   const insertPlainPages = db.prepare(INSERT_PLAIN_PAGES);
   const insertSitemap = db.prepare(
@@ -205,7 +208,10 @@ export function sqliteResultSink(
     }
     // A later copy of the site in this run replaces the earlier one.
     for (const d of deleteSite) d.run(runId, site);
-    for (const a of pages.arrays()) (a.plain ? insertPlainPages : insertPages).run(runId, a.bytes);
+    for (const a of pages.arrays()) {
+      if (a.values !== undefined) insertPage.run(runId, ...a.values);
+      else (a.plain ? insertPlainPages : insertPages).run(runId, a.bytes);
+    }
     for (const v of sitemaps) insertSitemap.run(runId, ...v);
     insertSite.run(runId, ...siteValues(result), copy?.token ?? null, new Date().toISOString());
   };
