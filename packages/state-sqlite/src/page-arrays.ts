@@ -34,7 +34,8 @@ const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
 /**
  * One JSON array of rows (`bytes`) and whether all of them are plain (`isPlain`), or one row's
- * column values to bind (`values`: a row with a lone surrogate, `SURROGATE_ESCAPE`).
+ * column values to bind (`values`, its site first: a row with a lone surrogate, `SURROGATE_ESCAPE`,
+ * or a row of another site than the one committed).
  */
 export type PageArray =
   | { readonly plain: boolean; readonly bytes: Buffer; readonly values?: undefined }
@@ -46,17 +47,27 @@ export type PageArray =
  * as strings, the lines of a run after a few pages were removed took the process from 194 to
  * 241 MiB), and each array is one insert, which SQLite takes apart without a row object in JS.
  * Plain rows and the others go to separate arrays, in order: a plain row's insert reads 7 keys,
- * not 11. A row with a lone surrogate comes as its values, in its place.
+ * not 11. The arrays' rows are of the site committed, whose key the insert binds, not reads (a
+ * line starts with it as `PageTracker` writes it); a row with a lone surrogate or of another site
+ * comes as its values, in its place.
  */
 export class PageArrays {
+  readonly #site: string;
+  readonly #prefix: string;
   #lines: string[] = [];
   #chars = 0;
   #plain = true;
   #arrays: PageArray[] = [];
 
+  /** The rows of `site`'s commit. */
+  constructor(site: string) {
+    this.#site = site;
+    this.#prefix = `{"site":${JSON.stringify(site)},`;
+  }
+
   /** One row's JSON text (`JSON.stringify` of a `PageRow`). */
   add(line: string): void {
-    if (line.includes('\\u') && SURROGATE_ESCAPE.test(line)) {
+    if ((line.includes('\\u') && SURROGATE_ESCAPE.test(line)) || !this.#ofSite(line)) {
       this.#flush();
       this.#arrays.push({ values: pageValues(JSON.parse(line)) });
       return;
@@ -81,6 +92,11 @@ export class PageArrays {
     this.#lines = [];
     this.#chars = 0;
     this.#arrays = [];
+  }
+
+  /** Whether a row is of the site committed: its line starts with the key (rows in another key order are read). */
+  #ofSite(line: string): boolean {
+    return line.startsWith(this.#prefix) || (JSON.parse(line) as { site?: unknown }).site === this.#site;
   }
 
   #flush(): void {
