@@ -6,6 +6,7 @@
 //     [--warm N] [--mix fresh|nochange] [--hosts N] [--keep] [--k N]
 //
 // --k N: the first N of those 14 requests only.
+// --signal: each site's requests carry an AbortSignal of the site's own, as a batch walk's do.
 // --keep: idle connections stay open between sites (the difference is the connections' cost).
 // --fetcher DIR: a built @usp-ts/fetcher (its dist/index.js) other than this checkout's, for A/B.
 // --mix fresh: per site a 200 robots.txt, 12 404 probes and a 200 sitemap of ~40 KB (what a fresh
@@ -29,6 +30,7 @@ const { values: a } = parseArgs({
     serve: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
     k: { type: 'string', default: '14' },
+    signal: { type: 'boolean', default: false },
   },
 });
 
@@ -116,10 +118,11 @@ if (a.serve) {
 /** Two at a time, as a batch site's probes run at --per-host 2. */
 async function runSite(site, origin, paths, headers) {
   let next = 0;
+  const signal = a.signal ? new AbortController().signal : undefined;
   const worker = async () => {
     while (next < paths.length) {
       const p = paths[next++];
-      await site.get(`${origin}${p}`, headers);
+      await site.get(`${origin}${p}`, headers, signal);
     }
   };
   await Promise.all([worker(), worker()]);
@@ -137,8 +140,8 @@ async function makeClient(kind, fetcherDir) {
       requestTimeoutMs: 10_000,
     });
     return {
-      async get(url, headers) {
-        const r = await client.get(url, { ifNoneMatch: headers['if-none-match'] });
+      async get(url, headers, signal) {
+        const r = await client.get(url, { ifNoneMatch: headers['if-none-match'], signal });
         if (r.kind === 'ok') for await (const _ of r.body);
       },
       done: (host) => client.closeIdle([host]),

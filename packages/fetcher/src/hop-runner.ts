@@ -1,27 +1,23 @@
-import type { Readable } from 'node:stream';
 import {
   headerLookup,
   type WebNotModifiedResponse,
   type WebRequestOptions,
   type WebResponse,
-  type WebSuccessResponse,
 } from '@usp-ts/core';
 import type { Dispatcher } from 'undici';
 import { assertPublicHost, assertPublicLiteral } from './address-guard.js';
-import { ResponseBody } from './body.js';
 import { classifyNetworkError } from './classify.js';
-import { parseContentEncoding } from './content-coding.js';
 import type { Dispatchers } from './dispatchers.js';
-import { BlockedAddressError, WebAbortError, WebBodyError, type WebErrorCode } from './errors.js';
+import { BlockedAddressError, type WebErrorCode } from './errors.js';
 import { type HopRequestOptions, type HopResponse, hopRequest } from './hop-request.js';
-import type { Release } from './limiter.js';
+import { type HopSuccess, type SuccessParts, successResponse } from './hop-success.js';
 import type { ResolvedOptions } from './options.js';
 import { isProxyFailure, proxyName } from './proxy-failure.js';
 import { proxyFor } from './proxy-routes.js';
 import type { RequestSlots } from './request-slots.js';
 import { firstHeader, reasonPhrase } from './request-url.js';
 import { parseRetryAfter, RETRYABLE_STATUSES } from './retry.js';
-import { onStop, Stop, StopSignal } from './stop-signal.js';
+import { type CallerSignals, onStop, Stop, StopSignal } from './stop-signal.js';
 import type { TimeBudget } from './time-budget.js';
 import type { UndiciParts } from './undici.js';
 import type { FetchErrorResponse } from './web-client.js';
@@ -30,8 +26,6 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** A drained error or redirect body up to this size keeps its connection for reuse. */
 const DRAIN_LIMIT_BYTES = 64 * 1024;
 const DRAIN_TIMEOUT_MS = 5_000;
-/** zlib output chunk: Node's 16 KiB default is two to three times slower on sitemap-sized bodies. */
-const ZLIB_CHUNK_BYTES = 128 * 1024;
 const noop = () => {};
 
 /** One request of an attempt: the first, or one after a redirect. */
@@ -49,20 +43,6 @@ export interface Hop {
   /** The attempt's time budget, shared by its hops and the body. */
   readonly budget: TimeBudget;
   readonly attempt: number;
-}
-
-/** A 2xx answer to a hop, which becomes the response with its body. */
-interface HopSuccess {
-  readonly data: HopResponse & { readonly body: Readable };
-  readonly current: URL;
-  readonly redirects: readonly string[];
-  readonly statusText: string;
-  readonly request: WebRequestOptions;
-  /** Aborts the request, and with it the body's socket. */
-  readonly requestCtl: StopSignal;
-  readonly budget: TimeBudget;
-  /** Frees the hop's host and global slots once the body is done. */
-  readonly release: Release;
 }
 
 export type HopResult =
@@ -99,6 +79,8 @@ export interface HopParts {
   readonly undici: UndiciParts;
   /** Everything that must stop when the client closes: a body being read adds itself. */
   readonly closers: Set<() => void>;
+  /** The callers' signals: a body being read listens to its request's. */
+  readonly callerSignals: CallerSignals;
 }
 
 /**
@@ -111,7 +93,8 @@ export class HopRunner {
   private readonly dispatchers: Dispatchers;
   private readonly slots: RequestSlots;
   private readonly undici: UndiciParts;
-  private readonly closers: Set<() => void>;
+  /** What a 2xx answer's body needs of the client. */
+  private readonly bodyParts: SuccessParts;
   /** The headers every request carries, to any origin. */
   private readonly baseHeaders: Readonly<Record<string, string>>;
   /** The headers every request to the origin asked for carries, made once (keys lower-case). */
@@ -122,7 +105,7 @@ export class HopRunner {
     this.dispatchers = parts.dispatchers;
     this.slots = parts.slots;
     this.undici = parts.undici;
-    this.closers = parts.closers;
+    this.bodyParts = { options: parts.options, closers: parts.closers, callerSignals: parts.callerSignals };
     this.baseHeaders = { 'user-agent': this.options.userAgent, 'accept-encoding': 'gzip, deflate, br' };
     const h: Record<string, string> = { ...this.baseHeaders };
     for (const [k, v] of Object.entries(this.options.headers)) h[k.toLowerCase()] = v;
@@ -237,7 +220,7 @@ export class HopRunner {
     if (status >= 200 && status < 300 && data.body !== null) {
       return {
         kind: 'final',
-        response: this.success({
+        response: successResponse(this.bodyParts, {
           data: data as HopSuccess['data'],
           current,
           redirects,
@@ -313,44 +296,6 @@ export class HopRunner {
     if (statusCode >= 200 && statusCode < 300) return { statusCode, statusText, headers, body: data.body };
     discard(data.body, statusCode);
     return { statusCode, statusText, headers, body: null };
-  }
-
-  private success(ok: HopSuccess): WebSuccessResponse {
-    const { data, current, redirects, statusText, request, requestCtl, budget, release } = ok;
-    const url = current.href;
-    const signal = request.signal;
-    const lookup = headerLookup(data.headers);
-    const codings = parseContentEncoding(lookup('content-encoding')) ?? [];
-    let body: ResponseBody;
-    const onAbort = () => body.fail(new WebAbortError(url, signal?.reason));
-    const onClose = () => body.fail(new WebBodyError('USP_CLOSED', url, 'The web client was closed', 0));
-    body = new ResponseBody({
-      url,
-      raw: data.body,
-      codings,
-      maxBodyBytes: this.options.maxBodyBytes,
-      maxDecodedBytes: this.options.maxDecodedBytes,
-      zlibChunkBytes: ZLIB_CHUNK_BYTES,
-      budget,
-      abortRequest: (reason) => requestCtl.abort(reason),
-      onSettle: () => {
-        release();
-        signal?.removeEventListener('abort', onAbort);
-        this.closers.delete(onClose);
-      },
-    });
-    signal?.addEventListener('abort', onAbort, { once: true });
-    this.closers.add(onClose);
-    return {
-      kind: 'ok',
-      status: data.statusCode,
-      statusText,
-      url,
-      redirects: [...redirects],
-      headers: lookup,
-      body,
-      cancel: () => body.cancel(),
-    };
   }
 }
 

@@ -8,7 +8,7 @@ import { type ResolvedOptions, type RetryInfo, resolveOptions, type WebClientOpt
 import { RequestSlots } from './request-slots.js';
 import { parseHttpUrl } from './request-url.js';
 import { backoffDelay } from './retry.js';
-import { StopSignal } from './stop-signal.js';
+import { CallerSignals, StopSignal } from './stop-signal.js';
 import { BudgetClock, TimeBudget } from './time-budget.js';
 import { undiciCore } from './undici.js';
 import { DEFAULT_USER_AGENT } from './version.js';
@@ -80,6 +80,8 @@ class UndiciWebClient implements FetcherWebClient {
   private readonly hops: HopRunner;
   /** Everything that must stop when the client closes. */
   private readonly closers = new Set<() => void>();
+  /** The callers' signals, one listener each (see CallerSignals). */
+  private readonly callerSignals = new CallerSignals();
   private closed = false;
 
   constructor(options: ResolvedOptions) {
@@ -93,6 +95,7 @@ class UndiciWebClient implements FetcherWebClient {
       // documents (or imports the meta-package for its types) never pays for the HTTP stack.
       undici: undiciCore(),
       closers: this.closers,
+      callerSignals: this.callerSignals,
     });
   }
 
@@ -118,12 +121,9 @@ class UndiciWebClient implements FetcherWebClient {
 
     // One signal for the whole get: the caller's abort and the client's close both end it.
     const life = new StopSignal();
-    const onAbort = () => life.abort(signal?.reason);
     const onClose = () => life.abort(new Error('closed'));
-    // Not `{ once: true }`: a signal aborts once anyway, the listener goes in `finally`, and Node's
-    // EventTarget makes a once-listener cost about three times as much to add and remove (one
-    // per request of a batch walk).
-    signal?.addEventListener('abort', onAbort);
+    const unlinkSignal =
+      signal === undefined ? null : this.callerSignals.on(signal, () => life.abort(signal.reason));
     this.closers.add(onClose);
     let attempt = 0;
     try {
@@ -169,7 +169,7 @@ class UndiciWebClient implements FetcherWebClient {
       if (this.closed) return this.closedResponse(url, attempt);
       throw e;
     } finally {
-      signal?.removeEventListener('abort', onAbort);
+      unlinkSignal?.();
       this.closers.delete(onClose);
     }
   }

@@ -1,4 +1,4 @@
-import { once } from 'node:events';
+import { getEventListeners, once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { InvalidOptionError } from '@usp-ts/core';
@@ -674,6 +674,50 @@ describe('abort and close', () => {
     ctl.abort();
     await expect(pending).rejects.toMatchObject({ code: 'USP_ABORTED' });
     await expect(it.next()).resolves.toMatchObject({ done: true });
+  });
+
+  it("listens to a caller's signal once however many requests wait on it, and one abort stops them all", async () => {
+    let arrived!: () => void;
+    const hangReached = new Promise<void>((r) => {
+      arrived = r;
+    });
+    const s = await server({
+      '/a': { body: 'x' },
+      '/n': { status: 404 },
+      '/hang': () => arrived(),
+      '/slow': (_req, res) => {
+        res.writeHead(200);
+        res.write('first chunk');
+      },
+    });
+    const c = client();
+    const ctl = new AbortController();
+    const signal = ctl.signal;
+    for (let i = 0; i < 10; i++) {
+      await drain(expectOk(await c.get(`${s.origin}/a`, { signal })).body);
+      expect((await c.get(`${s.origin}/n`, { signal })).kind).toBe('error');
+    }
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+    // A body mid-read and a request waiting for its head, on the same signal.
+    const res = expectOk(await c.get(`${s.origin}/slow`, { signal }));
+    const it = res.body[Symbol.asyncIterator]();
+    expect(Buffer.from((await it.next()).value as Uint8Array).toString()).toBe('first chunk');
+    const reading = it.next();
+    const waiting = c.get(`${s.origin}/hang`, { signal });
+    await hangReached;
+    expect(getEventListeners(signal, 'abort')).toHaveLength(1);
+    ctl.abort();
+    await expect(reading).rejects.toMatchObject({ code: 'USP_ABORTED' });
+    await expect(waiting).rejects.toMatchObject({ code: 'USP_ABORTED' });
+    // Another client has a listener of its own on the same signal.
+    const other = new AbortController();
+    const c2 = client();
+    const first = expectOk(await c.get(`${s.origin}/a`, { signal: other.signal }));
+    const second = expectOk(await c2.get(`${s.origin}/a`, { signal: other.signal }));
+    expect(getEventListeners(other.signal, 'abort')).toHaveLength(2);
+    await drain(first.body);
+    await drain(second.body);
+    expect(getEventListeners(other.signal, 'abort')).toHaveLength(0);
   });
 
   it('makes no AbortController of its own per request (each costs µs on Node 20), still aborting through the caller', async () => {

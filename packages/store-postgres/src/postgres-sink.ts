@@ -1,4 +1,3 @@
-import { pipeline } from 'node:stream/promises';
 import {
   type BeginOptions,
   type CommitOptions,
@@ -18,10 +17,10 @@ import {
 } from '@usp-ts/batch';
 import { errorText } from '@usp-ts/core';
 import type pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
 import { CommitGroups } from './commit-groups.js';
 import { connect, lockSql } from './connection.js';
 import { COPY_PAGE_COLUMNS, COPY_PAGE_COLUMNS_WITH_SITE, copyLineOfJson, pageCopyLine } from './copy-text.js';
+import { type CopyIn, OneMessage } from './one-message.js';
 import type { CommitStatements, SharedRun } from './postgres-state.js';
 import { failIf, insertRows, literal, rowOf, textArray } from './sql-text.js';
 
@@ -71,12 +70,8 @@ function fenceSql(copy: SiteCopy): string {
   return sql.join('\n');
 }
 
-async function copyInto(client: pg.ClientBase, table: string, columns: readonly string[], data: Buffer[]) {
-  const stream = client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
-  await pipeline(async function* () {
-    yield* data;
-  }, stream);
-}
+/** A COPY of page rows: its data follows the commit's query (`OneMessage`). */
+const copySql = (columns: readonly string[]): string => `COPY page_rows (${columns.join(', ')}) FROM STDIN`;
 
 interface SiteCommit {
   readonly run: string;
@@ -145,8 +140,9 @@ function commitFailure(site: string, copy: SiteCopy | undefined, where: string):
 
 /**
  * Sends a commit: a site without page rows or large digests as one text (with other sites'
- * when commits queue up: `CommitGroups`); otherwise the head, the COPY, the tail, the large
- * digests (one statement each) and `COMMIT`.
+ * when commits queue up: `CommitGroups`); otherwise the head, the COPYs and the tail as one
+ * message (`OneMessage`: one round trip), then the large digests (one statement each) and
+ * `COMMIT` when there are any.
  */
 async function send(
   pool: pg.Pool,
@@ -160,15 +156,14 @@ async function send(
   if (!hasPages(c) && text.large.length === 0) {
     return groups.commit({ text: `${text.head}\n${text.tail}\nCOMMIT;`, failure });
   }
+  const copies: CopyIn[] = [];
+  if (c.pages.length > 0) copies.push({ sql: copySql(COPY_PAGE_COLUMNS), data: c.pages });
+  if (c.others.length > 0) copies.push({ sql: copySql(COPY_PAGE_COLUMNS_WITH_SITE), data: c.others });
   const client = await connect(pool, where);
   try {
-    await client.query(text.head);
-    if (c.pages.length > 0) await copyInto(client, 'page_rows', COPY_PAGE_COLUMNS, c.pages);
-    if (c.others.length > 0) await copyInto(client, 'page_rows', COPY_PAGE_COLUMNS_WITH_SITE, c.others);
-    if (text.large.length === 0) {
-      await client.query(`${text.tail}\nCOMMIT;`);
-    } else {
-      await client.query(text.tail);
+    const last = text.large.length === 0;
+    await client.query(new OneMessage(text.head, copies, last ? `${text.tail}\nCOMMIT;` : text.tail)).done;
+    if (!last) {
       for (const q of text.large) await client.query(q);
       await client.query('COMMIT');
     }

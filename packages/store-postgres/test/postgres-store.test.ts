@@ -10,6 +10,7 @@ import {
 import { siteSinkSuite, stateStoreSuite } from '@usp-ts/driver-testkit';
 import pg from 'pg';
 import { describe, expect, it, vi } from 'vitest';
+import { OneMessage } from '../src/one-message.js';
 import { openPostgresStateStore, openPostgresStore, type PostgresStore } from '../src/postgres-store.js';
 import { readPageRows } from '../src/read-rows.js';
 import { readRunSummary } from '../src/read-run-summary.js';
@@ -191,7 +192,51 @@ describe('openPostgresStore', () => {
     expect((refused as { code?: string }).code).toBe('23502');
   });
 
-  it('commits a site without page rows in one round trip (its rows and state as literals, read back as written), one with page rows in three, one with a large digest in four (the digest after the state row it belongs to)', async () => {
+  it('a commit whose COPY data the server refuses, or refused before its COPY, keeps nothing and leaves its connection usable', async () => {
+    const url = await database();
+    // One connection: each commit after a failing one goes on the connection the failure left.
+    const store = await openPostgresStore({ url, runId: 'r1', maxConnections: 1 });
+    try {
+      const bad = store.sink.begin('https://b.example/');
+      bad.page(page('https://b.example/', 'https://b.example/1'));
+      // A page without a URL: the column refuses it in the middle of the COPY's data.
+      bad.page({ ...page('https://b.example/', 'x'), url: null as never });
+      for (let i = 2; i < 3_000; i++) bad.page(page('https://b.example/', `https://b.example/${i}`));
+      const refused = await bad.commit(result('https://b.example/', 3_000)).catch((e) => e);
+      expect(refused).toMatchObject({ code: 'USP_OUTPUT' });
+      expect((refused as Error).message).toMatch(/null value in column "url"/);
+      // Refused before its COPY (fencing): the data sent after the query is ignored.
+      const first = store.sink.begin('https://f.example/');
+      first.page(page('https://f.example/', 'https://f.example/1'));
+      await first.commit(result('https://f.example/', 1), {
+        fence: async () => ({ token: 'new', voids: ['old'] }),
+      });
+      const stale = store.sink.begin('https://f.example/');
+      for (let i = 0; i < 2_000; i++) stale.page(page('https://f.example/', `https://f.example/s${i}`));
+      const error = await stale
+        .commit(result('https://f.example/', 2_000), { fence: async () => ({ token: 'old', voids: [] }) })
+        .catch((e) => e);
+      expect((error as Error).message).toMatch(/replaced by a later try/);
+      const good = store.sink.begin('https://g.example/');
+      good.page(page('https://g.example/', 'https://g.example/1'));
+      good.page(page('https://g.example/', 'https://g.example/2'));
+      await good.commit(result('https://g.example/', 2));
+    } finally {
+      await store.close();
+    }
+    expect(
+      await query(url, 'SELECT site, count(*)::int AS n FROM page_rows GROUP BY site ORDER BY site'),
+    ).toEqual([
+      { site: 'https://f.example/', n: 1 },
+      { site: 'https://g.example/', n: 2 },
+    ]);
+    expect(await query(url, 'SELECT site FROM site_rows ORDER BY site')).toEqual([
+      { site: 'https://f.example/' },
+      { site: 'https://g.example/' },
+    ]);
+  });
+
+  it('commits a site without page rows in one round trip (its rows and state as literals, read back as written), one with page rows in one too (the COPY data sent with its query), one with a large digest in three (the digest after the state row it belongs to)', async () => {
     const url = await database();
     const store = await openPostgresStore({ url, runId: 'r1' });
     const site = "https://o'k.example/\\";
@@ -211,7 +256,8 @@ describe('openPostgresStore', () => {
       const busy = store.sink.begin('https://p.example/');
       busy.page(page('https://p.example/', 'https://p.example/1'));
       await busy.commit(result('https://p.example/', 1));
-      expect(queries).toHaveBeenCalledTimes(3);
+      expect(queries).toHaveBeenCalledTimes(1);
+      expect(queries.mock.calls[0][0]).toBeInstanceOf(OneMessage);
       // A digest past 64 KiB goes as a parameter, in a statement of its own.
       queries.mockClear();
       const big = Uint8Array.from({ length: 70_000 }, (_, i) => (i * 7) % 256);
@@ -223,7 +269,7 @@ describe('openPostgresStore', () => {
       await large.commit(result('https://q.example/', 0), {
         saveState: (mark) => store.state.saveSite(bigState, mark),
       });
-      expect(queries).toHaveBeenCalledTimes(4);
+      expect(queries).toHaveBeenCalledTimes(3);
       queries.mockRestore();
       expect(await store.state.loadPages(site, `${site}a.xml`)).toEqual(digest);
       expect(await store.state.loadPages('https://q.example/', 'https://q.example/a.xml')).toEqual(big);
@@ -507,7 +553,10 @@ describe('openPostgresStore', () => {
       await query(url, 'SELECT 1');
       release();
       await Promise.all([firstDone, secondDone]);
-      texts = queries.mock.calls.map((c) => c[0]).filter((t): t is string => typeof t === 'string');
+      texts = queries.mock.calls
+        .map((c): unknown => c[0])
+        .map((q) => (q instanceof OneMessage ? q.text : q))
+        .filter((t): t is string => typeof t === 'string');
     } finally {
       queries.mockRestore();
     }
