@@ -13,15 +13,22 @@ const ARRAY_CHARS = 16 * 1024;
  * end the line: inside a string value their quotes would be escaped.
  */
 const PLAIN_TAILS = [
-  ',"newsStory":null,"images":null,"alternates":null,"change":"new"}',
   ',"newsStory":null,"images":null,"alternates":null,"change":"unchanged"}',
+  ',"newsStory":null,"images":null,"alternates":null,"change":"new"}',
   ',"newsStory":null,"images":null,"alternates":null,"change":"changed"}',
   ',"newsStory":null,"images":null,"alternates":null}',
 ] as const;
 
-/** Whether a row's line has neither news, images, alternates nor extension data (most rows). */
+/**
+ * Whether a row's line has neither news, images, alternates nor extension data (most rows). A
+ * loop, unchanged rows first (nearly all of a run after a few pages were removed): the `some`
+ * closure was 1.7 % of such a run's CPU profile.
+ */
 function isPlain(line: string): boolean {
-  return PLAIN_TAILS.some((tail) => line.endsWith(tail)) && !line.includes('"extensions":');
+  for (const tail of PLAIN_TAILS) {
+    if (line.endsWith(tail)) return !line.includes('"extensions":');
+  }
+  return false;
 }
 
 /**
