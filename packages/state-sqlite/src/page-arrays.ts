@@ -19,6 +19,9 @@ const PLAIN_TAILS = [
   ',"newsStory":null,"images":null,"alternates":null}',
 ] as const;
 
+/** How a held row's line ends (`PageTracker` holds unchanged rows only): a plain one's tail. */
+const UNCHANGED_TAIL = PLAIN_TAILS[0];
+
 /**
  * Whether a row's line has neither news, images, alternates nor extension data (most rows). A
  * loop, unchanged rows first (nearly all of a run after a few pages were removed): the `some`
@@ -45,8 +48,8 @@ const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
  * or a row of another site than the one committed).
  */
 export type PageArray =
-  | { readonly plain: boolean; readonly bytes: Buffer; readonly values?: undefined }
-  | { readonly values: ColumnValue[] };
+  | { readonly plain: boolean; readonly bytes: Buffer; readonly lines?: boolean; readonly values?: undefined }
+  | { readonly values: ColumnValue[]; readonly lines?: undefined };
 
 /**
  * One site's page rows until its commit, as JSON arrays of their lines (`[line,line,…]`) in UTF-8
@@ -56,11 +59,14 @@ export type PageArray =
  * Plain rows and the others go to separate arrays, in order: a plain row's insert reads 7 keys,
  * not 11. The arrays' rows are of the site committed, whose key the insert binds, not reads (a
  * line starts with it as `PageTracker` writes it); a row with a lone surrogate or of another site
- * comes as its values, in its place.
+ * comes as its values, in its place. Rows handed over in bulk (`addLines`) stay the lines they
+ * came as (`lines`: '\n'-ended, which the insert joins into an array) when all are plain.
  */
 export class PageArrays {
   readonly #site: string;
   readonly #prefix: string;
+  /** `#prefix` as its UTF-8 bytes read as latin1, as `#unchangedLines` reads a block. */
+  readonly #bytePrefix: string;
   #lines: string[] = [];
   #chars = 0;
   #plain = true;
@@ -70,6 +76,23 @@ export class PageArrays {
   constructor(site: string) {
     this.#site = site;
     this.#prefix = `{"site":${JSON.stringify(site)},`;
+    this.#bytePrefix = Buffer.from(this.#prefix).toString('latin1');
+  }
+
+  /**
+   * Rows as UTF-8 lines, each ended by '\n' (`SiteOutput.pageLines`): kept as they are when every
+   * one is a plain unchanged row of this site (the rows `PageTracker` held back: nearly all of a
+   * run after a few pages were removed), without a string a line; otherwise added one by one.
+   */
+  addLines(text: Buffer, rows: number): void {
+    if (this.#unchangedLines(text, rows)) {
+      this.#flush();
+      this.#arrays.push({ plain: true, bytes: text, lines: true });
+      return;
+    }
+    const lines = text.toString('utf8').split('\n');
+    lines.pop();
+    for (const line of lines) this.add(line);
   }
 
   /** One row's JSON text (`JSON.stringify` of a `PageRow`). */
@@ -104,6 +127,25 @@ export class PageArrays {
   /** Whether a row is of the site committed: its line starts with the key (rows in another key order are read). */
   #ofSite(line: string): boolean {
     return line.startsWith(this.#prefix) || (JSON.parse(line) as { site?: unknown }).site === this.#site;
+  }
+
+  /**
+   * Whether a block holds `rows` lines, each a plain unchanged row of this site as `add` would
+   * keep it in a plain array: no `\u` escape at all, no extension data, every line starting with
+   * the site's key and ending with the unchanged tail. Read as latin1, one character a byte (no
+   * byte of a UTF-8 sequence is ASCII, so the ASCII marks are found where they are).
+   */
+  #unchangedLines(text: Buffer, rows: number): boolean {
+    if (text.includes('\\u') || text.includes('"extensions":')) return false;
+    const s = text.toString('latin1');
+    if (!s.startsWith(this.#bytePrefix) || !s.endsWith('\n')) return false;
+    let n = 0;
+    for (let end = s.indexOf('\n'); end !== -1; end = s.indexOf('\n', end + 1)) {
+      n++;
+      if (!s.startsWith(UNCHANGED_TAIL, end - UNCHANGED_TAIL.length)) return false;
+      if (end + 1 < s.length && !s.startsWith(this.#bytePrefix, end + 1)) return false;
+    }
+    return n === rows;
   }
 
   #flush(): void {

@@ -51,8 +51,8 @@ export interface CloseRunOptions {
 }
 
 /**
- * The page rows of a JSON array of them (all of the site whose `run_sites` id is bound first) (each `JSON.stringify` of a `PageRow`, the array's UTF-8
- * bytes bound as a blob: `PageArrays`), inserted in one statement: SQLite parses the text, in C,
+ * The page rows of a JSON array of them (each `JSON.stringify` of a `PageRow`, the array's UTF-8
+ * bytes bound as a blob: `PageArrays`; all of the site whose `run_sites` id is bound first), inserted in one statement: SQLite parses the text, in C,
  * into the columns `pageValues` gives (`->>` yields a key's scalar, SQL NULL for a JSON null or a
  * missing key, so a removed row's other columns are NULL; `json_extract` of an object or array is
  * its JSON text as written, i.e. `JSON.stringify` of it). The rows reach the sink as text, and in
@@ -73,10 +73,19 @@ FROM jsonb_each(CAST(? AS TEXT))`;
  * read walks the row's keys from the first, and these four are the last ones (measured with
  * callgrind, 80,000 rows: the lookups were most of the insert's instructions).
  */
-const INSERT_PLAIN_PAGES = `INSERT INTO run_pages (run_site, ${PAGE_FIELDS.join(', ')})
+const plainInsert = (rows: string): string => `INSERT INTO run_pages (run_site, ${PAGE_FIELDS.join(', ')})
 SELECT ?, value->>'sitemap', value->>'url', value->>'lastModified',
   value->>'changeFrequency', value->>'priority', value->>'change', NULL, NULL, NULL, NULL
-FROM jsonb_each(CAST(? AS TEXT))`;
+FROM jsonb_each(${rows})`;
+const INSERT_PLAIN_PAGES = plainInsert('CAST(? AS TEXT)');
+
+/**
+ * The same for plain rows bound as '\n'-ended lines (`PageArrays.addLines`), made an array in C:
+ * a JSON string holds no raw newline, so each one is between two rows.
+ */
+const INSERT_PLAIN_LINES = plainInsert(
+  `'[' || replace(rtrim(CAST(? AS TEXT), char(10)), char(10), ',') || ']'`,
+);
 
 const placeholders = (n: number): string => `(${Array.from({ length: n + 1 }, () => '?').join(', ')})`;
 
@@ -120,6 +129,7 @@ export function sqliteResultSink(
     Number(addRunSite.run(runId, site).lastInsertRowid);
   const insertPages = db.prepare(INSERT_PAGES);
   const insertPlainPages = db.prepare(INSERT_PLAIN_PAGES);
+  const insertPlainLines = db.prepare(INSERT_PLAIN_LINES);
   const insertSitemap = db.prepare(
     `INSERT INTO sitemap_rows (run_id, ${SITEMAP_COLUMNS.join(', ')}) VALUES ${placeholders(SITEMAP_COLUMNS.length)}`,
   );
@@ -165,8 +175,9 @@ export function sqliteResultSink(
     for (const d of deleteSite) d.run(runId, site);
     const id = runSite(site);
     for (const a of pages.arrays()) {
-      if (a.values === undefined) (a.plain ? insertPlainPages : insertPages).run(id, a.bytes);
-      else {
+      if (a.values === undefined) {
+        (a.lines === true ? insertPlainLines : a.plain ? insertPlainPages : insertPages).run(id, a.bytes);
+      } else {
         const [rowSite, ...fields] = a.values;
         insertPage.run(rowSite === site ? id : runSite(rowSite as string), ...fields);
       }
@@ -191,6 +202,9 @@ export function sqliteResultSink(
         },
         pageLine: (json: string) => {
           pages.add(json);
+        },
+        pageLines: (text: Buffer, rows: number) => {
+          pages.addLines(text, rows);
         },
         sitemap: (row) => {
           sitemaps.push(sitemapValues(row));
