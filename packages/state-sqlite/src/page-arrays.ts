@@ -48,8 +48,8 @@ const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
  * or a row of another site than the one committed).
  */
 export type PageArray =
-  | { readonly plain: boolean; readonly bytes: Buffer; readonly lines?: boolean; readonly values?: undefined }
-  | { readonly values: ColumnValue[]; readonly lines?: undefined };
+  | { readonly plain: boolean; readonly bytes: Buffer; readonly values?: undefined }
+  | { readonly values: ColumnValue[] };
 
 /**
  * One site's page rows until its commit, as JSON arrays of their lines (`[line,line,…]`) in UTF-8
@@ -65,7 +65,7 @@ export type PageArray =
 export class PageArrays {
   readonly #site: string;
   readonly #prefix: string;
-  /** `#prefix` as its UTF-8 bytes read as latin1, as `#unchangedLines` reads a block. */
+  /** `#prefix` as its UTF-8 bytes read as latin1, as `#unchangedArray` reads a block. */
   readonly #bytePrefix: string;
   #lines: string[] = [];
   #chars = 0;
@@ -85,9 +85,10 @@ export class PageArrays {
    * run after a few pages were removed), without a string a line; otherwise added one by one.
    */
   addLines(text: Buffer, rows: number): void {
-    if (this.#unchangedLines(text, rows)) {
+    const bytes = this.#unchangedArray(text, rows);
+    if (bytes !== null) {
       this.#flush();
-      this.#arrays.push({ plain: true, bytes: text, lines: true });
+      this.#arrays.push({ plain: true, bytes });
       return;
     }
     const lines = text.toString('utf8').split('\n');
@@ -130,22 +131,29 @@ export class PageArrays {
   }
 
   /**
-   * Whether a block holds `rows` lines, each a plain unchanged row of this site as `add` would
-   * keep it in a plain array: no `\u` escape at all, no extension data, every line starting with
-   * the site's key and ending with the unchanged tail. Read as latin1, one character a byte (no
-   * byte of a UTF-8 sequence is ASCII, so the ASCII marks are found where they are).
+   * A block's lines as a JSON array (`[line,line]`, its bytes), when it holds `rows` lines, each a
+   * plain unchanged row of this site as `add` would keep it in a plain array: no `\u` escape at
+   * all, no extension data, every line starting with the site's key and ending with the unchanged
+   * tail; `null` otherwise. Read as latin1, one character a byte (no byte of a UTF-8 sequence is
+   * ASCII, so the ASCII marks are found where they are). A raw newline is in no JSON string, so
+   * each ends a row: it becomes the comma (SQLite's replace() over the text cost more than this).
    */
-  #unchangedLines(text: Buffer, rows: number): boolean {
-    if (text.includes('\\u') || text.includes('"extensions":')) return false;
+  #unchangedArray(text: Buffer, rows: number): Buffer | null {
+    if (text.includes('\\u') || text.includes('"extensions":')) return null;
     const s = text.toString('latin1');
-    if (!s.startsWith(this.#bytePrefix) || !s.endsWith('\n')) return false;
+    if (!s.startsWith(this.#bytePrefix) || !s.endsWith('\n')) return null;
+    const bytes = Buffer.allocUnsafe(text.length + 1);
+    bytes[0] = 0x5b; // [
+    text.copy(bytes, 1);
     let n = 0;
     for (let end = s.indexOf('\n'); end !== -1; end = s.indexOf('\n', end + 1)) {
       n++;
-      if (!s.startsWith(UNCHANGED_TAIL, end - UNCHANGED_TAIL.length)) return false;
-      if (end + 1 < s.length && !s.startsWith(this.#bytePrefix, end + 1)) return false;
+      if (!s.startsWith(UNCHANGED_TAIL, end - UNCHANGED_TAIL.length)) return null;
+      if (end + 1 < s.length && !s.startsWith(this.#bytePrefix, end + 1)) return null;
+      bytes[end + 1] = 0x2c; // ,
     }
-    return n === rows;
+    bytes[text.length] = 0x5d; // ] in place of the last newline
+    return n === rows ? bytes : null;
   }
 
   #flush(): void {

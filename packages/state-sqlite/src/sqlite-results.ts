@@ -73,19 +73,10 @@ FROM jsonb_each(CAST(? AS TEXT))`;
  * read walks the row's keys from the first, and these four are the last ones (measured with
  * callgrind, 80,000 rows: the lookups were most of the insert's instructions).
  */
-const plainInsert = (rows: string): string => `INSERT INTO run_pages (run_site, ${PAGE_FIELDS.join(', ')})
+const INSERT_PLAIN_PAGES = `INSERT INTO run_pages (run_site, ${PAGE_FIELDS.join(', ')})
 SELECT ?, value->>'sitemap', value->>'url', value->>'lastModified',
   value->>'changeFrequency', value->>'priority', value->>'change', NULL, NULL, NULL, NULL
-FROM jsonb_each(${rows})`;
-const INSERT_PLAIN_PAGES = plainInsert('CAST(? AS TEXT)');
-
-/**
- * The same for plain rows bound as '\n'-ended lines (`PageArrays.addLines`), made an array in C:
- * a JSON string holds no raw newline, so each one is between two rows.
- */
-const INSERT_PLAIN_LINES = plainInsert(
-  `'[' || replace(rtrim(CAST(? AS TEXT), char(10)), char(10), ',') || ']'`,
-);
+FROM jsonb_each(CAST(? AS TEXT))`;
 
 const placeholders = (n: number): string => `(${Array.from({ length: n + 1 }, () => '?').join(', ')})`;
 
@@ -129,7 +120,6 @@ export function sqliteResultSink(
     Number(addRunSite.run(runId, site).lastInsertRowid);
   const insertPages = db.prepare(INSERT_PAGES);
   const insertPlainPages = db.prepare(INSERT_PLAIN_PAGES);
-  const insertPlainLines = db.prepare(INSERT_PLAIN_LINES);
   const insertSitemap = db.prepare(
     `INSERT INTO sitemap_rows (run_id, ${SITEMAP_COLUMNS.join(', ')}) VALUES ${placeholders(SITEMAP_COLUMNS.length)}`,
   );
@@ -175,9 +165,8 @@ export function sqliteResultSink(
     for (const d of deleteSite) d.run(runId, site);
     const id = runSite(site);
     for (const a of pages.arrays()) {
-      if (a.values === undefined) {
-        (a.lines === true ? insertPlainLines : a.plain ? insertPlainPages : insertPages).run(id, a.bytes);
-      } else {
+      if (a.values === undefined) (a.plain ? insertPlainPages : insertPages).run(id, a.bytes);
+      else {
         const [rowSite, ...fields] = a.values;
         insertPage.run(rowSite === site ? id : runSite(rowSite as string), ...fields);
       }

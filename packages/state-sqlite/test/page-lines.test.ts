@@ -38,27 +38,35 @@ function columns(path: string): unknown[] {
 }
 
 describe('page rows handed over in bulk (SiteOutput.pageLines)', () => {
-  it('keeps a block of plain unchanged rows of the site as its lines, and adds any other block line by line', () => {
-    const plain = Array.from({ length: 50 }, (_, i) => unchanged(`${SITE}p${i}\u00e9`));
-    const arrays = new PageArrays(SITE);
-    arrays.addLines(block(plain), plain.length);
-    expect(arrays.arrays()).toEqual([{ plain: true, bytes: block(plain), lines: true }]);
-    // Each of these makes its block one that is read line by line.
+  it('makes a block of plain unchanged rows of the site one array, and adds any other block line by line', () => {
+    const one = (lines: readonly string[], rows = lines.length) => {
+      const bulk = new PageArrays(SITE);
+      bulk.addLines(block(lines), rows);
+      return bulk.arrays();
+    };
+    const byLine = (lines: readonly string[]) => {
+      const arrays = new PageArrays(SITE);
+      for (const l of lines) arrays.add(l);
+      return arrays.arrays();
+    };
+    // 300 rows, past the characters of one array made line by line.
+    const plain = Array.from({ length: 300 }, (_, i) => unchanged(`${SITE}p${i}\u00e9`));
+    expect(byLine(plain).length).toBeGreaterThan(1);
+    expect(one(plain)).toEqual([{ plain: true, bytes: Buffer.from(`[${plain.join(',')}]`) }]);
+    // Each of these makes its block one that is read line by line, as `add` reads it.
     const others = [
       unchanged(`${SITE}lone\ud800`),
       unchanged(`${SITE}x`, 'https://other.example/'),
       `${unchanged(`${SITE}ext`).slice(0, -1)},"extensions":{"v":1}}`,
       unchanged(`${SITE}changed`).replace('"unchanged"', '"changed"'),
+      unchanged(`${SITE}ctl\u0001`),
     ];
     for (const odd of others) {
-      const mixed = new PageArrays(SITE);
-      mixed.addLines(block([plain[0] ?? '', odd, plain[1] ?? '']), 3);
-      expect(mixed.arrays().some((a) => a.lines === true)).toBe(false);
+      const lines = [plain[0] ?? '', odd, plain[1] ?? ''];
+      expect(one(lines)).toEqual(byLine(lines));
     }
     // A count that is not the block's is not taken on trust.
-    const miscounted = new PageArrays(SITE);
-    miscounted.addLines(block(plain), plain.length - 1);
-    expect(miscounted.arrays().some((a) => a.lines === true)).toBe(false);
+    expect(one(plain, plain.length - 1)).toEqual(byLine(plain));
   });
 
   it('writes every column as the same rows handed over one by one', async () => {
