@@ -19,7 +19,7 @@ import { errorText } from '@usp-ts/core';
 import type pg from 'pg';
 import { CommitGroups } from './commit-groups.js';
 import { connect, lockSql } from './connection.js';
-import { COPY_PAGE_COLUMNS, COPY_PAGE_COLUMNS_WITH_SITE, copyLineOfJson, pageCopyLine } from './copy-text.js';
+import { COPY_PAGE_COLUMNS, copyLineOfJson, pageCopyLine } from './copy-text.js';
 import { type CopyIn, OneMessage } from './one-message.js';
 import type { CommitStatements, SharedRun } from './postgres-state.js';
 import { failIf, insertRows, literal, rowOf, textArray } from './sql-text.js';
@@ -41,10 +41,11 @@ export interface PostgresResultSink extends SiteSink {
  */
 const COPY_PIECES = { pieceChars: 16 * 1024, chunkBytes: 64 * 1024 };
 
-/** The earlier copy of a site in a run, in the three row tables. */
+/** The earlier copy of a site in a run, in the three row tables (the page rows by their key). */
 function deleteSiteSql(run: string, site: string): string {
   const where = `run_id = ${literal(run)} AND site = ${literal(site)}`;
-  return `DELETE FROM page_rows WHERE ${where}; DELETE FROM sitemap_rows WHERE ${where}; DELETE FROM site_rows WHERE ${where};`;
+  return `DELETE FROM page_data WHERE site_run = (SELECT id FROM site_runs WHERE ${where});
+DELETE FROM sitemap_rows WHERE ${where}; DELETE FROM site_rows WHERE ${where};`;
 }
 
 /** Said by the server when a commit's copy was made void by a later try (`fenceSql`). */
@@ -60,26 +61,32 @@ function fenceSql(copy: SiteCopy): string {
     const voids = textArray(copy.voids);
     sql.push(
       `INSERT INTO void_copies (copy) SELECT unnest(${voids}) ON CONFLICT DO NOTHING;`,
-      ...['page_rows', 'sitemap_rows'].map(
-        (t) => `DELETE FROM ${t} r USING site_rows s
-          WHERE s.copy = ANY(${voids}) AND r.run_id = s.run_id AND r.site = s.site;`,
-      ),
+      `DELETE FROM page_data r USING site_rows s, site_runs k
+        WHERE s.copy = ANY(${voids}) AND k.run_id = s.run_id AND k.site = s.site AND r.site_run = k.id;`,
+      `DELETE FROM sitemap_rows r USING site_rows s
+        WHERE s.copy = ANY(${voids}) AND r.run_id = s.run_id AND r.site = s.site;`,
       `DELETE FROM site_rows WHERE copy = ANY(${voids});`,
     );
   }
   return sql.join('\n');
 }
 
-/** A COPY of page rows: its data follows the commit's query (`OneMessage`). */
-const copySql = (columns: readonly string[]): string => `COPY page_rows (${columns.join(', ')}) FROM STDIN`;
+/**
+ * A COPY of the page rows of `site` in `run`: their key (`site_runs`, schema 4) as the
+ * transaction's `usp.site_run`, the column's default, then the COPY, whose data follows the
+ * commit's query (`OneMessage`).
+ */
+const copySql = (run: string, site: string): string =>
+  `SELECT set_config('usp.site_run', usp_site_run(${literal(run)}, ${literal(site)})::text, true);
+COPY page_data (${COPY_PAGE_COLUMNS.join(', ')}) FROM STDIN`;
 
 interface SiteCommit {
   readonly run: string;
   readonly site: string;
   /** COPY text of the page rows (`COPY_PAGE_COLUMNS`: their site is the commit's). */
   readonly pages: Buffer[];
-  /** COPY text of page rows filed under another site (`COPY_PAGE_COLUMNS_WITH_SITE`): none from a walk. */
-  readonly others: Buffer[];
+  /** COPY text of page rows filed under other sites, by site (none from a walk). */
+  readonly others: ReadonlyMap<string, Buffer[]>;
   /** `rowOf` the sitemap rows. */
   readonly sitemaps: string[];
   readonly result: SiteResult;
@@ -109,10 +116,6 @@ function commitText(
     recordRun ? `INSERT INTO runs (run_id) VALUES (${literal(c.run)}) ON CONFLICT (run_id) DO NOTHING;` : '',
     copy === undefined ? '' : fenceSql(copy),
     state.first ? '' : deleteSiteSql(c.run, c.site),
-    // The page rows' run and site (schema 3's defaults), for this transaction only.
-    hasPages(c)
-      ? `SELECT set_config('usp.run_id', ${literal(c.run)}, true), set_config('usp.site', ${literal(c.site)}, true);`
-      : '',
   ];
   const site = rowOf([c.run, ...siteValues(c.result), copy?.token ?? null]);
   const tail = [
@@ -123,7 +126,7 @@ function commitText(
   return { head: head.join('\n'), tail: tail.join('\n') };
 }
 
-const hasPages = (c: SiteCommit): boolean => c.pages.length > 0 || c.others.length > 0;
+const hasPages = (c: SiteCommit): boolean => c.pages.length > 0 || c.others.size > 0;
 
 /** The error a site's commit gives its caller: a fencing refusal, or the server's. */
 function commitFailure(site: string, copy: SiteCopy | undefined, where: string): (cause: unknown) => Error {
@@ -157,8 +160,8 @@ async function send(
     return groups.commit({ text: `${text.head}\n${text.tail}\nCOMMIT;`, failure });
   }
   const copies: CopyIn[] = [];
-  if (c.pages.length > 0) copies.push({ sql: copySql(COPY_PAGE_COLUMNS), data: c.pages });
-  if (c.others.length > 0) copies.push({ sql: copySql(COPY_PAGE_COLUMNS_WITH_SITE), data: c.others });
+  if (c.pages.length > 0) copies.push({ sql: copySql(c.run, c.site), data: c.pages });
+  for (const [site, data] of c.others) copies.push({ sql: copySql(c.run, site), data });
   const client = await connect(pool, where);
   try {
     const last = text.large.length === 0;
@@ -236,12 +239,17 @@ export function postgresResultSink(
       const run = options?.run ?? runId;
       shared.begun.set(site, run);
       const pages = new TextPieces('utf8', COPY_PIECES);
-      /** Rows of another site than `site` (none from a walk): their lines hold their site. */
-      let others: string[] = [];
+      /** Lines of rows of another site than `site` (none from a walk), by site. */
+      let others = new Map<string, string[]>();
       let sitemaps: string[] = [];
       const page = (row: PageRow): void => {
-        if (row.site === site) pages.add(pageCopyLine(row, false));
-        else others.push(pageCopyLine(row, true));
+        if (row.site === site) {
+          pages.add(pageCopyLine(row, false));
+        } else {
+          const lines = others.get(row.site);
+          if (lines === undefined) others.set(row.site, [pageCopyLine(row, false)]);
+          else lines.push(pageCopyLine(row, false));
+        }
       };
       return {
         page,
@@ -258,8 +266,8 @@ export function postgresResultSink(
           // A copy: `clear` empties the list `pieces` returns.
           const held = [...pages.pieces()];
           pages.clear();
-          const other = others.length === 0 ? [] : [Buffer.from(others.join(''))];
-          others = [];
+          const other = new Map([...others].map(([s, lines]) => [s, [Buffer.from(lines.join(''))]]));
+          others = new Map();
           const own = written !== null && run === runId;
           const first = own && !written.has(site);
           if (own) written.add(site);
@@ -287,7 +295,7 @@ export function postgresResultSink(
         },
         discard() {
           pages.clear();
-          others = [];
+          others = new Map();
           sitemaps = [];
           shared.begun.delete(site);
         },

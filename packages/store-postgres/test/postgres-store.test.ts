@@ -151,7 +151,7 @@ describe('openPostgresStore', () => {
     expect(back).toHaveLength(3_000);
   });
 
-  it("migrates a version 2 database (its page rows kept); a commit's rows take their run and site from the transaction, given as objects or text, a row of another site keeps its own", async () => {
+  it("migrates a version 2 database (its page rows kept, keyed by site_runs since version 4, and replaced by a later copy); a commit's rows take their key from the transaction, given as objects or text, a row of another site keeps its own", async () => {
     const url = await database();
     const client = new pg.Client({ connectionString: url });
     await client.connect();
@@ -185,11 +185,26 @@ describe('openPostgresStore', () => {
     expect(await query(url, 'SELECT run_id, site, url FROM page_rows WHERE run_id = $1', ['old'])).toEqual([
       { run_id: 'old', site: 'https://o.example/', url: 'https://o.example/p' },
     ]);
-    // Outside a commit the settings are unset: a row without its run and site is refused.
-    const refused = await query(url, `INSERT INTO page_rows (sitemap, url) VALUES ('s', 'u')`).catch(
+    // Outside a commit the setting is unset: a row without its key is refused.
+    const refused = await query(url, `INSERT INTO page_data (sitemap, url) VALUES ('s', 'u')`).catch(
       (e) => e,
     );
     expect((refused as { code?: string }).code).toBe('23502');
+    // A later copy of a migrated site in its run replaces the migrated rows.
+    const again = await openPostgresStore({ url, runId: 'old' });
+    const copy = again.sink.begin('https://o.example/');
+    copy.page(page('https://o.example/', 'https://o.example/q'));
+    await copy.commit(result('https://o.example/', 1));
+    await again.close();
+    expect(await query(url, 'SELECT site, url FROM page_rows WHERE run_id = $1', ['old'])).toEqual([
+      { site: 'https://o.example/', url: 'https://o.example/q' },
+    ]);
+    expect(
+      await query(url, 'SELECT run_id, count(*)::int AS n FROM page_rows GROUP BY run_id ORDER BY run_id'),
+    ).toEqual([
+      { run_id: 'old', n: 1 },
+      { run_id: 'r3', n: 4 },
+    ]);
   });
 
   it('a commit whose COPY data the server refuses, or refused before its COPY, keeps nothing and leaves its connection usable', async () => {
@@ -567,7 +582,7 @@ describe('openPostgresStore', () => {
     // The first commit's texts removed nothing; the second's removed the first's rows and digests.
     expect(removals).toHaveLength(1);
     expect(removals[0]).toContain('INSERT INTO site_rows');
-    expect(removals[0]).toMatch(/DELETE FROM page_rows WHERE run_id = /);
+    expect(removals[0]).toMatch(/DELETE FROM page_data WHERE site_run = /);
     await store.close();
     expect(await query(url, 'SELECT site, pages FROM site_rows')).toEqual([{ site, pages: 0 }]);
     expect(await count(url, 'SELECT count(*) AS n FROM page_rows')).toBe(0);
@@ -615,7 +630,7 @@ describe('openPostgresStore', () => {
     await store.close();
     await query(url, 'UPDATE usp_schema SET version = 99');
     const error = await openPostgresStore({ url }).catch((e) => e);
-    expect((error as Error).message).toMatch(/holds usp schema 99; this usp reads up to 3: upgrade usp$/);
+    expect((error as Error).message).toMatch(/holds usp schema 99; this usp reads up to 4: upgrade usp$/);
     expect((error as Error).message).not.toContain('\n');
     const saved = { ...process.env };
     const u = new URL(url);
