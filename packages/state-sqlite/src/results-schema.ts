@@ -4,14 +4,14 @@ import type Database from 'better-sqlite3';
 /** The results' schema version, in `meta` (`results_schema`); an older tool refuses a newer file. */
 export const RESULTS_SCHEMA = 2;
 
-/** The page columns after `site`, as `run_pages` holds them (its `run_site` names the site). */
+/** The page columns after `site`, as `page_data` holds them (its `site_run` names the site). */
 export const PAGE_FIELDS = PAGE_COLUMNS.filter((c) => c !== 'site');
 
-const RUN_SITES = `CREATE TABLE IF NOT EXISTS run_sites (
+const SITE_RUNS = `CREATE TABLE IF NOT EXISTS site_runs (
   id INTEGER PRIMARY KEY, run_id TEXT NOT NULL, site TEXT NOT NULL, UNIQUE (run_id, site)
 );`;
-const RUN_PAGES = `CREATE TABLE IF NOT EXISTS run_pages (
-  run_site INTEGER NOT NULL, sitemap TEXT NOT NULL, url TEXT NOT NULL,
+const PAGE_DATA = `CREATE TABLE IF NOT EXISTS page_data (
+  site_run INTEGER NOT NULL, sitemap TEXT NOT NULL, url TEXT NOT NULL,
   last_modified TEXT, change_frequency TEXT, priority REAL, change TEXT,
   news_story TEXT, images TEXT, alternates TEXT, extensions TEXT
 );`;
@@ -20,8 +20,8 @@ const RUN_PAGES = `CREATE TABLE IF NOT EXISTS run_pages (
 // rows carry no copy name of their own: a site has one copy in a run (`site_rows.copy`), and a
 // later commit of the same site in the same run replaces all of it.
 //
-// Schema 2: a page row names its run and site by one integer (`run_pages.run_site`, a row of
-// `run_sites`) where schema 1 repeated the run's id and the site's URL in every row and in the
+// Schema 2: a page row names its run and site by one integer (`page_data.site_run`, a row of
+// `site_runs`) where schema 1 repeated the run's id and the site's URL in every row and in the
 // index: half a million such rows a run were most of the removed run's inserts. The view
 // `page_rows` gives the rows with `run_id` and `site` as schema 1's table did, for every query.
 const RESULTS_DDL = `
@@ -42,12 +42,12 @@ CREATE TABLE IF NOT EXISTS sitemap_rows (
   change TEXT, reason TEXT
 );
 CREATE INDEX IF NOT EXISTS sitemap_rows_run_site ON sitemap_rows (run_id, site);
-${RUN_SITES}
-${RUN_PAGES}
-CREATE INDEX IF NOT EXISTS run_pages_run_site ON run_pages (run_site);
+${SITE_RUNS}
+${PAGE_DATA}
+CREATE INDEX IF NOT EXISTS page_data_site_run ON page_data (site_run);
 CREATE VIEW IF NOT EXISTS page_rows AS
   SELECT s.run_id, s.site, ${PAGE_FIELDS.map((c) => `p.${c}`).join(', ')}
-  FROM run_sites s JOIN run_pages p ON p.run_site = s.id;
+  FROM site_runs s JOIN page_data p ON p.site_run = s.id;
 CREATE TABLE IF NOT EXISTS void_copies (copy TEXT PRIMARY KEY);
 `;
 
@@ -56,13 +56,13 @@ CREATE TABLE IF NOT EXISTS void_copies (copy TEXT PRIMARY KEY);
  * view takes the table's name. Runs before `RESULTS_DDL` (whose view needs the name free).
  */
 const MIGRATE_1_TO_2 = `
-${RUN_SITES}
-INSERT INTO run_sites (run_id, site)
+${SITE_RUNS}
+INSERT INTO site_runs (run_id, site)
   SELECT run_id, site FROM page_rows GROUP BY run_id, site ORDER BY min(rowid);
-${RUN_PAGES}
-INSERT INTO run_pages (run_site, ${PAGE_FIELDS.join(', ')})
+${PAGE_DATA}
+INSERT INTO page_data (site_run, ${PAGE_FIELDS.join(', ')})
   SELECT s.id, ${PAGE_FIELDS.map((c) => `p.${c}`).join(', ')}
-  FROM page_rows p JOIN run_sites s ON s.run_id = p.run_id AND s.site = p.site ORDER BY p.rowid;
+  FROM page_rows p JOIN site_runs s ON s.run_id = p.run_id AND s.site = p.site ORDER BY p.rowid;
 DROP TABLE page_rows;
 UPDATE meta SET value = '2' WHERE key = 'results_schema';
 `;

@@ -52,7 +52,7 @@ export interface CloseRunOptions {
 
 /**
  * The page rows of a JSON array of them (each `JSON.stringify` of a `PageRow`, the array's UTF-8
- * bytes bound as a blob: `PageArrays`; all of the site whose `run_sites` id is bound first), inserted in one statement: SQLite parses the text, in C,
+ * bytes bound as a blob: `PageArrays`; all of the site whose `site_runs` id is bound first), inserted in one statement: SQLite parses the text, in C,
  * into the columns `pageValues` gives (`->>` yields a key's scalar, SQL NULL for a JSON null or a
  * missing key, so a removed row's other columns are NULL; `json_extract` of an object or array is
  * its JSON text as written, i.e. `JSON.stringify` of it). The rows reach the sink as text, and in
@@ -61,7 +61,7 @@ export interface CloseRunOptions {
  * which `->>` reads without parsing it again (json_each's elements are text, parsed again per
  * column: about twice the CPU of binding values row by row).
  */
-const INSERT_PAGES = `INSERT INTO run_pages (run_site, ${PAGE_FIELDS.join(', ')})
+const INSERT_PAGES = `INSERT INTO page_data (site_run, ${PAGE_FIELDS.join(', ')})
 SELECT ?, value->>'sitemap', value->>'url', value->>'lastModified',
   value->>'changeFrequency', value->>'priority', value->>'change',
   json_extract(value, '$.newsStory'), json_extract(value, '$.images'),
@@ -73,7 +73,7 @@ FROM jsonb_each(CAST(? AS TEXT))`;
  * read walks the row's keys from the first, and these four are the last ones (measured with
  * callgrind, 80,000 rows: the lookups were most of the insert's instructions).
  */
-const INSERT_PLAIN_PAGES = `INSERT INTO run_pages (run_site, ${PAGE_FIELDS.join(', ')})
+const INSERT_PLAIN_PAGES = `INSERT INTO page_data (site_run, ${PAGE_FIELDS.join(', ')})
 SELECT ?, value->>'sitemap', value->>'url', value->>'lastModified',
   value->>'changeFrequency', value->>'priority', value->>'change', NULL, NULL, NULL, NULL
 FROM jsonb_each(CAST(? AS TEXT))`;
@@ -110,14 +110,14 @@ export function sqliteResultSink(
     db.prepare(`INSERT INTO runs (run_id, started_at) VALUES (?, ?)`).run(runId, new Date().toISOString());
   }
   const insertPage = db.prepare(
-    `INSERT INTO run_pages (run_site, ${PAGE_FIELDS.join(', ')}) VALUES ${placeholders(PAGE_FIELDS.length)}`,
+    `INSERT INTO page_data (site_run, ${PAGE_FIELDS.join(', ')}) VALUES ${placeholders(PAGE_FIELDS.length)}`,
   );
-  const getRunSite = db.prepare(`SELECT id FROM run_sites WHERE run_id = ? AND site = ?`).pluck();
-  const addRunSite = db.prepare(`INSERT INTO run_sites (run_id, site) VALUES (?, ?)`);
-  /** The `run_sites` id of a site in this run, made on its first commit. */
-  const runSite = (site: string): number =>
-    (getRunSite.get(runId, site) as number | undefined) ??
-    Number(addRunSite.run(runId, site).lastInsertRowid);
+  const getSiteRun = db.prepare(`SELECT id FROM site_runs WHERE run_id = ? AND site = ?`).pluck();
+  const addSiteRun = db.prepare(`INSERT INTO site_runs (run_id, site) VALUES (?, ?)`);
+  /** The `site_runs` id of a site in this run, made on its first commit. */
+  const siteRun = (site: string): number =>
+    (getSiteRun.get(runId, site) as number | undefined) ??
+    Number(addSiteRun.run(runId, site).lastInsertRowid);
   const insertPages = db.prepare(INSERT_PAGES);
   const insertPlainPages = db.prepare(INSERT_PLAIN_PAGES);
   const insertSitemap = db.prepare(
@@ -129,7 +129,7 @@ export function sqliteResultSink(
   );
   const deleteSite = [
     db.prepare(
-      `DELETE FROM run_pages WHERE run_site IN (SELECT id FROM run_sites WHERE run_id = ? AND site = ?)`,
+      `DELETE FROM page_data WHERE site_run IN (SELECT id FROM site_runs WHERE run_id = ? AND site = ?)`,
     ),
     db.prepare(`DELETE FROM sitemap_rows WHERE run_id = ? AND site = ?`),
     db.prepare(`DELETE FROM site_rows WHERE run_id = ? AND site = ?`),
@@ -163,12 +163,12 @@ export function sqliteResultSink(
     }
     // A later copy of the site in this run replaces the earlier one.
     for (const d of deleteSite) d.run(runId, site);
-    const id = runSite(site);
+    const id = siteRun(site);
     for (const a of pages.arrays()) {
       if (a.values === undefined) (a.plain ? insertPlainPages : insertPages).run(id, a.bytes);
       else {
         const [rowSite, ...fields] = a.values;
-        insertPage.run(rowSite === site ? id : runSite(rowSite as string), ...fields);
+        insertPage.run(rowSite === site ? id : siteRun(rowSite as string), ...fields);
       }
     }
     for (const v of sitemaps) insertSitemap.run(runId, ...v);

@@ -62,7 +62,7 @@ describe('results schema 2', () => {
     const after = query(
       path,
       `SELECT ${EXACT} FROM (SELECT s.run_id, s.site, p.*, p.rowid AS n
-       FROM run_pages p JOIN run_sites s ON s.id = p.run_site) ORDER BY n`,
+       FROM page_data p JOIN site_runs s ON s.id = p.site_run) ORDER BY n`,
     );
     expect(after.slice(0, before.length)).toEqual(before);
     expect(query(path, 'SELECT * FROM site_rows ORDER BY rowid').slice(0, sites.length)).toEqual(sites);

@@ -244,7 +244,7 @@ describe('openSqliteStore', () => {
       const exact = PAGE_COLUMNS.map((c) => `typeof(${c}), hex(${c}), ${c}`).join(', ');
       const got = db
         .prepare(
-          `SELECT ${exact} FROM (SELECT s.site, p.*, p.rowid AS n FROM run_pages p JOIN run_sites s ON s.id = p.run_site) ORDER BY n`,
+          `SELECT ${exact} FROM (SELECT s.site, p.*, p.rowid AS n FROM page_data p JOIN site_runs s ON s.id = p.site_run) ORDER BY n`,
         )
         .raw()
         .all();
