@@ -55,6 +55,11 @@ export interface PageTrackerOptions {
    * back into one. Without it, every row goes to `emit`.
    */
   readonly emitLine?: (json: string) => void;
+  /**
+   * Where held rows go as their lines in bulk (`SiteOutput.pageLines`: UTF-8, each ended by
+   * '\n', and how many), when the output takes them so; otherwise they go line by line.
+   */
+  readonly emitLines?: (text: Buffer, rows: number) => void;
   /** Mark rows with `change` against the stored digest (a state is in use). */
   readonly marking: boolean;
   /** The last run's digest and page count of this document, when there is one. */
@@ -83,8 +88,9 @@ export class PageTracker implements PageWriter, StoredPages {
    * 298 MiB against 186 for the fresh run, 1,000 sites). A released row goes on as its line to an
    * output that takes lines (`emitLine`), and is its line parsed again only for one that does not.
    */
-  #held: Buffer[] | null;
+  #held: { readonly text: Buffer; readonly rows: number }[] | null;
   #heldText = '';
+  #heldRows = 0;
   /** The digest's entries: each page's URL hash and row hash (8 latin1 characters each). */
   readonly #entries = new TextPieces('latin1', DIGEST_PIECES);
   /** The pages' URLs, '\n'-separated, in order: kept in the digest so a page gone next time is named. */
@@ -181,6 +187,7 @@ export class PageTracker implements PageWriter, StoredPages {
     if (this.#held !== null) {
       if (change === 'unchanged') {
         this.#heldText += `${line}\n`;
+        this.#heldRows++;
         if (this.#heldText.length >= HELD_PIECE_CHARS) this.#heldPiece();
         return;
       }
@@ -217,6 +224,7 @@ export class PageTracker implements PageWriter, StoredPages {
       else {
         this.#held = null;
         this.#heldText = '';
+        this.#heldRows = 0;
       }
     } else if (this.#o.marking && gone && this.#change === 'unchanged') this.#change = 'changed';
     // The tracker is what the walk hands back with the document (`WalkedDocument.stored`).
@@ -229,8 +237,9 @@ export class PageTracker implements PageWriter, StoredPages {
   }
 
   #heldPiece(): void {
-    if (this.#heldText !== '') this.#held?.push(Buffer.from(this.#heldText));
+    if (this.#heldText !== '') this.#held?.push({ text: Buffer.from(this.#heldText), rows: this.#heldRows });
     this.#heldText = '';
+    this.#heldRows = 0;
   }
 
   #release(): void {
@@ -238,9 +247,13 @@ export class PageTracker implements PageWriter, StoredPages {
     const held = this.#held ?? [];
     this.#held = null;
     this.#change = 'changed';
-    const { emit, emitLine } = this.#o;
+    const { emit, emitLine, emitLines } = this.#o;
     for (const piece of held) {
-      const lines = piece.toString('utf8').split('\n');
+      if (emitLines !== undefined) {
+        emitLines(piece.text, piece.rows);
+        continue;
+      }
+      const lines = piece.text.toString('utf8').split('\n');
       lines.pop();
       if (emitLine !== undefined) for (const line of lines) emitLine(line);
       else for (const line of lines) emit(JSON.parse(line) as ListedPageRow, line);

@@ -109,6 +109,9 @@ function fencedSink(
         // The line the job made with the state's change marks: not serialised a second time.
         page: (row, json) => output.page(row, json),
         ...(output.pageLine !== undefined ? { pageLine: (json: string) => output.pageLine?.(json) } : {}),
+        ...(output.pageLines !== undefined
+          ? { pageLines: (text: Buffer, rows: number) => output.pageLines?.(text, rows) }
+          : {}),
         sitemap: (row) => output.sitemap(row),
         async commit(result, options) {
           const fence = () =>

@@ -41,6 +41,18 @@ export class SiteRows {
               this.#failure = { error };
             }
           };
+    this.emitLines =
+      output.pageLine === undefined || output.pageLines === undefined
+        ? undefined
+        : (text, rows) => {
+            if (this.#failure !== null) return;
+            try {
+              output.pageLines?.(text, rows);
+              this.pages += rows;
+            } catch (error) {
+              this.#failure = { error };
+            }
+          };
   }
 
   /** One page row (`PageTrackerOptions.emit`): written to the output, or the failure kept. */
@@ -59,6 +71,9 @@ export class SiteRows {
    * (`SiteOutput.pageLine`); `undefined` when it takes only row objects.
    */
   readonly emitLine: ((json: string) => void) | undefined;
+
+  /** Held page rows as their lines in bulk (`SiteOutput.pageLines`), when the output takes them so. */
+  readonly emitLines: ((text: Buffer, rows: number) => void) | undefined;
 
   /** Throws what the output threw at a page row, if it did. */
   rethrowPageFailure(): void {

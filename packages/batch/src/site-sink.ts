@@ -79,6 +79,13 @@ export interface SiteOutput {
    * nearly every page of every sitemap so). A sink without it gets every row through `page`.
    */
   pageLine?(json: string): void;
+  /**
+   * Page rows as UTF-8 lines, each `JSON.stringify(row)` of a `PageRow` ended by `'\n'`, `rows`
+   * of them: what `pageLine` would get one by one, in order. Optional, for a sink that declares
+   * `pageLine` and takes rows in bulk; the runner then hands it the rows it held back this way
+   * (unchanged pages before a document's first change) without splitting them into strings.
+   */
+  pageLines?(text: Buffer, rows: number): void;
   sitemap(row: SitemapRow): void;
   /**
    * Keeps the site's rows and its result row, all or nothing, then the state (`saveState`).

@@ -95,6 +95,7 @@ export function walkDocuments(parts: SiteWalkParts, ctx: SiteJobContext): Promis
         sitemap: url,
         emit: rows.emit,
         ...(rows.emitLine !== undefined ? { emitLine: rows.emitLine } : {}),
+        ...(rows.emitLines !== undefined ? { emitLines: rows.emitLines } : {}),
         marking: plan.state !== null,
         previous: plan.previousPages(url),
         emitUnchanged: plan.full,

@@ -147,4 +147,44 @@ describe('PageTracker', () => {
       AWKWARD.map((_, i) => (i === 5 ? 'changed' : 'unchanged')),
     );
   });
+
+  it('hands an output that takes lines in bulk the held rows as their UTF-8 lines, counted, the rest one by one', () => {
+    const many = Array.from({ length: 900 }, (_, i) => page(`http://example.com/p/${i}é`, { priority: 0.5 }));
+    const pages = [...AWKWARD, ...many];
+    const first = track(pages).tracker;
+    // All unchanged but the last (held past one 64 KiB piece), then a new one streams.
+    const second = [...pages.slice(0, -1), page(pages[pages.length - 1]?.url ?? '', { priority: 0.1 })];
+    second.push(page('http://example.com/new'));
+    const run = (bulk: boolean) => {
+      const lines: string[] = [];
+      const blocks: number[] = [];
+      const tracker = new PageTracker({
+        site: SITE,
+        sitemap: SITEMAP,
+        emit: () => expect.fail('no row object'),
+        emitLine: (json) => lines.push(json),
+        ...(bulk
+          ? {
+              emitLines: (text: Buffer, rows: number) => {
+                const got = text.toString('utf8').split('\n');
+                expect(got.pop()).toBe('');
+                expect(got).toHaveLength(rows);
+                blocks.push(rows);
+                lines.push(...got);
+              },
+            }
+          : {}),
+        marking: true,
+        previous: { pages: first.digest, pageCount: first.count },
+      });
+      for (const p of second) tracker.append(p);
+      tracker.close();
+      return { lines, blocks };
+    };
+    const one = run(false);
+    const bulk = run(true);
+    expect(bulk.lines).toEqual(one.lines);
+    expect(bulk.blocks.length).toBeGreaterThan(1);
+    expect(bulk.blocks.reduce((a, b) => a + b, 0)).toBe(pages.length - 1);
+  });
 });

@@ -3,7 +3,6 @@ import {
   type ColumnValue,
   type CommitOptions,
   OutputError,
-  PAGE_COLUMNS,
   type PageRow,
   SITE_COLUMNS,
   SITEMAP_COLUMNS,
@@ -18,39 +17,9 @@ import {
 import { errorText } from '@usp-ts/core';
 import type Database from 'better-sqlite3';
 import { PageArrays } from './page-arrays.js';
+import { PAGE_FIELDS } from './results-schema.js';
 
-/** The results' schema version, in `meta` (`results_schema`); an older tool refuses a newer file. */
-export const RESULTS_SCHEMA = 1;
-
-// The rows of each run, as the NDJSON sink writes them (one table per file), plus `runs`. A site's
-// rows carry no copy name of their own: a site has one copy in a run (`site_rows.copy`), and a
-// later commit of the same site in the same run replaces all of it.
-const RESULTS_DDL = `
-CREATE TABLE IF NOT EXISTS runs (
-  run_id TEXT PRIMARY KEY, started_at TEXT NOT NULL, ended_at TEXT
-);
-CREATE TABLE IF NOT EXISTS site_rows (
-  run_id TEXT NOT NULL, site TEXT NOT NULL, status TEXT NOT NULL, reason TEXT,
-  pages INTEGER NOT NULL, sitemaps INTEGER NOT NULL, requests INTEGER NOT NULL,
-  not_modified INTEGER NOT NULL, skipped INTEGER NOT NULL, bytes INTEGER NOT NULL, ms INTEGER NOT NULL,
-  copy TEXT, committed_at TEXT NOT NULL,
-  PRIMARY KEY (run_id, site)
-);
-CREATE TABLE IF NOT EXISTS sitemap_rows (
-  run_id TEXT NOT NULL, site TEXT NOT NULL, url TEXT NOT NULL, final_url TEXT, parent TEXT,
-  type TEXT NOT NULL, status INTEGER, not_modified INTEGER NOT NULL, skipped INTEGER NOT NULL,
-  etag TEXT, last_modified TEXT, bytes INTEGER NOT NULL, pages INTEGER NOT NULL, ms INTEGER NOT NULL,
-  change TEXT, reason TEXT
-);
-CREATE INDEX IF NOT EXISTS sitemap_rows_run_site ON sitemap_rows (run_id, site);
-CREATE TABLE IF NOT EXISTS page_rows (
-  run_id TEXT NOT NULL, site TEXT NOT NULL, sitemap TEXT NOT NULL, url TEXT NOT NULL,
-  last_modified TEXT, change_frequency TEXT, priority REAL, change TEXT,
-  news_story TEXT, images TEXT, alternates TEXT, extensions TEXT
-);
-CREATE INDEX IF NOT EXISTS page_rows_run_site ON page_rows (run_id, site);
-CREATE TABLE IF NOT EXISTS void_copies (copy TEXT PRIMARY KEY);
-`;
+export { prepareResults, RESULTS_SCHEMA } from './results-schema.js';
 
 export interface SqliteResultsOptions {
   /** Go on with the last run the file holds that did not end (its committed sites are `done`). */
@@ -83,7 +52,7 @@ export interface CloseRunOptions {
 
 /**
  * The page rows of a JSON array of them (each `JSON.stringify` of a `PageRow`, the array's UTF-8
- * bytes bound as a blob: `PageArrays`), inserted in one statement: SQLite parses the text, in C,
+ * bytes bound as a blob: `PageArrays`; all of the site whose `site_runs` id is bound first), inserted in one statement: SQLite parses the text, in C,
  * into the columns `pageValues` gives (`->>` yields a key's scalar, SQL NULL for a JSON null or a
  * missing key, so a removed row's other columns are NULL; `json_extract` of an object or array is
  * its JSON text as written, i.e. `JSON.stringify` of it). The rows reach the sink as text, and in
@@ -92,8 +61,8 @@ export interface CloseRunOptions {
  * which `->>` reads without parsing it again (json_each's elements are text, parsed again per
  * column: about twice the CPU of binding values row by row).
  */
-const INSERT_PAGES = `INSERT INTO page_rows (run_id, ${PAGE_COLUMNS.join(', ')})
-SELECT ?, value->>'site', value->>'sitemap', value->>'url', value->>'lastModified',
+const INSERT_PAGES = `INSERT INTO page_data (site_run, ${PAGE_FIELDS.join(', ')})
+SELECT ?, value->>'sitemap', value->>'url', value->>'lastModified',
   value->>'changeFrequency', value->>'priority', value->>'change',
   json_extract(value, '$.newsStory'), json_extract(value, '$.images'),
   json_extract(value, '$.alternates'), json_extract(value, '$.extensions')
@@ -104,34 +73,12 @@ FROM jsonb_each(CAST(? AS TEXT))`;
  * read walks the row's keys from the first, and these four are the last ones (measured with
  * callgrind, 80,000 rows: the lookups were most of the insert's instructions).
  */
-const INSERT_PLAIN_PAGES = `INSERT INTO page_rows (run_id, ${PAGE_COLUMNS.join(', ')})
-SELECT ?, value->>'site', value->>'sitemap', value->>'url', value->>'lastModified',
+const INSERT_PLAIN_PAGES = `INSERT INTO page_data (site_run, ${PAGE_FIELDS.join(', ')})
+SELECT ?, value->>'sitemap', value->>'url', value->>'lastModified',
   value->>'changeFrequency', value->>'priority', value->>'change', NULL, NULL, NULL, NULL
 FROM jsonb_each(CAST(? AS TEXT))`;
 
 const placeholders = (n: number): string => `(${Array.from({ length: n + 1 }, () => '?').join(', ')})`;
-
-/**
- * Creates or checks the results tables on an open state database, in one transaction; refuses a
- * file whose results schema is newer than this tool's (one line, nothing changed).
- */
-export function prepareResults(db: Database.Database, path: string): void {
-  db.transaction(() => {
-    const row = db.prepare(`SELECT value FROM meta WHERE key = 'results_schema'`).get() as
-      | { value: string }
-      | undefined;
-    if (row !== undefined && Number(row.value) > RESULTS_SCHEMA) {
-      throw new OutputError(
-        `${path} holds results schema ${row.value}; this usp reads up to ${RESULTS_SCHEMA}: upgrade usp`,
-        path,
-      );
-    }
-    db.exec(RESULTS_DDL);
-    db.prepare(`INSERT OR IGNORE INTO meta (key, value) VALUES ('results_schema', ?)`).run(
-      String(RESULTS_SCHEMA),
-    );
-  }).immediate();
-}
 
 /**
  * The rows of a run in the SQLite file: a site's rows are held until its walk ends, then written
@@ -163,8 +110,14 @@ export function sqliteResultSink(
     db.prepare(`INSERT INTO runs (run_id, started_at) VALUES (?, ?)`).run(runId, new Date().toISOString());
   }
   const insertPage = db.prepare(
-    `INSERT INTO page_rows (run_id, ${PAGE_COLUMNS.join(', ')}) VALUES ${placeholders(PAGE_COLUMNS.length)}`,
+    `INSERT INTO page_data (site_run, ${PAGE_FIELDS.join(', ')}) VALUES ${placeholders(PAGE_FIELDS.length)}`,
   );
+  const getSiteRun = db.prepare(`SELECT id FROM site_runs WHERE run_id = ? AND site = ?`).pluck();
+  const addSiteRun = db.prepare(`INSERT INTO site_runs (run_id, site) VALUES (?, ?)`);
+  /** The `site_runs` id of a site in this run, made on its first commit. */
+  const siteRun = (site: string): number =>
+    (getSiteRun.get(runId, site) as number | undefined) ??
+    Number(addSiteRun.run(runId, site).lastInsertRowid);
   const insertPages = db.prepare(INSERT_PAGES);
   const insertPlainPages = db.prepare(INSERT_PLAIN_PAGES);
   const insertSitemap = db.prepare(
@@ -175,7 +128,9 @@ export function sqliteResultSink(
      VALUES ${placeholders(SITE_COLUMNS.length + 2)}`,
   );
   const deleteSite = [
-    db.prepare(`DELETE FROM page_rows WHERE run_id = ? AND site = ?`),
+    db.prepare(
+      `DELETE FROM page_data WHERE site_run IN (SELECT id FROM site_runs WHERE run_id = ? AND site = ?)`,
+    ),
     db.prepare(`DELETE FROM sitemap_rows WHERE run_id = ? AND site = ?`),
     db.prepare(`DELETE FROM site_rows WHERE run_id = ? AND site = ?`),
   ];
@@ -208,9 +163,13 @@ export function sqliteResultSink(
     }
     // A later copy of the site in this run replaces the earlier one.
     for (const d of deleteSite) d.run(runId, site);
+    const id = siteRun(site);
     for (const a of pages.arrays()) {
-      if (a.values !== undefined) insertPage.run(runId, ...a.values);
-      else (a.plain ? insertPlainPages : insertPages).run(runId, a.bytes);
+      if (a.values === undefined) (a.plain ? insertPlainPages : insertPages).run(id, a.bytes);
+      else {
+        const [rowSite, ...fields] = a.values;
+        insertPage.run(rowSite === site ? id : siteRun(rowSite as string), ...fields);
+      }
     }
     for (const v of sitemaps) insertSitemap.run(runId, ...v);
     insertSite.run(runId, ...siteValues(result), copy?.token ?? null, new Date().toISOString());
@@ -224,7 +183,7 @@ export function sqliteResultSink(
     ...(options.ownState !== undefined ? { ownState: options.ownState } : {}),
     begin(site: string): SiteOutput {
       // Page rows as their JSON text, which SQLite takes apart (INSERT_PAGES): no row object.
-      const pages = new PageArrays();
+      const pages = new PageArrays(site);
       let sitemaps: ColumnValue[][] = [];
       return {
         page: (row: PageRow, json?: string) => {
@@ -232,6 +191,9 @@ export function sqliteResultSink(
         },
         pageLine: (json: string) => {
           pages.add(json);
+        },
+        pageLines: (text: Buffer, rows: number) => {
+          pages.addLines(text, rows);
         },
         sitemap: (row) => {
           sitemaps.push(sitemapValues(row));

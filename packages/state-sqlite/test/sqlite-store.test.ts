@@ -242,7 +242,12 @@ describe('openSqliteStore', () => {
       const bind = db.prepare(`INSERT INTO expected VALUES (${PAGE_COLUMNS.map(() => '?').join(', ')})`);
       for (const r of rows) bind.run(...pageValues(r));
       const exact = PAGE_COLUMNS.map((c) => `typeof(${c}), hex(${c}), ${c}`).join(', ');
-      const got = db.prepare(`SELECT ${exact} FROM page_rows ORDER BY rowid`).raw().all();
+      const got = db
+        .prepare(
+          `SELECT ${exact} FROM (SELECT s.site, p.*, p.rowid AS n FROM page_data p JOIN site_runs s ON s.id = p.site_run) ORDER BY n`,
+        )
+        .raw()
+        .all();
       const want = db.prepare(`SELECT ${exact} FROM temp.expected ORDER BY rowid`).raw().all();
       expect(got).toHaveLength(rows.length);
       expect(got).toEqual(want);
@@ -328,7 +333,7 @@ describe('openSqliteStore', () => {
     const raw = new Database(path);
     raw.prepare(`UPDATE meta SET value = '99' WHERE key = 'results_schema'`).run();
     raw.close();
-    expect(() => openSqliteStore(path)).toThrow(/results schema 99; this usp reads up to 1: upgrade usp/);
+    expect(() => openSqliteStore(path)).toThrow(/results schema 99; this usp reads up to 2: upgrade usp/);
     expect(count(path, 'SELECT count(*) FROM runs')).toBe(1);
   });
 });
