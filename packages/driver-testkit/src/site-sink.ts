@@ -106,6 +106,22 @@ function richRows(site: string): PageRow[] {
   return [full, plain, removed];
 }
 
+/**
+ * 300 rows as the runner holds them back (plain, `unchanged`), some with characters JSON escapes
+ * or that take several UTF-8 bytes, and one `changed` row with every field in the middle.
+ */
+function heldRows(site: string): PageRow[] {
+  const rows: PageRow[] = [];
+  for (let i = 0; i < 300; i++) {
+    const url = i % 50 === 7 ? `${site}p${i}?q="\u00e9\u{1f600}\u2028"` : `${site}p${i}`;
+    const draft = newPageDraft(url);
+    draft.priority = (i % 10) / 10;
+    rows.push({ site, sitemap: `${site}sitemap.xml`, ...pageToJSON(draft), change: 'unchanged' } as PageRow);
+  }
+  rows[150] = { ...(richRows(site)[0] as PageRow), url: `${site}p150` };
+  return rows;
+}
+
 const urls = (c: SinkContents, site?: string) =>
   c.pages
     .filter((p) => site === undefined || p.site === site)
@@ -165,6 +181,32 @@ export function siteSinkSuite(name: string, factory: SiteSinkFactory): void {
       const kept = await factory.read();
       expect(kept.pages.filter((p) => p.site === SITE_A)).toEqual(rows);
       expect(kept.pages.filter((p) => p.site === SITE_B)).toEqual(objects);
+    });
+
+    it('keeps rows handed in bulk (`pageLines`) as it keeps them one by one, among single rows', async () => {
+      const sink = await open();
+      const a = sink.begin(SITE_A);
+      const rows = heldRows(SITE_A);
+      const [first, second] = [rows.slice(0, 150), rows.slice(151)];
+      // The runner hands held rows in blocks only to a sink that takes lines; otherwise line by
+      // line, or as objects: the same rows must come out whichever way the sink declares.
+      const block = (part: readonly PageRow[]) => {
+        if (a.pageLines !== undefined && a.pageLine !== undefined) {
+          a.pageLines(Buffer.from(part.map((r) => `${JSON.stringify(r)}\n`).join('')), part.length);
+        } else for (const row of part) single(row);
+      };
+      const single = (row: PageRow) => {
+        if (a.pageLine !== undefined) a.pageLine(JSON.stringify(row));
+        else a.page(row, JSON.stringify(row));
+      };
+      block(first);
+      single(rows[150] as PageRow);
+      block(second);
+      a.sitemap(sitemapRow(SITE_A));
+      await a.commit(result(SITE_A, rows.length));
+      const kept = (await factory.read()).pages.filter((p) => p.site === SITE_A);
+      const byUrl = (x: PageRow, y: PageRow) => (x.url < y.url ? -1 : x.url > y.url ? 1 : 0);
+      expect([...kept].sort(byUrl)).toEqual([...rows].sort(byUrl));
     });
 
     it('shows nothing of a site before its commit, and nothing at all after discard', async () => {
