@@ -38,21 +38,17 @@ export const COPY_PAGE_COLUMNS = [
   'change',
 ] as const;
 
-/** `COPY_PAGE_COLUMNS` with `site` first: the lines of rows filed under another site than their commit's. */
-export const COPY_PAGE_COLUMNS_WITH_SITE = ['site', ...COPY_PAGE_COLUMNS] as const;
-
-/** Where each of `pageValues`' values (`PAGE_COLUMNS` order, `site` first) goes in a COPY line. */
-const FROM_VALUES = [0, 1, 2, 5, 3, 4, 7, 8, 9, 10, 6] as const;
+/** Where each column of `COPY_PAGE_COLUMNS` is in `pageValues`' values (`PAGE_COLUMNS` order, `site` first). */
+const FROM_VALUES = [1, 2, 5, 3, 4, 7, 8, 9, 10, 6] as const;
 
 /**
- * A page row's COPY line (with its newline): `COPY_PAGE_COLUMNS`, or with `site` first when
- * `withSite`. The values are `pageValues`', so a row reads back as the other stores keep it.
+ * A page row's COPY line (with its newline): `COPY_PAGE_COLUMNS`, its site being the commit's.
+ * The values are `pageValues`', so a row reads back as the other stores keep it.
  */
-export function pageCopyLine(row: PageRow, withSite: boolean): string {
+export function pageCopyLine(row: PageRow): string {
   const values = pageValues(row);
-  let line = withSite ? `${field(values[0])}\t` : '';
-  line += field(values[1]);
-  for (let i = 2; i < FROM_VALUES.length; i++) line += `\t${field(values[FROM_VALUES[i]])}`;
+  let line = field(values[FROM_VALUES[0]]);
+  for (let i = 1; i < FROM_VALUES.length; i++) line += `\t${field(values[FROM_VALUES[i]])}`;
   return `${line}\n`;
 }
 
@@ -76,7 +72,7 @@ const NULL = '\\N';
 /**
  * The COPY line (`COPY_PAGE_COLUMNS`, with its newline) of a page row given as its JSON text
  * (`SiteOutput.pageLine`), when it is a plain or a removed page's of site `site`: the line
- * `pageCopyLine(JSON.parse(json), false)` gives. `null` for any other text: the caller parses it.
+ * `pageCopyLine(JSON.parse(json))` gives. `null` for any other text: the caller parses it.
  */
 export function copyLineOfJson(json: string, site: string): string | null {
   const m = PLAIN.exec(json);

@@ -244,12 +244,12 @@ export function postgresResultSink(
       let sitemaps: string[] = [];
       const page = (row: PageRow): void => {
         if (row.site === site) {
-          pages.add(pageCopyLine(row, false));
-        } else {
-          const lines = others.get(row.site);
-          if (lines === undefined) others.set(row.site, [pageCopyLine(row, false)]);
-          else lines.push(pageCopyLine(row, false));
+          pages.add(pageCopyLine(row));
+          return;
         }
+        const lines = others.get(row.site) ?? [];
+        if (lines.length === 0) others.set(row.site, lines);
+        lines.push(pageCopyLine(row));
       };
       return {
         page,

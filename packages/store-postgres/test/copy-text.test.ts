@@ -88,7 +88,7 @@ describe("a page row's COPY line from its JSON text", () => {
       if (line === null) continue;
       read++;
       expect(parsed.site).toBe(SITE);
-      expect(line).toBe(pageCopyLine(parsed, false));
+      expect(line).toBe(pageCopyLine(parsed));
     }
     // The plain rows without an escaped character, most of them, are read.
     expect(read).toBeGreaterThan(3_000);
@@ -133,7 +133,7 @@ describe("a page row's COPY line from its JSON text", () => {
     ]) {
       const json = JSON.stringify(plain).replace('"priority":0.5', `"priority":${text}`);
       const line = copyLineOfJson(json, SITE);
-      expect(line === null || line === pageCopyLine(JSON.parse(json), false)).toBe(true);
+      expect(line === null || line === pageCopyLine(JSON.parse(json))).toBe(true);
     }
     const { changeFrequency: _, ...missing } = plain;
     const { site, sitemap, ...rest } = plain;
