@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PageArrays } from '../src/page-arrays.js';
 import { openSqliteStore } from '../src/sqlite-store.js';
+import { siteResult } from './site-result.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'usp-page-lines-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -98,18 +99,7 @@ describe('page rows handed over in bulk (SiteOutput.pageLines)', () => {
         if (bulk) out.pageLines?.(block(b), b.length);
         else for (const l of b) out.pageLine?.(l);
       }
-      await out.commit({
-        site: SITE,
-        status: 'ok',
-        reason: null,
-        pages: 1,
-        sitemaps: 0,
-        requests: 1,
-        notModified: 0,
-        skipped: 0,
-        bytes: 1,
-        ms: 1,
-      });
+      await out.commit(siteResult(SITE));
       await store.close();
       return columns(path);
     };

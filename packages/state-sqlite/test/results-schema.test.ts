@@ -9,6 +9,7 @@ import { readSqlitePageRows } from '../src/read-rows.js';
 import { readSqliteRunSummary } from '../src/read-run-summary.js';
 import { RESULTS_SCHEMA } from '../src/results-schema.js';
 import { openSqliteStore } from '../src/sqlite-store.js';
+import { siteResult } from './site-result.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'usp-results-schema-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -52,7 +53,7 @@ describe('results schema 2', () => {
     out.pageLine?.(JSON.stringify(row));
     // A row of another site in c's commit keeps its site.
     out.page({ ...row, site: 'https://d.example/', url: 'https://d.example/p' });
-    await out.commit({ ...sitesResult(c), pages: 2 });
+    await out.commit({ ...siteResult(c), pages: 2 });
     await store.close();
 
     expect(query(path, `SELECT value FROM meta WHERE key = 'results_schema'`)).toEqual([
@@ -102,7 +103,7 @@ describe('results schema 2', () => {
       const out = store.sink.begin(site);
       for (const u of urls)
         out.pageLine?.(JSON.stringify({ site, sitemap: `${site}s.xml`, url: `${site}${u}` }));
-      await out.commit(sitesResult(site));
+      await out.commit(siteResult(site));
     }
     await store.close();
     expect(query(path, 'SELECT url FROM page_rows ORDER BY url')).toEqual([
@@ -111,18 +112,3 @@ describe('results schema 2', () => {
     ]);
   });
 });
-
-function sitesResult(site: string) {
-  return {
-    site,
-    status: 'ok' as const,
-    reason: null,
-    pages: 1,
-    sitemaps: 0,
-    requests: 1,
-    notModified: 0,
-    skipped: 0,
-    bytes: 1,
-    ms: 1,
-  };
-}
