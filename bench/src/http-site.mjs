@@ -7,6 +7,7 @@
 //
 // --k N: the first N of those 14 requests only.
 // --signal: each site's requests carry an AbortSignal of the site's own, as a batch walk's do.
+// --connections N --pipelining N: the undici Pools of --client request|dispatch (default 2, 1).
 // --keep: idle connections stay open between sites (the difference is the connections' cost).
 // --fetcher DIR: a built @usp-ts/fetcher (its dist/index.js) other than this checkout's, for A/B.
 // --mix fresh: per site a 200 robots.txt, 12 404 probes and a 200 sitemap of ~40 KB (what a fresh
@@ -31,6 +32,8 @@ const { values: a } = parseArgs({
     keep: { type: 'boolean', default: false },
     k: { type: 'string', default: '14' },
     signal: { type: 'boolean', default: false },
+    connections: { type: 'string', default: '2' },
+    pipelining: { type: 'string', default: '1' },
   },
 });
 
@@ -154,7 +157,11 @@ async function makeClient(kind, fetcherDir) {
   const pool = (origin) => {
     let p = pools.get(origin);
     if (p === undefined) {
-      p = new Pool(origin, { connections: 2, keepAliveTimeout: 30_000 });
+      p = new Pool(origin, {
+        connections: Number(a.connections),
+        pipelining: Number(a.pipelining),
+        keepAliveTimeout: 30_000,
+      });
       pools.set(origin, p);
     }
     return p;
