@@ -24,6 +24,24 @@ describe('plainPageDate and plainPageFields', () => {
     expect(`{${plainPageFields(p, null, '/a')}}`).toBe(JSON.stringify({ ...pageToJSON(p), url: '/a' }));
   });
 
+  it("write every changeFrequency as JSON.stringify does, the protocol's seven and any other string", () => {
+    const values = ['always', 'hourly', 'daily', 'weekly', 'monthly', 'yearly', 'never'];
+    // Built at run time: not the literals the writer compares against.
+    const others = [
+      ...values.map((v) => [...v].join('')),
+      'Daily',
+      'daily"',
+      'week\\ly',
+      'x\u0002',
+      '\ud800',
+      '',
+    ];
+    for (const cf of [...values, ...others]) {
+      const p = page({ changeFrequency: cf as Page['changeFrequency'] });
+      expect(`{${plainPageFields(p, null)}}`).toBe(JSON.stringify(pageToJSON(p)));
+    }
+  });
+
   it('leave every other page to pageToJSON', () => {
     const others = [
       page({ images: [] }),

@@ -15,6 +15,7 @@ import {
   type XmlHandler,
 } from '@usp-ts/core/parse';
 import { parseChangeFrequency } from './change-frequency.js';
+import { lastmodDates } from './date-cache.js';
 import { readAlternate } from './hreflang.js';
 import { isOwnNamespace, XHTML_NAMESPACE } from './namespaces.js';
 import { parsePriority } from './priority.js';
@@ -203,12 +204,19 @@ export class UrlsetHandler implements XmlHandler {
     const s = text.trim();
     if (s.length === 0) return null;
     if (s === this.lastDateText) return this.lastDate;
-    const date = parseIsoDate(s);
-    if (date === null) this.ctx.warn('invalid-date', `Invalid <lastmod> ignored: ${detach(s)}`);
-    else {
-      this.lastDateText = s;
-      this.lastDate = date;
+    let date = lastmodDates.get(s);
+    if (date === undefined) {
+      const read = parseIsoDate(s);
+      if (read === null) {
+        this.ctx.warn('invalid-date', `Invalid <lastmod> ignored: ${detach(s)}`);
+        return null;
+      }
+      // Kept for the process: its own copy, not a view that would pin the document's chunk.
+      lastmodDates.set(detach(s), read);
+      date = read;
     }
+    this.lastDateText = s;
+    this.lastDate = date;
     return date;
   }
 

@@ -57,6 +57,28 @@ function quoted(s: string): string {
   return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
 }
 
+/** `quoted` of a `changeFrequency`: the sitemap protocol's seven values without a test or a copy. */
+function quotedFrequency(cf: string): string {
+  switch (cf) {
+    case 'always':
+      return '"always"';
+    case 'hourly':
+      return '"hourly"';
+    case 'daily':
+      return '"daily"';
+    case 'weekly':
+      return '"weekly"';
+    case 'monthly':
+      return '"monthly"';
+    case 'yearly':
+      return '"yearly"';
+    case 'never':
+      return '"never"';
+    default:
+      return quoted(cf);
+  }
+}
+
 /**
  * For a plain page (no news, images, alternates or extension data; each field of the model's
  * type): its `lastModified` as the JSON form writes it. `undefined` for any other page, which
@@ -86,7 +108,7 @@ export function plainPageDate(page: Page): string | null | undefined {
  */
 export function plainPageFields(page: Page, lastModified: string | null, url: string = page.url): string {
   const { priority, changeFrequency: cf } = page;
-  return `"url":${quoted(url)},"priority":${Number.isFinite(priority) ? String(priority) : 'null'},"lastModified":${lastModified === null ? 'null' : quoted(lastModified)},"changeFrequency":${cf === null ? 'null' : quoted(cf)},"newsStory":null,"images":null,"alternates":null`;
+  return `"url":${quoted(url)},"priority":${Number.isFinite(priority) ? String(priority) : 'null'},"lastModified":${lastModified === null ? 'null' : quoted(lastModified)},"changeFrequency":${cf === null ? 'null' : quotedFrequency(cf)},"newsStory":null,"images":null,"alternates":null`;
 }
 
 export function pageToJSON(page: Page): PageJSON {
