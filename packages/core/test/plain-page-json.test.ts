@@ -24,22 +24,43 @@ describe('plainPageDate and plainPageFields', () => {
     expect(`{${plainPageFields(p, null, '/a')}}`).toBe(JSON.stringify({ ...pageToJSON(p), url: '/a' }));
   });
 
-  it("write every changeFrequency as JSON.stringify does, the protocol's seven and any other string", () => {
-    const values = ['always', 'hourly', 'daily', 'weekly', 'monthly', 'yearly', 'never'];
-    // Built at run time: not the literals the writer compares against.
+  it('write every mix of URL, priority, date text and changeFrequency as JSON.stringify does', () => {
+    const frequencies = [null, 'always', 'hourly', 'daily', 'weekly', 'monthly', 'yearly', 'never'];
+    // Built at run time: not the literals the writer keeps.
     const others = [
-      ...values.map((v) => [...v].join('')),
+      ...frequencies.map((v) => (v === null ? '' : [...v].join(''))),
       'Daily',
       'daily"',
-      'week\\ly',
       'x\u0002',
-      '\ud800',
-      '',
     ];
-    for (const cf of [...values, ...others]) {
-      const p = page({ changeFrequency: cf as Page['changeFrequency'] });
-      expect(`{${plainPageFields(p, null)}}`).toBe(JSON.stringify(pageToJSON(p)));
+    const urls = [
+      'https://example.com/a',
+      'https://example.com/"q"',
+      'https://example.com/\\',
+      'https://e.com/\ud800',
+    ];
+    const priorities = [0.5, 0.3, 0.1 + 0.2, 1, 0, -0, Number.NaN, Number.POSITIVE_INFINITY, 1e21, 5e-7];
+    // More priorities than the writer keeps pieces for: those past the kept ones are made each time.
+    for (let i = 0; i < 300; i++) priorities.push(i / 1000 + 2);
+    const dates = [null, '2024-01-02T03:04:05+02:00', '2024-01-02', 'a "date"', '\\', '\u001f', '\udc00x'];
+    let checked = 0;
+    for (let round = 0; round < 2; round++) {
+      for (const url of urls) {
+        for (const cf of [...frequencies, ...others]) {
+          for (const lm of dates) {
+            for (const priority of priorities) {
+              // The many priorities with one URL, date and changeFrequency only.
+              if (priority >= 2 && (url !== urls[0] || cf !== 'daily' || lm === null)) continue;
+              const p = page({ url, priority, changeFrequency: cf as Page['changeFrequency'] });
+              const want = JSON.stringify({ ...pageToJSON(p), lastModified: lm });
+              expect(`{${plainPageFields(p, lm)}}`).toBe(want);
+              checked++;
+            }
+          }
+        }
+      }
     }
+    expect(checked).toBeGreaterThan(5000);
   });
 
   it('leave every other page to pageToJSON', () => {

@@ -57,26 +57,37 @@ function quoted(s: string): string {
   return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
 }
 
-/** `quoted` of a `changeFrequency`: the sitemap protocol's seven values without a test or a copy. */
-function quotedFrequency(cf: string): string {
-  switch (cf) {
-    case 'always':
-      return '"always"';
-    case 'hourly':
-      return '"hourly"';
-    case 'daily':
-      return '"daily"';
-    case 'weekly':
-      return '"weekly"';
-    case 'monthly':
-      return '"monthly"';
-    case 'yearly':
-      return '"yearly"';
-    case 'never':
-      return '"never"';
-    default:
-      return quoted(cf);
+/** What a plain page's fields end with after its `changeFrequency`. */
+const PLAIN_REST = ',"newsStory":null,"images":null,"alternates":null';
+
+/**
+ * A plain page's fields from its `changeFrequency` on, after a `lastModified` left open (a date:
+ * this closes its quote) or closed (`null`, or a date `JSON.stringify` wrote): the sitemap
+ * protocol's seven values and `null` as constants, made once.
+ */
+const FREQUENCY_TAILS = new Map<string | null, readonly [open: string, closed: string]>(
+  [null, 'always', 'hourly', 'daily', 'weekly', 'monthly', 'yearly', 'never'].map((cf) => {
+    const tail = `"changeFrequency":${cf === null ? 'null' : `"${cf}"`}${PLAIN_REST}`;
+    return [cf, [`",${tail}`, `,${tail}`]];
+  }),
+);
+
+/**
+ * A plain page's fields from the end of its URL to its `lastModified`'s value, open (ending with
+ * the date's opening quote) or closed, by priority: a sitemap's pages share a few (made once, up
+ * to PRIORITY_PIECES_KEPT of them).
+ */
+const PRIORITY_PIECES = new Map<number, readonly [open: string, closed: string]>();
+const PRIORITY_PIECES_KEPT = 256;
+
+function priorityPieces(priority: number): readonly [open: string, closed: string] {
+  let pieces = PRIORITY_PIECES.get(priority);
+  if (pieces === undefined) {
+    const head = `","priority":${Number.isFinite(priority) ? String(priority) : 'null'},"lastModified":`;
+    pieces = [`${head}"`, head];
+    if (PRIORITY_PIECES.size < PRIORITY_PIECES_KEPT) PRIORITY_PIECES.set(priority, pieces);
   }
+  return pieces;
 }
 
 /**
@@ -108,7 +119,17 @@ export function plainPageDate(page: Page): string | null | undefined {
  */
 export function plainPageFields(page: Page, lastModified: string | null, url: string = page.url): string {
   const { priority, changeFrequency: cf } = page;
-  return `"url":${quoted(url)},"priority":${Number.isFinite(priority) ? String(priority) : 'null'},"lastModified":${lastModified === null ? 'null' : quoted(lastModified)},"changeFrequency":${cf === null ? 'null' : quotedFrequency(cf)},"newsStory":null,"images":null,"alternates":null`;
+  const tails = FREQUENCY_TAILS.get(cf);
+  if (tails === undefined || NEEDS_ESCAPE.test(url)) {
+    return `"url":${quoted(url)},"priority":${Number.isFinite(priority) ? String(priority) : 'null'},"lastModified":${lastModified === null ? 'null' : quoted(lastModified)},"changeFrequency":${cf === null ? 'null' : quoted(cf)}${PLAIN_REST}`;
+  }
+  // Four joins a page rather than fifteen: the row's text is made for every page of a batch, and
+  // each join is a string of its own until the text is read whole (its hash).
+  const pieces = priorityPieces(priority);
+  if (lastModified !== null && !NEEDS_ESCAPE.test(lastModified)) {
+    return `"url":"${url}${pieces[0]}${lastModified}${tails[0]}`;
+  }
+  return `"url":"${url}${pieces[1]}${lastModified === null ? 'null' : JSON.stringify(lastModified)}${tails[1]}`;
 }
 
 export function pageToJSON(page: Page): PageJSON {
