@@ -78,6 +78,15 @@ SELECT ?, value->>'sitemap', value->>'url', value->>'lastModified',
   value->>'changeFrequency', value->>'priority', value->>'change', NULL, NULL, NULL, NULL
 FROM jsonb_each(CAST(? AS TEXT))`;
 
+/**
+ * The same for held unchanged rows handed over in bulk, cut to the keys that vary
+ * (`PageArrays.addLines`): the site is bound, the change and the four empty columns written here.
+ */
+const INSERT_UNCHANGED_PAGES = `INSERT INTO page_data (site_run, ${PAGE_FIELDS.join(', ')})
+SELECT ?, value->>'sitemap', value->>'url', value->>'lastModified',
+  value->>'changeFrequency', value->>'priority', 'unchanged', NULL, NULL, NULL, NULL
+FROM jsonb_each(CAST(? AS TEXT))`;
+
 const placeholders = (n: number): string => `(${Array.from({ length: n + 1 }, () => '?').join(', ')})`;
 
 /**
@@ -120,6 +129,7 @@ export function sqliteResultSink(
     Number(addSiteRun.run(runId, site).lastInsertRowid);
   const insertPages = db.prepare(INSERT_PAGES);
   const insertPlainPages = db.prepare(INSERT_PLAIN_PAGES);
+  const insertUnchangedPages = db.prepare(INSERT_UNCHANGED_PAGES);
   const insertSitemap = db.prepare(
     `INSERT INTO sitemap_rows (run_id, ${SITEMAP_COLUMNS.join(', ')}) VALUES ${placeholders(SITEMAP_COLUMNS.length)}`,
   );
@@ -165,8 +175,9 @@ export function sqliteResultSink(
     for (const d of deleteSite) d.run(runId, site);
     const id = siteRun(site);
     for (const a of pages.arrays()) {
-      if (a.values === undefined) (a.plain ? insertPlainPages : insertPages).run(id, a.bytes);
-      else {
+      if (a.values === undefined) {
+        (a.unchanged ? insertUnchangedPages : a.plain ? insertPlainPages : insertPages).run(id, a.bytes);
+      } else {
         const [rowSite, ...fields] = a.values;
         insertPage.run(rowSite === site ? id : siteRun(rowSite as string), ...fields);
       }

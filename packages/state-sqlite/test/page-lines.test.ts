@@ -53,7 +53,18 @@ describe('page rows handed over in bulk (SiteOutput.pageLines)', () => {
     // 300 rows, past the characters of one array made line by line.
     const plain = Array.from({ length: 300 }, (_, i) => unchanged(`${SITE}p${i}\u00e9`));
     expect(byLine(plain).length).toBeGreaterThan(1);
-    expect(one(plain)).toEqual([{ plain: true, bytes: Buffer.from(`[${plain.join(',')}]`) }]);
+    // Each row cut to the keys that vary: the site's key and the unchanged tail are the insert's.
+    const prefix = `{"site":${JSON.stringify(SITE)},`;
+    const tail = ',"newsStory":null,"images":null,"alternates":null,"change":"unchanged"}';
+    const cut = plain.map((l) => `{${l.slice(prefix.length, -tail.length)}}`);
+    expect(cut[0]).toBe(
+      `{"sitemap":"${SITE}s.xml","url":"${SITE}p0\u00e9","priority":0.5,"lastModified":"2026-11-20","changeFrequency":null}`,
+    );
+    expect(one(plain)).toEqual([{ plain: true, unchanged: true, bytes: Buffer.from(`[${cut.join(',')}]`) }]);
+    // A block of one row.
+    expect(one([plain[7] ?? ''])).toEqual([
+      { plain: true, unchanged: true, bytes: Buffer.from(`[${cut[7]}]`) },
+    ]);
     // Each of these makes its block one that is read line by line, as `add` reads it.
     const others = [
       unchanged(`${SITE}lone\ud800`),
