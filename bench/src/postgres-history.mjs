@@ -5,12 +5,13 @@
 // a last one walks h itself. Prints each run's wall, client CPU (GNU time), server CPU (its
 // processes', as postgres-pair.mjs counts it), checkpoints during it and peak RSS, then the medians.
 // Usage: node src/postgres-history.mjs   (PAIRS=3, CLI=this checkout's packages/usp/dist/cli.js)
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestPostgres } from '@usp-ts/test-postgres';
 import { startSiteFarm } from '@usp-ts/test-server';
+import { processTreeCpuS } from './process-cpu.mjs';
 import { spawnTimed } from './timed.mjs';
 
 const CLI = process.env.CLI ?? fileURLToPath(new URL('../../packages/usp/dist/cli.js', import.meta.url));
@@ -33,26 +34,7 @@ const pg = await startTestPostgres();
 const work = mkdtempSync(join(tmpdir(), 'usp-hist-'));
 const sitesFile = join(work, 'sites.txt');
 writeFileSync(sitesFile, farm.sitesFile());
-function serverCpuS() {
-  const fields = (pid) => {
-    try {
-      const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      return s
-        .slice(s.lastIndexOf(')') + 2)
-        .split(' ')
-        .map(Number);
-    } catch {
-      return null;
-    }
-  };
-  const main = fields(pg.pid) ?? [];
-  let ticks = main[11] + main[12] + main[13] + main[14];
-  for (const e of readdirSync('/proc')) {
-    const f = /^\d+$/.test(e) ? fields(e) : null;
-    if (f !== null && f[1] === pg.pid) ticks += f[11] + f[12];
-  }
-  return ticks / 100;
-}
+const serverCpuS = () => processTreeCpuS(pg.pid);
 const ckpt = async () =>
   Number((await pg.query(pg.url, 'SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter'))[0]);
 async function run(label, url) {

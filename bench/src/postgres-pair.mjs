@@ -13,13 +13,14 @@
 // Usage: node src/postgres-pair.mjs --a OLD/packages/usp/dist/cli.js [--b CLI] [--run no-change|fresh|removed]
 //          [--pairs N] [--env-a K=V] [--env-b K=V]
 // (B defaults to this checkout's CLI; --env-a / --env-b set one environment variable for that side.)
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startTestPostgres } from '@usp-ts/test-postgres';
 import { startSiteFarm } from '@usp-ts/test-server';
+import { processTreeCpuS } from './process-cpu.mjs';
 import { spawnTimed } from './timed.mjs';
 
 const ARGS = process.argv.slice(2).filter((a, i) => !(i === 0 && a === '--'));
@@ -52,29 +53,7 @@ writeFileSync(sitesFile, farm.sitesFile());
 let databases = 0;
 const database = () => pg.createDatabase(`pair${databases++}`);
 
-/** CPU seconds of the server so far: the postmaster's and its live children's, reaped children included. */
-function serverCpuS() {
-  // The fields of /proc/PID/stat after the command's name: [1] the parent, [11..14] utime, stime,
-  // cutime, cstime (fields 4 and 14-17), in clock ticks (100 a second).
-  const fields = (pid) => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      return stat
-        .slice(stat.lastIndexOf(')') + 2)
-        .split(' ')
-        .map(Number);
-    } catch {
-      return null;
-    }
-  };
-  const main = fields(pg.pid) ?? [];
-  let ticks = main[11] + main[12] + main[13] + main[14];
-  for (const entry of readdirSync('/proc')) {
-    const f = /^\d+$/.test(entry) ? fields(entry) : null;
-    if (f !== null && f[1] === pg.pid) ticks += f[11] + f[12];
-  }
-  return ticks / 100;
-}
+const serverCpuS = () => processTreeCpuS(pg.pid);
 
 async function run(name, url) {
   const { cli, env } = SIDES[name];
