@@ -43,18 +43,14 @@ function isPlain(line: string): boolean {
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
 /**
- * One JSON array of rows (`bytes`) and whether all of them are plain (`isPlain`), or one row's
- * column values to bind (`values`, its site first: a row with a lone surrogate, `SURROGATE_ESCAPE`,
- * or a row of another site than the one committed).
+ * One JSON array of rows (`bytes`) in one of three forms, each with its insert: `rows` as they
+ * came, `plain` when all of them are (`isPlain`), `unchanged` for plain unchanged rows of the site
+ * cut to the keys that vary (`addLines`); or one row's column values to bind (`values`, its site
+ * first: a row with a lone surrogate, `SURROGATE_ESCAPE`, or a row of another site than the one
+ * committed).
  */
 export type PageArray =
-  | {
-      readonly plain: boolean;
-      /** Plain unchanged rows without their site and tail (`addLines`): `INSERT_UNCHANGED_PAGES`. */
-      readonly unchanged?: true;
-      readonly bytes: Buffer;
-      readonly values?: undefined;
-    }
+  | { readonly form: 'rows' | 'plain' | 'unchanged'; readonly bytes: Buffer; readonly values?: undefined }
   | { readonly values: ColumnValue[] };
 
 /**
@@ -94,7 +90,7 @@ export class PageArrays {
     const bytes = this.#unchangedArray(text, rows);
     if (bytes !== null) {
       this.#flush();
-      this.#arrays.push({ plain: true, unchanged: true, bytes });
+      this.#arrays.push({ form: 'unchanged', bytes });
       return;
     }
     const lines = text.toString('utf8').split('\n');
@@ -180,7 +176,7 @@ export class PageArrays {
   #flush(): void {
     if (this.#lines.length === 0) return;
     const bytes = Buffer.from(`[${this.#lines.join(',')}]`, 'utf8');
-    this.#arrays.push({ plain: this.#plain, bytes });
+    this.#arrays.push({ form: this.#plain ? 'plain' : 'rows', bytes });
     this.#lines.length = 0;
     this.#chars = 0;
   }

@@ -127,9 +127,12 @@ export function sqliteResultSink(
   const siteRun = (site: string): number =>
     (getSiteRun.get(runId, site) as number | undefined) ??
     Number(addSiteRun.run(runId, site).lastInsertRowid);
-  const insertPages = db.prepare(INSERT_PAGES);
-  const insertPlainPages = db.prepare(INSERT_PLAIN_PAGES);
-  const insertUnchangedPages = db.prepare(INSERT_UNCHANGED_PAGES);
+  /** The insert of each form of `PageArray`. */
+  const inserts = {
+    rows: db.prepare(INSERT_PAGES),
+    plain: db.prepare(INSERT_PLAIN_PAGES),
+    unchanged: db.prepare(INSERT_UNCHANGED_PAGES),
+  } as const;
   const insertSitemap = db.prepare(
     `INSERT INTO sitemap_rows (run_id, ${SITEMAP_COLUMNS.join(', ')}) VALUES ${placeholders(SITEMAP_COLUMNS.length)}`,
   );
@@ -175,9 +178,8 @@ export function sqliteResultSink(
     for (const d of deleteSite) d.run(runId, site);
     const id = siteRun(site);
     for (const a of pages.arrays()) {
-      if (a.values === undefined) {
-        (a.unchanged ? insertUnchangedPages : a.plain ? insertPlainPages : insertPages).run(id, a.bytes);
-      } else {
+      if (a.values === undefined) inserts[a.form].run(id, a.bytes);
+      else {
         const [rowSite, ...fields] = a.values;
         insertPage.run(rowSite === site ? id : siteRun(rowSite as string), ...fields);
       }

@@ -60,11 +60,9 @@ describe('page rows handed over in bulk (SiteOutput.pageLines)', () => {
     expect(cut[0]).toBe(
       `{"sitemap":"${SITE}s.xml","url":"${SITE}p0\u00e9","priority":0.5,"lastModified":"2026-11-20","changeFrequency":null}`,
     );
-    expect(one(plain)).toEqual([{ plain: true, unchanged: true, bytes: Buffer.from(`[${cut.join(',')}]`) }]);
+    expect(one(plain)).toEqual([{ form: 'unchanged', bytes: Buffer.from(`[${cut.join(',')}]`) }]);
     // A block of one row.
-    expect(one([plain[7] ?? ''])).toEqual([
-      { plain: true, unchanged: true, bytes: Buffer.from(`[${cut[7]}]`) },
-    ]);
+    expect(one([plain[7] ?? ''])).toEqual([{ form: 'unchanged', bytes: Buffer.from(`[${cut[7]}]`) }]);
     // Each of these makes its block one that is read line by line, as `add` reads it.
     const others = [
       unchanged(`${SITE}lone\ud800`),
