@@ -25,14 +25,6 @@ export function redactUrl(url: string | undefined): string {
   }
 }
 
-/**
- * Opens a transaction holding the advisory lock of `key` (a run and a site), then runs `then`
- * (statements with their values as literals: `sql-text.ts`), in one round trip.
- */
-export async function beginLocked(client: pg.ClientBase, key: string, then = ''): Promise<void> {
-  await client.query(`BEGIN; ${lockSql(key)} ${then}`);
-}
-
 /** The statement that takes the transaction's advisory lock of `key`. */
 export function lockSql(key: string): string {
   return `SELECT pg_advisory_xact_lock(hashtextextended(${quote(key)}, 0));`;

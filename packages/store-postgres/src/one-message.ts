@@ -1,10 +1,13 @@
 import type pg from 'pg';
 
-/** One `COPY … FROM STDIN` of a text and the data it reads. */
+/** One `COPY … FROM STDIN` of a text and the data it reads (each Buffer one CopyData message). */
 export interface CopyIn {
   readonly sql: string;
   readonly data: readonly Buffer[];
 }
+
+/** A part of a `OneMessage`: statements, or a COPY and its data. */
+export type MessagePart = string | CopyIn;
 
 // The protocol's message types (frontend): a simple query, a piece of COPY data, the end of it.
 const QUERY = 0x51;
@@ -20,15 +23,15 @@ function header(type: number, bodyBytes: number): Buffer {
 }
 
 /**
- * A whole transaction with COPYs in it as one write: a simple query whose statements are `before`,
- * the COPYs (`COPY … FROM STDIN`), then `after`, followed at once by the COPYs' data, without
- * waiting for the server between them. The server runs the statements in order and reads each
+ * A whole transaction with COPYs in it as one write: a simple query whose statements are `parts`
+ * in order (a string: statements; a `CopyIn`: its `COPY … FROM STDIN`), followed at once by the
+ * COPYs' data, in the same order, without waiting for the server between them. The server runs the statements in order and reads each
  * COPY's data from what follows the query when it comes to it; so a site's commit costs the client
  * one round trip instead of one a part (its head, each COPY, its tail).
  *
  * When a statement fails, the server discards the rest of the query, answers with the error and
  * then ignores the COPY data still to come (the protocol has it accept and drop COPY messages
- * outside a COPY: a client may have sent them before it knew). A transaction begun in `before`
+ * outside a COPY: a client may have sent them before it knew). A transaction begun in its parts
  * is then left aborted, for the caller to roll back.
  */
 export class OneMessage implements pg.Submittable {
@@ -42,9 +45,9 @@ export class OneMessage implements pg.Submittable {
   #reject!: (error: Error) => void;
   #settled = false;
 
-  constructor(before: string, copies: readonly CopyIn[], after: string) {
-    this.text = [before, ...copies.map((c) => `${c.sql};`), after].join('\n');
-    this.#copies = copies;
+  constructor(parts: readonly MessagePart[]) {
+    this.text = parts.map((p) => (typeof p === 'string' ? p : `${p.sql};`)).join('\n');
+    this.#copies = parts.filter((p): p is CopyIn => typeof p !== 'string');
     this.done = new Promise<void>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;

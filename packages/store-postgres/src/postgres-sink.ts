@@ -20,7 +20,7 @@ import type pg from 'pg';
 import { CommitGroups } from './commit-groups.js';
 import { connect, lockSql } from './connection.js';
 import { COPY_PAGE_COLUMNS, copyLineOfJson, pageCopyLine } from './copy-text.js';
-import { type CopyIn, OneMessage } from './one-message.js';
+import { type CopyIn, type MessagePart, OneMessage } from './one-message.js';
 import type { CommitStatements, SharedRun } from './postgres-state.js';
 import { failIf, insertRows, literal, rowOf, textArray } from './sql-text.js';
 
@@ -99,17 +99,17 @@ interface SiteCommit {
 }
 
 /**
- * A site's commit as two texts: `head` opens the transaction (the lock, the run's row, the
+ * A site's commit in two parts: `head` opens the transaction (the lock, the run's row, the
  * fencing, the removal of an earlier copy unless this is the site's first write in the store's own
- * run), `tail` writes the sitemap and site rows and the state (`state.statements`). The page rows
- * go by COPY between them; the state's large digests, then `COMMIT`, after the tail.
+ * run), `tail` writes the sitemap and site rows and the state (`state.parts`: its statement, and
+ * the COPY of its digests). The page rows go by COPY between them, then `COMMIT`.
  */
 function commitText(
   c: SiteCommit,
   copy: SiteCopy | undefined,
   recordRun: boolean,
   state: CommitStatements,
-): { head: string; tail: string } {
+): { head: string; tail: MessagePart[] } {
   const head = [
     'BEGIN;',
     lockSql(`${c.run} ${c.site}`),
@@ -121,9 +121,9 @@ function commitText(
   const tail = [
     insertRows('sitemap_rows', ['run_id', ...SITEMAP_COLUMNS], c.sitemaps),
     insertRows('site_rows', ['run_id', ...SITE_COLUMNS, 'copy'], [site]),
-    ...state.statements,
+    ...state.parts,
   ];
-  return { head: head.join('\n'), tail: tail.join('\n') };
+  return { head: head.join('\n'), tail };
 }
 
 const hasPages = (c: SiteCommit): boolean => c.pages.length > 0 || c.others.size > 0;
@@ -142,34 +142,29 @@ function commitFailure(site: string, copy: SiteCopy | undefined, where: string):
 }
 
 /**
- * Sends a commit: a site without page rows or large digests as one text (with other sites'
- * when commits queue up: `CommitGroups`); otherwise the head, the COPYs and the tail as one
- * message (`OneMessage`: one round trip), then the large digests (one statement each) and
- * `COMMIT` when there are any.
+ * Sends a commit: a site without page rows or digests as one text (with other sites' when
+ * commits queue up: `CommitGroups`); otherwise the head, the page rows' COPYs and the tail as one
+ * message (`OneMessage`: one round trip).
  */
 async function send(
   pool: pg.Pool,
   groups: CommitGroups,
   where: string,
   c: SiteCommit,
-  text: { head: string; large: readonly pg.QueryConfig[]; tail: string },
+  text: { head: string; tail: readonly MessagePart[] },
   copy: SiteCopy | undefined,
 ): Promise<void> {
   const failure = commitFailure(c.site, copy, where);
-  if (!hasPages(c) && text.large.length === 0) {
-    return groups.commit({ text: `${text.head}\n${text.tail}\nCOMMIT;`, failure });
+  const tail = text.tail.filter((p) => p !== '');
+  if (!hasPages(c) && tail.every((p) => typeof p === 'string')) {
+    return groups.commit({ text: [text.head, ...tail, 'COMMIT;'].join('\n'), failure });
   }
   const copies: CopyIn[] = [];
   if (c.pages.length > 0) copies.push({ sql: copySql(c.run, c.site), data: c.pages });
   for (const [site, data] of c.others) copies.push({ sql: copySql(c.run, site), data });
   const client = await connect(pool, where);
   try {
-    const last = text.large.length === 0;
-    await client.query(new OneMessage(text.head, copies, last ? `${text.tail}\nCOMMIT;` : text.tail)).done;
-    if (!last) {
-      for (const q of text.large) await client.query(q);
-      await client.query('COMMIT');
-    }
+    await client.query(new OneMessage([text.head, ...copies, ...tail, 'COMMIT;'])).done;
   } catch (cause) {
     await client.query('ROLLBACK').catch(() => {});
     throw failure(cause);
@@ -216,7 +211,7 @@ export function postgresResultSink(
       // A stale copy is refused here, before a connection is taken; one made void meanwhile, in the transaction.
       const copy = await c.fence?.();
       // The state's statements (this store's state) join the commit's: nothing is sent before they are known.
-      const state: CommitStatements = { run, first: c.first, statements: [], large: [] };
+      const state: CommitStatements = { run, first: c.first, parts: [] };
       shared.committing.set(site, state);
       try {
         await c.saveState?.({ runId: run, site: result.site, offsets: {} });
@@ -224,7 +219,7 @@ export function postgresResultSink(
         shared.committing.delete(site);
       }
       const text = commitText(c, copy, !recorded.has(run), state);
-      await send(pool, groups, where, c, { ...text, large: state.large }, copy);
+      await send(pool, groups, where, c, text, copy);
       recorded.add(run);
       if (run === runId) done.add(result.site);
     } finally {

@@ -8,8 +8,10 @@ import {
 } from '@usp-ts/batch';
 import { errorText } from '@usp-ts/core';
 import type pg from 'pg';
-import { beginLocked } from './connection.js';
-import { byteaLiteral, literal, textArray } from './sql-text.js';
+import { lockSql } from './connection.js';
+import { digestCopy } from './digest-copy.js';
+import { type MessagePart, OneMessage } from './one-message.js';
+import { literal, textArray } from './sql-text.js';
 import { StateReads } from './state-reads.js';
 
 /**
@@ -29,28 +31,13 @@ export interface SharedRun {
   readonly writtenInOwnRun: Set<string> | null;
 }
 
-/** A site's commit being prepared: its run, and the statements its state adds (`StateStatements`). */
+/** A site's commit being prepared: its run, and the statements (and COPY) its state adds (`saveSql`). */
 export interface CommitStatements {
   readonly run: string;
   /** The site's first write in the store's own run (see `postgresResultSink`): nothing of it to remove. */
   readonly first: boolean;
-  readonly statements: string[];
-  /** Sent after `statements`, before the commit. */
-  readonly large: pg.QueryConfig[];
+  readonly parts: MessagePart[];
 }
-
-/** The statements that save a site's state: `text`, then `large` (parameters), in one transaction. */
-interface StateStatements {
-  readonly text: string;
-  readonly large: pg.QueryConfig[];
-}
-
-/** Digests up to this size go in the commit's text as literals (the bytes twice, in hex). */
-const LITERAL_DIGEST_BYTES = 64 * 1024;
-
-/** A large digest, as a row of the version `text` saved (so after it). */
-const INSERT_DIGEST = `INSERT INTO state_digests (site, seq, url, pages)
-  SELECT site, seq, $3, $4 FROM state_sites WHERE site = $1 AND run_id = $2`;
 
 /** A sitemap's digest in a version: its own row, or the row it shares (`digests_from`). */
 const LOAD_PAGES = `SELECT d.pages FROM state_sites v JOIN state_digests d ON d.site = v.site AND d.url = $3
@@ -78,10 +65,11 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
   };
   /**
    * The statements that save a site's next state as `runId`'s version (`usp_save_state`, with
-   * its values as literals: see `sql-text.ts`). The version it was computed from is the one the
-   * walk read, or, for a save without a read, the latest (looked up under the site's lock).
+   * its values as literals: see `sql-text.ts`), then the COPY of its new digests (`digestCopy`),
+   * for one transaction. The version it was computed from is the one the walk read, or, for a
+   * save without a read, the latest (looked up under the site's lock).
    */
-  const saveSql = (runId: string, state: SiteState, mark: RunMark | undefined): StateStatements => {
+  const saveSql = (runId: string, state: SiteState, mark: RunMark | undefined): MessagePart[] => {
     const site = state.site;
     const fromLatest = !readFrom.has(site);
     const from = readFrom.get(site) ?? null;
@@ -93,20 +81,6 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
     const keep = textArray(
       state.sitemaps.filter((m) => m.pages === undefined && !fresh.has(m.url)).map((m) => m.url),
     );
-    // A large digest goes as a parameter of its own statement (bytes as they are; as a literal, in
-    // hex, a 50,000-page sitemap's took ~7 MB of text, copied several times on its way out).
-    const large: pg.QueryConfig[] = [];
-    const urls: string[] = [];
-    const digests: string[] = [];
-    for (const [url, pages] of fresh) {
-      if (pages.byteLength <= LITERAL_DIGEST_BYTES) {
-        urls.push(url);
-        digests.push(byteaLiteral(pages));
-      } else {
-        const bytes = Buffer.from(pages.buffer, pages.byteOffset, pages.byteLength);
-        large.push({ text: INSERT_DIGEST, values: [site, runId, url, bytes] });
-      }
-    }
     const sitemaps = state.sitemaps.map(({ pages: _pages, ...data }) => data);
     const args = [
       literal(site),
@@ -117,13 +91,12 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
       state.unreachable === null ? 'NULL' : literal(JSON.stringify(state.unreachable)),
       literal(JSON.stringify(sitemaps)),
       keep,
-      textArray(urls),
-      urls.length === 0 ? `'{}'::bytea[]` : `ARRAY[${digests.join(', ')}]`,
       mark === undefined ? 'NULL' : literal(mark.runId),
       mark === undefined ? 'NULL' : literal(JSON.stringify(mark.offsets)),
     ];
+    const copy = digestCopy(site, fresh);
     const text = `SELECT usp_save_state(${args.join(', ')});`;
-    return { text, large };
+    return copy === null ? [text] : [text, copy];
   };
 
   return {
@@ -180,9 +153,7 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
       // With the commit of the site's rows, when the sink of this store is committing it.
       const open = shared.committing.get(state.site);
       if (open !== undefined) {
-        const { large, text } = saveSql(open.run, state, mark);
-        open.large.push(...large);
-        open.statements.push(text);
+        open.parts.push(...saveSql(open.run, state, mark));
         return;
       }
       let client: pg.PoolClient | undefined;
@@ -193,15 +164,11 @@ export function postgresStateStore(pool: pg.Pool, shared: SharedRun, where: stri
         const run = shared.begun.get(state.site) ?? runId;
         // A commit of the sink after this save has this run's digests of the site to replace.
         if (run === runId) shared.writtenInOwnRun?.add(state.site);
-        const { large, text } = saveSql(run, state, mark);
+        const parts = saveSql(run, state, mark);
         begun = true;
-        if (large.length === 0) {
-          await beginLocked(client, `${run} ${state.site}`, `${text} COMMIT;`);
-        } else {
-          await beginLocked(client, `${run} ${state.site}`, text);
-          for (const q of large) await client.query(q);
-          await client.query('COMMIT');
-        }
+        // One round trip: the transaction, the digests' COPY data behind it.
+        await client.query(new OneMessage(['BEGIN;', lockSql(`${run} ${state.site}`), ...parts, 'COMMIT;']))
+          .done;
       } catch (error) {
         if (begun) await client?.query('ROLLBACK').catch(() => {});
         fail(error);

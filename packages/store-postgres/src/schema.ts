@@ -2,7 +2,7 @@ import { OutputError } from '@usp-ts/batch';
 import type pg from 'pg';
 
 /** The schema version this package creates and reads (`usp_schema.version`). */
-export const POSTGRES_SCHEMA = 4;
+export const POSTGRES_SCHEMA = 5;
 
 // Version 1. Rows of a run mirror the NDJSON rows (the column names of `@usp-ts/batch`'s
 // `PAGE_COLUMNS`, ...); the state keeps, per site, the version saved by the latest run and by the
@@ -154,8 +154,57 @@ END
 $usp$;
 `;
 
+// Version 5: a state version's digests go by a binary COPY into `state_digests` after
+// `usp_save_state`, which sets the version's seq as the transaction's `usp.digest_seq`, the
+// column's default (unset, NULL, which the column refuses); the function no longer takes them.
+// As literals in the statement's text (base64 up to 64 KiB, a statement of its own above), the
+// digests of a run where most sitemaps changed (27 MB) were encoded and copied several times by
+// the client and read by the server's parser. Digests do not compress: stored without trying.
+const V5 = `
+ALTER TABLE state_digests
+  ALTER COLUMN seq SET DEFAULT nullif(current_setting('usp.digest_seq', true), '')::bigint,
+  ALTER COLUMN pages SET STORAGE EXTERNAL;
+DROP FUNCTION usp_save_state(text, text, text, boolean, bigint, bigint, bigint, integer, jsonb, jsonb, text[],
+  text[], bytea[], text, jsonb);
+CREATE FUNCTION usp_save_state(
+  p_site text, p_run text, p_from text, p_from_latest boolean, p_walked_at bigint, p_full_walk_at bigint,
+  p_probed_at bigint, p_lastmod_trust integer, p_unreachable jsonb, p_sitemaps jsonb, p_keep text[],
+  p_mark_run text, p_mark_offsets jsonb
+) RETURNS void LANGUAGE plpgsql AS $usp$
+DECLARE
+  v_from text := p_from;
+  v_seq bigint;
+BEGIN
+  IF p_from_latest THEN
+    SELECT run_id INTO v_from FROM state_sites WHERE site = p_site ORDER BY seq DESC LIMIT 1;
+  END IF;
+  IF p_mark_run IS NOT NULL THEN
+    INSERT INTO run_marks (run_id, site, offsets) VALUES (p_mark_run, p_site, p_mark_offsets)
+      ON CONFLICT (run_id) DO UPDATE SET site = excluded.site, offsets = excluded.offsets;
+  END IF;
+  WITH f AS (SELECT seq, digests_from FROM state_sites WHERE site = p_site AND run_id = v_from),
+    g AS (DELETE FROM state_digests d WHERE d.site = p_site AND NOT EXISTS (SELECT 1 FROM f
+      WHERE coalesce((f.digests_from ->> d.url)::bigint, f.seq) = d.seq
+        AND (v_from IS DISTINCT FROM p_run OR d.url = ANY(p_keep)))),
+    o AS (DELETE FROM state_sites WHERE site = p_site AND run_id <> p_run AND run_id IS DISTINCT FROM v_from),
+    v AS (INSERT INTO state_sites AS s (site, run_id, walked_at, full_walk_at, probed_at, lastmod_trust,
+        unreachable, sitemaps, digests_from)
+      VALUES (p_site, p_run, p_walked_at, p_full_walk_at, p_probed_at, p_lastmod_trust, p_unreachable, p_sitemaps,
+        (SELECT coalesce(jsonb_object_agg(u, coalesce(f.digests_from -> u, to_jsonb(f.seq))), '{}')
+         FROM f, unnest(p_keep) u))
+      ON CONFLICT (site, run_id) DO UPDATE SET seq = nextval(pg_get_serial_sequence('state_sites', 'seq')),
+        walked_at = excluded.walked_at, full_walk_at = excluded.full_walk_at, probed_at = excluded.probed_at,
+        lastmod_trust = excluded.lastmod_trust, unreachable = excluded.unreachable, sitemaps = excluded.sitemaps,
+        digests_from = excluded.digests_from
+      RETURNING s.seq)
+  SELECT v.seq INTO v_seq FROM v;
+  PERFORM set_config('usp.digest_seq', v_seq::text, true);
+END
+$usp$;
+`;
+
 /** Migrations: `MIGRATIONS[v]` takes a database from version v to v + 1 (0: empty). */
-const MIGRATIONS: readonly string[] = [V1, V2, V3, V4];
+const MIGRATIONS: readonly string[] = [V1, V2, V3, V4, V5];
 
 /** One lock number for "the usp schema is being created or migrated" (any constant would do). */
 const SCHEMA_LOCK = 0x75737073;

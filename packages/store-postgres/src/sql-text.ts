@@ -26,15 +26,6 @@ export function textArray(values: readonly string[]): string {
   return values.length === 0 ? `'{}'::text[]` : `ARRAY[${values.map(quote).join(', ')}]`;
 }
 
-/**
- * A `bytea` value as base64 text the server decodes: 4 characters for 3 bytes, where a hex literal
- * took 6 (the page digests of a run's state go so, 64 KiB each at most). Base64 holds no quote
- * or backslash: read alike whatever `standard_conforming_strings` says.
- */
-export function byteaLiteral(bytes: Uint8Array): string {
-  return `pg_catalog.decode('${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')}', 'base64')`;
-}
-
 /** `INSERT INTO table (columns) VALUES (…), (…);` of rows of literals, or nothing for no rows. */
 export function insertRows(table: string, columns: readonly string[], rows: readonly string[]): string {
   return rows.length === 0 ? '' : `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${rows.join(', ')};`;
