@@ -1,4 +1,3 @@
-import { hash } from 'node:crypto';
 import {
   type Page,
   type PageJSON,
@@ -8,14 +7,10 @@ import {
   plainPageFields,
   type StoredPages,
 } from '@usp-ts/core';
-import { digestOf, ENTRY_BYTES, readDigest } from './page-digest.js';
+import { digestOf, digestParts } from './page-digest.js';
+import { DigestTable, EntryWords, LANES, plainRowHash, sha1Hash, textRowHash, urlHash } from './page-hash.js';
 import type { Change, ListedPageRow, PageRow } from './rows.js';
 import { TextPieces } from './text-pieces.js';
-
-/** The first 8 bytes of SHA-1, as an 8-character latin1 string (a Map key that costs little). */
-function hash8(text: string): string {
-  return hash('sha1', text, 'binary').slice(0, 8);
-}
 
 const NO_BYTES = new Uint8Array(0);
 
@@ -32,16 +27,6 @@ const HELD_PIECE_CHARS = 64 * 1024;
 
 /** Characters a digest part gathers as text before it becomes bytes (small: see held-rows.ts). */
 const DIGEST_PIECES = { pieceChars: 4 * 1024, chunkBytes: 16 * 1024 } as const;
-
-/** Reads a stored digest into URL hash → row hash. */
-function digestMap(digest: Uint8Array): Map<string, string> {
-  const map = new Map<string, string>();
-  const buf = readDigest(digest).entries;
-  for (let i = 0; i + ENTRY_BYTES <= buf.length; i += ENTRY_BYTES) {
-    map.set(buf.toString('latin1', i, i + 8), buf.toString('latin1', i + 8, i + 16));
-  }
-  return map;
-}
 
 export interface PageTrackerOptions {
   readonly site: string;
@@ -80,7 +65,13 @@ export interface PageTrackerOptions {
  */
 export class PageTracker implements PageWriter, StoredPages {
   readonly #o: PageTrackerOptions;
-  readonly #previous: Map<string, string> | null;
+  /** The last run's entries by URL hash, when marking against a stored digest. */
+  readonly #previous: DigestTable | null;
+  /**
+   * The last digest is of layout 1 or 2: pages are compared by SHA-1 (as that usp wrote them) and
+   * their SHA-1 entries kept here, for a cut document (`cutDocumentState`); the digest is still layout 3.
+   */
+  readonly #sha1: EntryWords | null;
   /**
    * The unchanged rows held back, as their lines ('\n'-ended; whole lines in each 64 KiB Buffer),
    * off the JS heap: a run after a few pages were removed reads nearly every sitemap again and
@@ -91,8 +82,8 @@ export class PageTracker implements PageWriter, StoredPages {
   #held: { readonly text: Buffer; readonly rows: number }[] | null;
   #heldText = '';
   #heldRows = 0;
-  /** The digest's entries: each page's URL hash and row hash (8 latin1 characters each). */
-  readonly #entries = new TextPieces('latin1', DIGEST_PIECES);
+  /** The digest's entries (layout 3): each page's URL hash and row hash, two lanes each. */
+  readonly #entries = new EntryWords();
   /** The pages' URLs, '\n'-separated, in order: kept in the digest so a page gone next time is named. */
   readonly #urls = new TextPieces('utf8', { ...DIGEST_PIECES, separator: '\n' });
   #count = 0;
@@ -107,7 +98,9 @@ export class PageTracker implements PageWriter, StoredPages {
     this.#o = options;
     this.#prefix = `{"site":${JSON.stringify(options.site)},"sitemap":${JSON.stringify(options.sitemap)},`;
     const prev = options.previous?.pages ?? null;
-    this.#previous = options.marking && prev !== null ? digestMap(prev) : null;
+    const stored = options.marking && prev !== null ? digestParts(prev) : null;
+    this.#previous = stored === null ? null : new DigestTable(stored.entries);
+    this.#sha1 = stored !== null && stored.version < 3 ? new EntryWords() : null;
     this.#held = options.marking && this.#previous !== null && options.emitUnchanged !== true ? [] : null;
     if (options.marking && this.#previous === null) this.#change = 'new';
   }
@@ -137,14 +130,14 @@ export class PageTracker implements PageWriter, StoredPages {
   }
 
   /**
-   * The pages' digest for the state (`SitemapState.pages`, layout 2 of `page-digest.ts`): a new
+   * The pages' digest for the state (`SitemapState.pages`, layout 3 of `page-digest.ts`): a new
    * array while the document is open, the same one at every read once it is closed.
    */
   get digest(): Uint8Array {
     if (this.#closedDigest !== null) return this.#closedDigest;
     const digest = this.#o.marking
-      ? digestOf(this.#entries.bytes(), this.#urls.bytes(), this.#count)
-      : digestOf(NO_BYTES, NO_BYTES, 0);
+      ? digestOf(3, this.#entries.bytes(), this.#urls.bytes(), this.#count)
+      : digestOf(3, NO_BYTES, NO_BYTES, 0);
     // The walk's tree keeps the tracker (`WalkedDocument.stored`) until the site ends: once the
     // document is closed its digest is made once, and the pieces it was made from go.
     if (this.#closed) {
@@ -166,23 +159,31 @@ export class PageTracker implements PageWriter, StoredPages {
     // A plain page's row is made field by field; any other from its JSON form.
     const lm = plainPageDate(page);
     const json = lm === undefined ? pageToJSON(page) : null;
-    const urlHash = hash8(page.url);
-    this.#urls.add(page.url);
-    // Hashing flattens the text: the line then takes a slice of it rather than its pieces again.
-    const text = lm === undefined ? JSON.stringify(json) : `{${plainPageFields(page, lm)}}`;
-    const rowHash = hash8(text);
-    this.#entries.add(urlHash);
-    this.#entries.add(rowHash);
+    const url = page.url;
+    this.#urls.add(url);
+    // The row's text (`null` for a plain page: its hash takes its fields), and that text between
+    // its braces.
+    const text = lm === undefined ? JSON.stringify(json) : null;
+    const body = text === null ? plainPageFields(page, lm as string | null) : text.slice(1, -1);
+    urlHash(url);
+    const a = LANES[0] as number;
+    const b = LANES[1] as number;
+    if (text !== null) textRowHash(text);
+    else plainRowHash(page.priority, lm as string | null, page.changeFrequency);
+    this.#entries.push(a, b, LANES[0] as number, LANES[1] as number);
     let change: Change = 'new';
-    if (this.#previous !== null) {
-      const before = this.#previous.get(urlHash);
-      change = before === undefined ? 'new' : before === rowHash ? 'unchanged' : 'changed';
+    const previous = this.#previous;
+    if (previous !== null) {
+      let found: 0 | 1 | 2;
+      if (this.#sha1 === null) found = previous.compare(a, b, LANES[0] as number, LANES[1] as number);
+      else found = this.#compareSha1(previous, this.#sha1, url, text ?? `{${body}}`);
+      change = found === 0 ? 'new' : found === 1 ? 'unchanged' : 'changed';
     }
     // One object and one serialisation a page: this runs for every page of every site. The line is
-    // JSON.stringify(marked) (the JSON form has no site, sitemap or change key), from the text the
-    // hash needed anyway. A plain page's row is a literal of the keys the spread would give, in
-    // their order: every key after a spread is defined through a V8 runtime call.
-    const line = this.#prefix + text.slice(1, -1) + CHANGE_TAIL[change];
+    // JSON.stringify(marked) (the JSON form has no site, sitemap or change key). A plain page's row
+    // is a literal of the keys the spread would give, in their order: every key after a spread is
+    // defined through a V8 runtime call.
+    const line = this.#prefix + body + CHANGE_TAIL[change];
     if (change !== 'unchanged' && this.#change === 'unchanged') this.#change = 'changed';
     if (this.#held !== null) {
       if (change === 'unchanged') {
@@ -234,6 +235,36 @@ export class PageTracker implements PageWriter, StoredPages {
   /** The pages went to the rows, not to the node: it has none to give back. */
   load(): Page[] {
     return [];
+  }
+
+  /** A page against a digest of layout 1 or 2: by the SHA-1s of its URL and row text, kept too. */
+  #compareSha1(previous: DigestTable, sha1: EntryWords, url: string, text: string): 0 | 1 | 2 {
+    sha1Hash(url);
+    const a = LANES[0] as number;
+    const b = LANES[1] as number;
+    sha1Hash(text);
+    const c = LANES[0] as number;
+    const d = LANES[1] as number;
+    sha1.push(a, b, c, d);
+    return previous.compare(a, b, c, d);
+  }
+
+  /**
+   * The last run's pages (by their index in its digest) whose URL this document did not list:
+   * those removed once it is read to its end (`[]` without a last digest).
+   */
+  gonePages(): number[] {
+    return this.#previous?.unseen() ?? [];
+  }
+
+  /**
+   * The entries of the pages read, in the last digest's hashes: layout 2's SHA-1s when it is of
+   * layout 1 or 2 (a cut document keeps its unread pages' entries: see `cutDocumentState`), else
+   * layout 3's, those of `digest`.
+   */
+  get readEntries(): { version: 2 | 3; entries: Buffer } {
+    if (this.#sha1 !== null) return { version: 2, entries: this.#sha1.bytes() };
+    return { version: 3, entries: digestParts(this.digest).entries };
   }
 
   #heldPiece(): void {

@@ -1,13 +1,6 @@
 import type { Sitemap } from '@usp-ts/core';
 import type { PageTracker } from './page-changes.js';
-import {
-  digestEntries,
-  digestUrlsAt,
-  ENTRY_BYTES,
-  readDigest,
-  urlHashesOf,
-  writeDigest,
-} from './page-digest.js';
+import { digestOf, digestParts, digestUrlsAt, ENTRY_BYTES, readDigest } from './page-digest.js';
 import type { RemovedPageRow } from './rows.js';
 import type { SitemapState, SiteState } from './state-store.js';
 
@@ -27,20 +20,42 @@ function removedRow(site: string, sitemap: string, url: string): RemovedPageRow 
 export function removedPageRows(site: string, tracker: PageTracker): RemovedPageRow[] {
   const previous = tracker.previousPages;
   if (previous === null) return [];
-  const now = urlHashesOf(digestEntries(tracker.digest));
-  const gone = digestUrlsAt(previous, (entries) => {
-    const at: number[] = [];
-    for (let i = 0; i + ENTRY_BYTES <= entries.length; i += ENTRY_BYTES) {
-      if (!now.has(entries.toString('latin1', i, i + 8))) at.push(i / ENTRY_BYTES);
-    }
-    return at;
-  });
-  return (gone.urls ?? []).map((url) => removedRow(site, tracker.sitemap, url));
+  const gone = tracker.gonePages();
+  if (gone.length === 0) return [];
+  return (digestUrlsAt(previous, gone) ?? []).map((url) => removedRow(site, tracker.sitemap, url));
+}
+
+/**
+ * The digest of a document cut short: the pages read this time, then those of the last digest it
+ * did not reach (so they are neither removed now nor new when it is read in full again), in the
+ * last digest's hashes: layout 3, or layout 2 when the last digest is of layout 1 or 2 (the
+ * unread pages' row hashes are SHA-1s; read in full, the document is saved in layout 3). Without
+ * a last digest that names its URLs, the pages read.
+ */
+function cutDigest(tracker: PageTracker): { digest: Uint8Array; count: number } {
+  const current = digestParts(tracker.digest);
+  const { version, entries } = tracker.readEntries;
+  const previous = tracker.previousPages;
+  const gone = tracker.gonePages();
+  const goneUrls = previous === null || gone.length === 0 ? null : digestUrlsAt(previous, gone);
+  if (previous === null || goneUrls === null) {
+    return { digest: digestOf(version, entries, current.urls, current.count), count: current.count };
+  }
+  const before = digestParts(previous).entries;
+  const kept = Buffer.allocUnsafe(gone.length * ENTRY_BYTES);
+  for (let k = 0; k < gone.length; k++) {
+    const i = gone[k] as number;
+    before.copy(kept, k * ENTRY_BYTES, i * ENTRY_BYTES, (i + 1) * ENTRY_BYTES);
+  }
+  const keptUrls = Buffer.from(goneUrls.join('\n'));
+  const urls = current.count === 0 ? keptUrls : Buffer.concat([current.urls, Buffer.from('\n'), keptUrls]);
+  const count = current.count + gone.length;
+  return { digest: digestOf(version, Buffer.concat([entries, kept]), urls, count), count };
 }
 
 /**
  * The state of a pages sitemap cut short: no validators and no body hash (read in full next time),
- * and the pages read this time with those of the last run it did not reach.
+ * and the pages read this time with those of the last run it did not reach (`cutDigest`).
  */
 export function cutDocumentState(o: {
   readonly requestedUrl: string;
@@ -48,27 +63,7 @@ export function cutDocumentState(o: {
   readonly tracker: PageTracker;
   readonly before: SitemapState | null;
 }): SitemapState {
-  const current = readDigest(o.tracker.digest);
-  let entries: Uint8Array = current.entries;
-  let urls = current.urls ?? [];
-  const previous = o.tracker.previousPages;
-  const before = previous === null ? null : readDigest(previous);
-  if (before !== null && before.urls !== null) {
-    const seen = urlHashesOf(current.entries);
-    const keep: number[] = [];
-    for (let i = 0; i < before.urls.length; i++) {
-      if (!seen.has(before.entries.toString('latin1', i * 16, i * 16 + 8))) keep.push(i);
-    }
-    if (keep.length > 0) {
-      const merged = Buffer.allocUnsafe(current.entries.length + keep.length * 16);
-      merged.set(current.entries, 0);
-      for (let k = 0; k < keep.length; k++) {
-        before.entries.copy(merged, current.entries.length + k * 16, keep[k] * 16, keep[k] * 16 + 16);
-      }
-      entries = merged;
-      urls = [...urls, ...keep.map((i) => (before.urls as readonly string[])[i])];
-    }
-  }
+  const { digest, count } = cutDigest(o.tracker);
   return {
     url: o.requestedUrl,
     finalUrl: o.node.url,
@@ -78,8 +73,8 @@ export function cutDocumentState(o: {
     indexLastmod: null,
     bodySha256: null,
     children: [],
-    pageCount: urls.length,
-    pages: writeDigest(entries, urls),
+    pageCount: count,
+    pages: digest,
     news: o.tracker.news || (o.before?.news ?? false),
     crawlDelayMs: null,
     fetchedAt: o.before?.fetchedAt ?? 0,

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { newPageDraft, type Page, pageToJSON, SitemapDate } from '@usp-ts/core';
+import { newPageDraft, type Page, pageToJSON, plainPageDate, SitemapDate } from '@usp-ts/core';
 import { describe, expect, it } from 'vitest';
 import { PageTracker } from '../src/page-changes.js';
 import { readDigest, writeDigest } from '../src/page-digest.js';
+import { LANES, plainRowHash, textRowHash, urlHash } from '../src/page-hash.js';
 import type { PageRow } from '../src/rows.js';
 
 const SITE = 'http://example.com/';
@@ -46,6 +47,23 @@ function track(pages: readonly Page[]): { rows: [PageRow, string | undefined][];
 }
 
 const sha8 = (text: string) => createHash('sha1').update(text).digest().subarray(0, 8);
+const lanes8 = () =>
+  Buffer.from(new Uint8Array(new Int32Array([LANES[0] as number, LANES[1] as number]).buffer));
+
+/** A page's entry in a digest of layout 3: its URL's hash, then its row's (by fields when plain). */
+function entry3(p: Page): Buffer {
+  urlHash(p.url);
+  const key = lanes8();
+  const lm = plainPageDate(p);
+  if (lm === undefined) textRowHash(JSON.stringify(pageToJSON(p)));
+  else plainRowHash(p.priority, lm, p.changeFrequency);
+  return Buffer.concat([key, lanes8()]);
+}
+
+/** A page's entry in a digest of layout 2 (or 1): SHA-1 of its URL and of its row's JSON text. */
+export function entry2(p: Page): Buffer {
+  return Buffer.concat([sha8(p.url), sha8(JSON.stringify(pageToJSON(p)))]);
+}
 
 describe('PageTracker', () => {
   it("writes each row's line as JSON.stringify of the row, whatever its strings and numbers", () => {
@@ -59,17 +77,17 @@ describe('PageTracker', () => {
     });
   });
 
-  it("keeps in its digest each page's URL hash, the hash of its JSON text, and its URL", () => {
+  it("keeps in its digest (layout 3) each page's URL hash, the hash of its row, and its URL", () => {
     // Enough URLs (non-ASCII ones among them) to fill several of the digest's pieces.
     const many = Array.from({ length: 3_000 }, (_, i) =>
       page(`http://example.com/p\u00e9ge/${i}/${'x'.repeat(i % 40)}`, { priority: (i % 10) / 10 }),
     );
     const pages = [...AWKWARD, ...many];
     const { tracker } = track(pages);
-    // Layout 2 as `writeDigest` makes it from the pages' hashes and URLs.
-    const entries = Buffer.concat(pages.flatMap((p) => [sha8(p.url), sha8(JSON.stringify(pageToJSON(p)))]));
+    // Layout 3 as `writeDigest` makes it from the pages' hashes and URLs.
     const expected = writeDigest(
-      entries,
+      3,
+      Buffer.concat(pages.map(entry3)),
       pages.map((p) => p.url),
     );
     expect(Buffer.from(tracker.digest).equals(Buffer.from(expected))).toBe(true);
