@@ -1,4 +1,5 @@
 import { closeSync, openSync, readSync, rmSync } from 'node:fs';
+import { ChunkPool } from './byte-chunks.js';
 import { makeDirectory } from './make-directory.js';
 import { writeAll } from './output-files.js';
 import { TextPieces } from './text-pieces.js';
@@ -8,9 +9,25 @@ import { TextPieces } from './text-pieces.js';
  * piece are young strings that survive scavenges (16 sites at once): at 64 K, ~1 MiB of them was
  * copied by each scavenge of a fresh run; at 16 K its scavenges run 18 % fewer instructions.
  */
-const PIECES = { pieceChars: 16 * 1024, chunkBytes: 64 * 1024, separator: '\n', terminated: true } as const;
+const CHUNK_BYTES = 64 * 1024;
+/**
+ * The 64 KiB chunks of every site's held rows, reused from site to site: 64 are 4 MiB, about what
+ * 16 sites at once hold before they spill. A chunk that lives as long as its site is promoted,
+ * and freed only by the next full collection: new ones each site were ~190 MB a fresh 1,000-site
+ * run of external memory that started most of its mark-compacts (byte-chunks.ts).
+ */
+const HELD_CHUNKS = new ChunkPool(CHUNK_BYTES, 64);
+const PIECES = {
+  pieceChars: 16 * 1024,
+  chunkBytes: CHUNK_BYTES,
+  separator: '\n',
+  terminated: true,
+  pool: HELD_CHUNKS,
+} as const;
 /** Bytes read at a time when a spilled site is written out. */
 const COPY_BYTES = 1024 * 1024;
+/** The Buffer a spilled site is read back through: one for the process (`drain` is synchronous). */
+let copyBuffer: Buffer | null = null;
 
 /**
  * One site's page rows until the site is committed: in memory up to `holdRows` rows, then in a
@@ -44,14 +61,18 @@ export class HeldRows {
     if (++this.#rows >= this.#holdRows) this.#toSpill();
   }
 
-  /** Hands every held byte to `write` in order (a spilled site in 1 MiB pieces), then forgets them. */
+  /**
+   * Hands every held byte to `write` in order (a spilled site in 1 MiB pieces), then forgets them:
+   * `write` must be done with each piece when it returns (the Buffers are used again).
+   */
   drain(write: (data: Uint8Array) => void): void {
     if (this.#failure !== null) throw this.#failure;
     if (this.#spill !== null) {
       const spill = this.#spill;
       closeSync(spill.fd);
       spill.fd = openSync(spill.path, 'r');
-      const piece = Buffer.allocUnsafe(COPY_BYTES);
+      copyBuffer ??= Buffer.allocUnsafeSlow(COPY_BYTES);
+      const piece = copyBuffer;
       for (;;) {
         const n = readSync(spill.fd, piece, 0, COPY_BYTES, null);
         if (n === 0) break;
@@ -61,11 +82,11 @@ export class HeldRows {
     }
     const held = this.#text.bytes();
     if (held.length > 0) write(held);
-    this.#text.clear();
+    this.#text.recycle();
   }
 
   drop(): void {
-    this.#text.clear();
+    this.#text.recycle();
     this.#removeSpill();
   }
 
@@ -89,7 +110,7 @@ export class HeldRows {
       this.drop();
       return;
     }
-    this.#text.clear();
+    this.#text.recycle();
     this.#rows = 0;
   }
 }

@@ -1,4 +1,4 @@
-import { ByteChunks } from './byte-chunks.js';
+import { ByteChunks, type ChunkPool } from './byte-chunks.js';
 
 export interface TextPiecesOptions {
   /** Characters gathered as strings before they become bytes. */
@@ -9,13 +9,18 @@ export interface TextPiecesOptions {
   readonly separator?: string;
   /** Whether the separator also ends the last part (lines that each end with '\n'). Default: false. */
   readonly terminated?: boolean;
+  /** Where the Buffers come from (then of the pool's size), and go back to at `recycle`. */
+  readonly pool?: ChunkPool;
 }
 
 /**
  * Text that becomes bytes in pieces: one conversion per `pieceChars` characters instead of a call
  * a part, and no part's string kept alive for long. The parts are joined once a piece is full, so
  * no string is made a part to put them together; the young strings waiting for their piece stay
- * few, which is what each scavenge of a fresh run copies.
+ * few, which is what each scavenge of a fresh run copies. Parts left when the synchronous work
+ * that added them ends (a document chunk's pages) become bytes in a microtask right after it:
+ * otherwise they waited, across other sites' work, for the next parts of their own, and were
+ * promoted to the old generation on the way.
  */
 export class TextPieces {
   readonly #parts: string[] = [];
@@ -24,9 +29,14 @@ export class TextPieces {
   readonly #pieceChars: number;
   readonly #separator: string;
   readonly #terminated: boolean;
+  #flushQueued = false;
+  readonly #flushQueuedParts = (): void => {
+    this.#flushQueued = false;
+    this.#flush();
+  };
 
   constructor(encoding: BufferEncoding, options: TextPiecesOptions) {
-    this.#bytes = new ByteChunks(encoding, options.chunkBytes);
+    this.#bytes = new ByteChunks(encoding, options.chunkBytes, options.pool);
     this.#pieceChars = options.pieceChars;
     this.#separator = options.separator ?? '';
     this.#terminated = options.terminated === true;
@@ -36,6 +46,10 @@ export class TextPieces {
     this.#parts.push(text);
     this.#chars += text.length;
     if (this.#chars >= this.#pieceChars) this.#flush();
+    else if (!this.#flushQueued) {
+      this.#flushQueued = true;
+      queueMicrotask(this.#flushQueuedParts);
+    }
   }
 
   /** The bytes of everything added since the last `clear`, in order. */
@@ -54,6 +68,13 @@ export class TextPieces {
     this.#parts.length = 0;
     this.#chars = 0;
     this.#bytes.clear();
+  }
+
+  /** `clear`, the Buffers given back to the pool: only once nothing reads what `pieces` gave. */
+  recycle(): void {
+    this.#parts.length = 0;
+    this.#chars = 0;
+    this.#bytes.recycle();
   }
 
   #flush(): void {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ChunkPool } from '../src/byte-chunks.js';
 import { TextPieces } from '../src/text-pieces.js';
 
 const parts = Array.from({ length: 300 }, (_, i) => `${i}:${'x'.repeat(i % 23)}\u20ac`);
@@ -25,5 +26,23 @@ describe('TextPieces', () => {
     expect(first + text.bytes().toString('utf8')).toBe(parts.map((p) => `${p}\n`).join(''));
     text.clear();
     expect(text.bytes().length).toBe(0);
+  });
+
+  it('turns the parts left when the synchronous work ends into bytes in a microtask', async () => {
+    const pool = new ChunkPool(64, 4);
+    pool.give([Buffer.alloc(64)]);
+    const text = new TextPieces('utf8', { pieceChars: 1000, chunkBytes: 64, separator: '\n', pool });
+    text.add('a');
+    text.add('b');
+    // Below a piece: still strings, no chunk taken yet.
+    expect(pool.size).toBe(1);
+    await null;
+    expect(pool.size).toBe(0);
+    // Parts added later go after a separator, and the bytes are the same as in one piece.
+    text.add('c');
+    await null;
+    expect(text.bytes().toString('utf8')).toBe('a\nb\nc');
+    text.recycle();
+    expect(pool.size).toBe(1);
   });
 });
