@@ -128,9 +128,10 @@ describe('usp batch and V8', () => {
       };
       const tuned = await tasksPerScavenge([], 'one-task');
       const given = await tasksPerScavenge(['--parallel-scavenge'], 'parallel');
-      expect(tuned.length).toBeGreaterThanOrEqual(6);
-      expect(tuned.slice(-6)).toEqual([1, 1, 1, 1, 1, 1]);
-      expect(Math.max(...given.slice(-6))).toBeGreaterThan(1);
+      // The walk's scavenges are the last three (8 MiB semi-spaces: a few for this farm).
+      expect(tuned.length).toBeGreaterThanOrEqual(3);
+      expect(tuned.slice(-3)).toEqual([1, 1, 1]);
+      expect(Math.max(...given.slice(-3))).toBeGreaterThan(1);
     },
   );
 });

@@ -7,8 +7,8 @@ const SCAVENGE_FLAGS = /(?:^|\s)--(?:no-)?parallel-scavenge\b|single-threaded/;
 let tuned = false;
 
 /**
- * Makes V8 scavenge on the thread that allocates only. By default each scavenge of a 4 MiB
- * semi-space is split into five tasks (V8's platform has four helper threads, whatever the
+ * Makes V8 scavenge on the thread that allocates only. By default each scavenge of the batch's
+ * semi-spaces is split into five tasks (V8's platform has four helper threads, whatever the
  * cores): a batch makes ~600 scavenges a 1,000-site fresh run, and the split's stealing,
  * waiting and wake-ups are work the scavenge itself does not need (the fresh job without HTTP:
  * 3.5 % fewer instructions in all threads, the main thread's unchanged; callgrind). A batch is

@@ -24,9 +24,12 @@ import { listedOrigins, SITE_WALK_OPTIONS } from './site-walk.js';
 /**
  * The batch's semi-spaces, MiB (its young generation is two of them). A batch allocates a lot
  * that dies young (rows, parse events, HTTP chunks) and keeps little: V8 would grow a main
- * thread's semi-spaces to 16 MiB each, and they stay committed (docs/memory.md).
+ * thread's semi-spaces to 16 MiB each, and they stay committed (docs/memory.md). At 8 rather
+ * than 4 a fresh 1,000-site run makes half the scavenges (~200), and what survives them does not
+ * double (129 MB copied against 165, 80 MB promoted against 93): ~6 % less CPU for ~8 MiB more
+ * peak RSS (session 24).
  */
-export const BATCH_SEMI_SPACE_MB = 4;
+export const BATCH_SEMI_SPACE_MB = 8;
 
 /**
  * Growth of external memory (spent Buffers: HTTP chunks, gunzip output, held rows) that starts a
