@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { mix32 } from '@usp-ts/core/engine';
 
 // The hashes of a page digest (`page-digest.ts`): 8 bytes of its URL (the key) and 8 of its row,
 // each as two 32-bit lanes. Layout 3 takes them from the JS hashes below; layouts 1 and 2 from SHA-1
@@ -21,14 +22,6 @@ export const LANES = new Int32Array(2);
 const F64 = new Float64Array(1);
 const F64_WORDS = new Int32Array(F64.buffer);
 
-function fmix(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  return h ^ (h >>> 16);
-}
-
 // Each lane is a bijection of itself and the next 32-bit word (two UTF-16 code units: multiply by
 // an odd constant, then a xorshift that brings the high bits down), with its own constants; the
 // lanes are mixed together at the end. Two inputs of one length that differ in a single word
@@ -39,9 +32,9 @@ const KB = 0x5bd1e995;
 
 /** Ends a hash of the lanes (a, b) and `n` into `LANES`. */
 function finish(a: number, b: number, n: number): void {
-  const x = fmix(a ^ n);
+  const x = mix32(a ^ n);
   LANES[0] = x;
-  LANES[1] = fmix((b ^ Math.imul(n, 0x27d4eb2d)) + x);
+  LANES[1] = mix32((b ^ Math.imul(n, 0x27d4eb2d)) + x);
 }
 
 /** The lanes (a, b) run over `s`'s code units, two a word, the last alone when the length is odd. */
@@ -183,7 +176,7 @@ export class DigestTable {
     const words = this.#words;
     const slots = this.#slots;
     const mask = this.#mask;
-    let slot = fmix(Math.imul(a ^ SEED, 0x9e3779b1) + b) & mask;
+    let slot = mix32(Math.imul(a ^ SEED, 0x9e3779b1) + b) & mask;
     for (;;) {
       const e = slots[slot] as number;
       if (e === 0) return slot;

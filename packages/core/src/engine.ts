@@ -10,6 +10,7 @@ export { createDocumentDecoder, type DocumentDecoder } from './engine/decode.js'
 export { type UnwrapGzipOptions, unwrapGzip } from './engine/detect.js';
 export { checkParseDocumentOptions } from './engine/document-options.js';
 export { capGunzipOutput, GunzipError, gunzip } from './engine/gunzip.js';
+export { mix32 } from './engine/mix32.js';
 export { urlKey } from './engine/url.js';
 export {
   createXmlEngine,

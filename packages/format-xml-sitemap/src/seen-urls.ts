@@ -1,3 +1,4 @@
+import { mix32 } from '@usp-ts/core/engine';
 /**
  * The URLs already emitted by one sitemap, as 64-bit fingerprints in a flat open-addressing
  * table. A `Set<string>` of 50,000 URLs costs about half of the urlset handler's time (every URL
@@ -47,8 +48,8 @@ export class SeenUrls {
       b = Math.imul(b ^ c, 0x5bd1e995);
       b ^= b >>> 15;
     }
-    a = fmix(a ^ url.length);
-    b = fmix(b + a) | 1; // never (0, 0)
+    a = mix32(a ^ url.length);
+    b = mix32(b + a) | 1; // never (0, 0)
     const table = this.table;
     const mask = this.mask;
     let slot = (a ^ (b >>> 7)) & mask;
@@ -95,12 +96,4 @@ function rehash(old: Int32Array, table: Int32Array, mask: number): void {
     table[slot << 1] = a;
     table[(slot << 1) + 1] = b;
   }
-}
-
-function fmix(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  return h ^ (h >>> 16);
 }
