@@ -99,11 +99,6 @@ export function digestUrlsAt(digest: Uint8Array, indices: readonly number[]): st
   return out;
 }
 
-/** The digest of layout `version` (2 or 3) for `entries` (16 bytes a page) and their URLs, in order. */
-export function writeDigest(version: 2 | 3, entries: Uint8Array, urls: readonly string[]): Uint8Array {
-  return digestOf(version, entries, Buffer.from(urls.join('\n')), urls.length);
-}
-
 /** The digest of layout `version` (2 or 3) for `entries` and `count` URLs as UTF-8, '\n'-separated. */
 export function digestOf(version: 2 | 3, entries: Uint8Array, urls: Uint8Array, count: number): Uint8Array {
   const out = Buffer.allocUnsafe(entries.length + urls.length + TRAILER);

@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import { newPageDraft, type Page, pageToJSON, plainPageDate, SitemapDate } from '@usp-ts/core';
 import { describe, expect, it } from 'vitest';
 import { PageTracker } from '../src/page-changes.js';
-import { readDigest, writeDigest } from '../src/page-digest.js';
+import { readDigest } from '../src/page-digest.js';
 import { LANES, plainRowHash, textRowHash, urlHash } from '../src/page-hash.js';
 import type { PageRow } from '../src/rows.js';
+import { digestOfUrls } from './digest-of-urls.js';
 
 const SITE = 'http://example.com/';
 const SITEMAP = 'http://example.com/sitemap.xml';
@@ -84,8 +85,8 @@ describe('PageTracker', () => {
     );
     const pages = [...AWKWARD, ...many];
     const { tracker } = track(pages);
-    // Layout 3 as `writeDigest` makes it from the pages' hashes and URLs.
-    const expected = writeDigest(
+    // Layout 3 as `digestOfUrls` makes it from the pages' hashes and URLs.
+    const expected = digestOfUrls(
       3,
       Buffer.concat(pages.map(entry3)),
       pages.map((p) => p.url),

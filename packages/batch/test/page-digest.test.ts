@@ -9,10 +9,11 @@ import {
 } from '@usp-ts/core';
 import { describe, expect, it } from 'vitest';
 import { PageTracker } from '../src/page-changes.js';
-import { digestParts, readDigest, writeDigest } from '../src/page-digest.js';
+import { digestParts, readDigest } from '../src/page-digest.js';
 import { DigestTable, LANES, plainRowHash, textRowHash, urlHash } from '../src/page-hash.js';
 import { cutDocumentState } from '../src/removed-pages.js';
 import type { PageRow } from '../src/rows.js';
+import { digestOfUrls } from './digest-of-urls.js';
 
 const SITE = 'http://example.com/';
 const SITEMAP = 'http://example.com/sitemap.xml';
@@ -28,7 +29,7 @@ const sha8 = (text: string) => createHash('sha1').update(text).digest().subarray
 function oldDigest(pages: readonly Page[], layout: 1 | 2): Uint8Array {
   const entries = Buffer.concat(pages.flatMap((p) => [sha8(p.url), sha8(JSON.stringify(pageToJSON(p)))]));
   if (layout === 1) return entries;
-  return writeDigest(
+  return digestOfUrls(
     2,
     entries,
     pages.map((p) => p.url),

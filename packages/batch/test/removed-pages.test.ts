@@ -8,12 +8,13 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { memorySink } from '../src/memory-sink.js';
 import { memoryStateStore } from '../src/memory-state-store.js';
 import { openNdjsonSink } from '../src/ndjson-sink.js';
-import { digestParts, readDigest, writeDigest } from '../src/page-digest.js';
+import { digestParts, readDigest } from '../src/page-digest.js';
 import { hostGate } from '../src/politeness-gate.js';
 import type { PageRow } from '../src/rows.js';
 import { walkSite } from '../src/site-job.js';
 import type { SiteSink } from '../src/site-sink.js';
 import type { StateStore } from '../src/state-store.js';
+import { digestOfUrls } from './digest-of-urls.js';
 import { FixtureSite, newsUrlset, sitemapIndex, testRegistry, urlset } from './fixture-sites.js';
 
 const opened = new OpenedResources();
@@ -63,7 +64,7 @@ async function asLayout2(state: StateStore, home: string, rows: readonly PageRow
     }
     const urls = readDigest(digest).urls ?? [];
     const entries = Buffer.concat(urls.flatMap((u) => [sha8(u), sha8(text.get(u) ?? '')]));
-    sitemaps.push({ ...s, pages: writeDigest(2, entries, urls) });
+    sitemaps.push({ ...s, pages: digestOfUrls(2, entries, urls) });
     n++;
   }
   await state.saveSite({ ...prev, sitemaps });
