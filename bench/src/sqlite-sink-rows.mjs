@@ -5,8 +5,10 @@
 // @usp-ts/state-sqlite (its `dist`; a copy elsewhere needs a `node_modules` beside it that
 // resolves `@usp-ts/batch` and `better-sqlite3`, e.g. a link to packages/state-sqlite/node_modules).
 // MODE: `line` (each row by `pageLine`), `split` (held 250-row blocks split into lines, as the
-// runner did before `pageLines`), `bulk` (the blocks by `pageLines`).
-// Usage: node src/sqlite-sink-rows.mjs DIST ROWS [PREFILL] [line|split|bulk]
+// runner did before `pageLines`), `bulk` (the blocks by `pageLines`), `held` (as `bulk`, but a
+// site's rows in 7 runs of one sitemap each and a block never across two, as a `PageTracker` holds
+// them: the form of nearly every row of a run after a few pages were removed).
+// Usage: node src/sqlite-sink-rows.mjs DIST ROWS [PREFILL] [line|split|bulk|held]
 //   valgrind --tool=callgrind node src/sqlite-sink-rows.mjs DIST 80000 80000 bulk
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,7 +29,7 @@ function sites(rows, change) {
       lines.push(
         JSON.stringify({
           site,
-          sitemap: `${site}sitemap-${i % 7}.xml`,
+          sitemap: `${site}sitemap-${mode === 'held' ? Math.floor((i * 7) / 500) : i % 7}.xml`,
           url: `${site}articles/2026/11/some-article-title-number-${s}-${i}.html`,
           priority: 0.5,
           lastModified: '2026-11-28T10:11:12Z',
@@ -40,9 +42,14 @@ function sites(rows, change) {
       );
     }
     const blocks = [];
-    for (let i = 0; i < lines.length; i += 250) {
-      const part = lines.slice(i, i + 250);
+    for (let i = 0; i < lines.length; ) {
+      // `held`: a block ends where its sitemap does.
+      const of = Math.floor((i * 7) / 500);
+      let j = i + 1;
+      while (j < lines.length && j - i < 250 && (mode !== 'held' || Math.floor((j * 7) / 500) === of)) j++;
+      const part = lines.slice(i, j);
       blocks.push([Buffer.from(part.map((l) => `${l}\n`).join('')), part.length]);
+      i = j;
     }
     out.push({ site, lines, blocks });
   }
@@ -66,7 +73,7 @@ async function run(list, how) {
   const store = openSqliteStore(file);
   for (const { site, lines, blocks } of list) {
     const out = store.sink.begin(site);
-    if (how === 'bulk') for (const [text, n] of blocks) out.pageLines(text, n);
+    if (how === 'bulk' || how === 'held') for (const [text, n] of blocks) out.pageLines(text, n);
     else if (how === 'split') {
       for (const [text] of blocks) {
         const held = text.toString('utf8').split('\n');

@@ -22,6 +22,11 @@ const PLAIN_TAILS = [
 /** How a held row's line ends (`PageTracker` holds unchanged rows only): a plain one's tail. */
 const UNCHANGED_TAIL = PLAIN_TAILS[0];
 
+/** The sitemap's key, second in a row's line as `PageTracker` writes it. */
+const SITEMAP_KEY = '"sitemap":';
+/** The URL's key and its string's quote, next after the sitemap's. */
+const URL_KEY = '"url":"';
+
 /**
  * Whether a row's line has neither news, images, alternates nor extension data (most rows). A
  * loop, unchanged rows first (nearly all of a run after a few pages were removed): the `some`
@@ -45,12 +50,19 @@ const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 /**
  * One JSON array of rows (`bytes`) in one of three forms, each with its insert: `rows` as they
  * came, `plain` when all of them are (`isPlain`), `unchanged` for plain unchanged rows of the site
- * cut to the keys that vary (`addLines`); or one row's column values to bind (`values`, its site
+ * and of one sitemap (which its insert binds, `sitemap`) cut to the keys that vary (`addLines`); or
+ * one row's column values to bind (`values`, its site
  * first: a row with a lone surrogate, `SURROGATE_ESCAPE`, or a row of another site than the one
  * committed).
  */
 export type PageArray =
-  | { readonly form: 'rows' | 'plain' | 'unchanged'; readonly bytes: Buffer; readonly values?: undefined }
+  | { readonly form: 'rows' | 'plain'; readonly bytes: Buffer; readonly values?: undefined }
+  | {
+      readonly form: 'unchanged';
+      readonly bytes: Buffer;
+      readonly sitemap: string;
+      readonly values?: undefined;
+    }
   | { readonly values: ColumnValue[] };
 
 /**
@@ -87,10 +99,10 @@ export class PageArrays {
    * run after a few pages were removed), without a string a line; otherwise added one by one.
    */
   addLines(text: Buffer, rows: number): void {
-    const bytes = this.#unchangedArray(text, rows);
-    if (bytes !== null) {
+    const array = this.#unchangedArray(text, rows);
+    if (array !== null) {
       this.#flush();
-      this.#arrays.push({ form: 'unchanged', bytes });
+      this.#arrays.push(array);
       return;
     }
     const lines = text.toString('utf8').split('\n');
@@ -133,20 +145,25 @@ export class PageArrays {
   }
 
   /**
-   * A block's rows as one JSON array of what is left of them once the site's key and the
-   * unchanged tail are cut (`[{"sitemap":…,"url":…,…},…]`, its bytes: the insert binds the site
-   * and writes the rest of the tail's columns, `INSERT_UNCHANGED_PAGES`), when it holds `rows`
-   * lines, each a plain unchanged row of this site as `add` would keep it in a plain array: no
-   * `\u` escape at all, no extension data, every line starting with the site's key and ending with
-   * the unchanged tail; `null` otherwise. SQLite then reads a third fewer bytes and keys a row.
+   * A block's rows as one JSON array of what is left of them once the site's and the sitemap's
+   * keys and the unchanged tail are cut (`[{"url":…,"priority":…,…},…]`, its bytes, and the sitemap:
+   * stored as one block row, `INSERT_UNCHANGED_BLOCK`, whose view gives the other columns), when
+   * it holds `rows` lines, each a plain unchanged row of this site and of the first line's
+   * sitemap, as `add` would keep it in a plain array: no `\u` escape at all, no extension data,
+   * every line starting with the first line's site and sitemap keys (a `PageTracker` holds the
+   * rows of one sitemap), then the URL's key and a string, and ending with the unchanged tail;
+   * `null` otherwise.
    * Read as latin1, one character a byte (no byte of a UTF-8 sequence is ASCII, so the ASCII marks
    * are found where they are). A raw newline is in no JSON string, so each ends a row.
    */
-  #unchangedArray(text: Buffer, rows: number): Buffer | null {
+  #unchangedArray(text: Buffer, rows: number): { form: 'unchanged'; bytes: Buffer; sitemap: string } | null {
     if (text.includes('\\u') || text.includes('"extensions":')) return null;
     const s = text.toString('latin1');
-    const prefix = this.#bytePrefix;
-    // A row loses the site's key and the tail, but for its braces; the newlines become commas.
+    const sitemap = this.#sitemapOf(text, s);
+    if (sitemap === null) return null;
+    const prefix = sitemap.prefix;
+    // A row loses the site's and sitemap's keys and the tail, but for its braces; the newlines
+    // become commas.
     const size = text.length + 1 - rows * (prefix.length + UNCHANGED_TAIL.length - 2);
     if (!s.endsWith('\n') || size < 2) return null;
     const bytes = Buffer.allocUnsafe(size);
@@ -157,8 +174,9 @@ export class PageArrays {
     for (let end = s.indexOf('\n'); end !== -1; end = s.indexOf('\n', end + 1)) {
       const rest = end - UNCHANGED_TAIL.length;
       if (
-        rest < start + prefix.length ||
+        rest < start + prefix.length + URL_KEY.length ||
         !s.startsWith(prefix, start) ||
+        !s.startsWith(URL_KEY, start + prefix.length) ||
         !s.startsWith(UNCHANGED_TAIL, rest)
       ) {
         return null;
@@ -170,7 +188,28 @@ export class PageArrays {
       start = end + 1;
     }
     bytes[out++] = 0x5d; // ]
-    return n === rows && out === size ? bytes : null;
+    return n === rows && out === size ? { form: 'unchanged', bytes, sitemap: sitemap.url } : null;
+  }
+
+  /**
+   * The sitemap of a block's first line when the line starts with this site's key and then the
+   * sitemap's (`{"site":…,"sitemap":"…",` as `PageTracker` writes it, `prefix`: as latin1, as
+   * `s` is the block), with `"url"` next; `null` otherwise. The sitemap's string ends at the first
+   * `","url":` after its opening quote: a quote inside a JSON string is escaped.
+   */
+  #sitemapOf(text: Buffer, s: string): { prefix: string; url: string } | null {
+    const site = this.#bytePrefix;
+    const open = site.length + SITEMAP_KEY.length;
+    if (!s.startsWith(site) || !s.startsWith(SITEMAP_KEY, site.length) || s[open] !== '"') return null;
+    const close = s.indexOf('","url":', open + 1);
+    if (close === -1 || s.lastIndexOf('\n', close) !== -1) return null;
+    let url: unknown;
+    try {
+      url = JSON.parse(text.toString('utf8', open, close + 1));
+    } catch {
+      return null;
+    }
+    return typeof url === 'string' ? { prefix: s.slice(0, close + 2), url } : null;
   }
 
   #flush(): void {

@@ -79,13 +79,14 @@ SELECT ?, value->>'sitemap', value->>'url', value->>'lastModified',
 FROM jsonb_each(CAST(? AS TEXT))`;
 
 /**
- * The same for held unchanged rows handed over in bulk, cut to the keys that vary
- * (`PageArrays.addLines`): the site is bound, the change and the four empty columns written here.
+ * Held unchanged rows of one sitemap handed over in bulk, cut to the keys that vary
+ * (`PageArrays.addLines`), as one block row (results schema 3: `page_data.pages`, read through
+ * `page_rows`): the site and the sitemap bound, the change written here, the array kept as JSONB
+ * (which checks it is JSON, as the other inserts' `jsonb_each` does). One row a block rather than a
+ * row a page: the rows of a run after a few pages were removed are nearly all of this form.
  */
-const INSERT_UNCHANGED_PAGES = `INSERT INTO page_data (site_run, ${PAGE_FIELDS.join(', ')})
-SELECT ?, value->>'sitemap', value->>'url', value->>'lastModified',
-  value->>'changeFrequency', value->>'priority', 'unchanged', NULL, NULL, NULL, NULL
-FROM jsonb_each(CAST(? AS TEXT))`;
+const INSERT_UNCHANGED_BLOCK = `INSERT INTO page_data (site_run, sitemap, url, change, pages)
+VALUES (?, ?, '', 'unchanged', jsonb(CAST(? AS TEXT)))`;
 
 const placeholders = (n: number): string => `(${Array.from({ length: n + 1 }, () => '?').join(', ')})`;
 
@@ -131,7 +132,7 @@ export function sqliteResultSink(
   const inserts = {
     rows: db.prepare(INSERT_PAGES),
     plain: db.prepare(INSERT_PLAIN_PAGES),
-    unchanged: db.prepare(INSERT_UNCHANGED_PAGES),
+    unchanged: db.prepare(INSERT_UNCHANGED_BLOCK),
   } as const;
   const insertSitemap = db.prepare(
     `INSERT INTO sitemap_rows (run_id, ${SITEMAP_COLUMNS.join(', ')}) VALUES ${placeholders(SITEMAP_COLUMNS.length)}`,
@@ -178,11 +179,11 @@ export function sqliteResultSink(
     for (const d of deleteSite) d.run(runId, site);
     const id = siteRun(site);
     for (const a of pages.arrays()) {
-      if (a.values === undefined) inserts[a.form].run(id, a.bytes);
-      else {
+      if (a.values !== undefined) {
         const [rowSite, ...fields] = a.values;
         insertPage.run(rowSite === site ? id : siteRun(rowSite as string), ...fields);
-      }
+      } else if (a.form === 'unchanged') inserts.unchanged.run(id, a.sitemap, a.bytes);
+      else inserts[a.form].run(id, a.bytes);
     }
     for (const v of sitemaps) insertSitemap.run(runId, ...v);
     insertSite.run(runId, ...siteValues(result), copy?.token ?? null, new Date().toISOString());

@@ -21,6 +21,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
  */
 const SCHEMA_1 = fileURLToPath(new URL('./fixtures/results-schema-1.sqlite', import.meta.url));
 
+/**
+ * Written by results schema 2's store (b7f7946, `fixtures/make-results-schema-2.mjs`): as
+ * `SCHEMA_1`, and two held unchanged rows handed over in bulk, stored as a row a page.
+ */
+const SCHEMA_2 = fileURLToPath(new URL('./fixtures/results-schema-2.sqlite', import.meta.url));
+
 /** Every page column with its type and bytes, and the run, in the order the rows were written. */
 const EXACT = ['run_id', ...PAGE_COLUMNS].map((c) => `typeof(${c}), hex(${c}), ${c}`).join(', ');
 
@@ -33,7 +39,7 @@ function query<T>(path: string, sql: string): T[] {
   }
 }
 
-describe('results schema 2', () => {
+describe('results schemas 2 and 3', () => {
   it('migrates a schema 1 file in place: every row as written, in order, the run resumable', async () => {
     const path = join(dir, 'old.sqlite');
     copyFileSync(SCHEMA_1, path);
@@ -90,6 +96,49 @@ describe('results schema 2', () => {
       ['https://d.example/', 1],
     ]);
     expect(readSqliteRunSummary(path, run).sites.map((s) => s.site)).toEqual(['https://a.example/', c]);
+  });
+
+  it('migrates a schema 2 file in place: no row rewritten, every row read as before, blocks beside them', async () => {
+    const path = join(dir, 'two.sqlite');
+    copyFileSync(SCHEMA_2, path);
+    const columns = `rowid, site_run, ${PAGE_COLUMNS.filter((c) => c !== 'site').join(', ')}`;
+    const stored = query(path, `SELECT ${columns} FROM page_data`);
+    const view = `SELECT ${EXACT} FROM page_rows`;
+    const before = query(path, view);
+    expect(before).toHaveLength(11);
+
+    const store = openSqliteStore(path, { resume: true });
+    expect([...store.sink.done]).toEqual(['https://a.example/']);
+    const c = 'https://c.example/';
+    const line = (u: string, sitemap = `${c}s.xml`) =>
+      `{"site":"${c}","sitemap":"${sitemap}","url":"${c}${u}","priority":0.5,"lastModified":"2026-11-20",` +
+      `"changeFrequency":null,"newsStory":null,"images":null,"alternates":null,"change":"unchanged"}\n`;
+    const out = store.sink.begin(c);
+    out.pageLines?.(Buffer.from(line('h1') + line('h2')), 2);
+    out.pageLine?.(JSON.stringify({ site: c, sitemap: `${c}s.xml`, url: `${c}gone`, change: 'removed' }));
+    out.pageLines?.(Buffer.from(line('t1', `${c}t.xml`)), 1);
+    await out.commit({ ...siteResult(c), pages: 4 });
+    await store.close();
+
+    expect(query(path, `SELECT value FROM meta WHERE key = 'results_schema'`)).toEqual([['3']]);
+    expect(query(path, `SELECT ${columns} FROM page_data WHERE rowid <= ${stored.length}`)).toEqual(stored);
+    // Two block rows and the removed page's row.
+    expect(query(path, 'SELECT count(*) FROM page_data')).toEqual([[stored.length + 3]]);
+    expect(query(path, `${view} WHERE site <> '${c}'`)).toEqual(before);
+    const rows = [...readSqlitePageRows(path, { run: store.runId, site: c })];
+    const plain = { priority: 0.5, lastModified: '2026-11-20', changeFrequency: null };
+    const none = { newsStory: null, images: null, alternates: null, change: 'unchanged' };
+    expect(rows).toEqual([
+      { site: c, sitemap: `${c}s.xml`, url: `${c}h1`, ...plain, ...none },
+      { site: c, sitemap: `${c}s.xml`, url: `${c}h2`, ...plain, ...none },
+      { site: c, sitemap: `${c}s.xml`, url: `${c}gone`, change: 'removed' },
+      { site: c, sitemap: `${c}t.xml`, url: `${c}t1`, ...plain, ...none },
+    ]);
+    expect(readSqliteRunSummary(path, store.runId).changes).toContainEqual({
+      site: c,
+      change: 'unchanged',
+      rows: 3,
+    });
   });
 
   it('a site committed again in a run replaces its rows and only its own', async () => {

@@ -333,7 +333,7 @@ describe('openSqliteStore', () => {
     const raw = new Database(path);
     raw.prepare(`UPDATE meta SET value = '99' WHERE key = 'results_schema'`).run();
     raw.close();
-    expect(() => openSqliteStore(path)).toThrow(/results schema 99; this usp reads up to 2: upgrade usp/);
+    expect(() => openSqliteStore(path)).toThrow(/results schema 99; this usp reads up to 3: upgrade usp/);
     expect(count(path, 'SELECT count(*) FROM runs')).toBe(1);
   });
 });
