@@ -26,6 +26,8 @@ const UNCHANGED_TAIL = PLAIN_TAILS[0];
 const SITEMAP_KEY = '"sitemap":';
 /** The URL's key and its string's quote, next after the sitemap's. */
 const URL_KEY = '"url":"';
+/** A held row's line's end, as a block holds it. */
+const UNCHANGED_LINE_END = `${UNCHANGED_TAIL}\n`;
 
 /**
  * Whether a row's line has neither news, images, alternates nor extension data (most rows). A
@@ -162,33 +164,25 @@ export class PageArrays {
     const sitemap = this.#sitemapOf(text, s);
     if (sitemap === null) return null;
     const prefix = sitemap.prefix;
-    // A row loses the site's and sitemap's keys and the tail, but for its braces; the newlines
-    // become commas.
-    const size = text.length + 1 - rows * (prefix.length + UNCHANGED_TAIL.length - 2);
-    if (!s.endsWith('\n') || size < 2) return null;
-    const bytes = Buffer.allocUnsafe(size);
-    let out = 0;
-    let start = 0;
-    let n = 0;
-    bytes[out++] = 0x5b; // [
-    for (let end = s.indexOf('\n'); end !== -1; end = s.indexOf('\n', end + 1)) {
-      const rest = end - UNCHANGED_TAIL.length;
-      if (
-        rest < start + prefix.length + URL_KEY.length ||
-        !s.startsWith(prefix, start) ||
-        !s.startsWith(URL_KEY, start + prefix.length) ||
-        !s.startsWith(UNCHANGED_TAIL, rest)
-      ) {
-        return null;
-      }
-      if (n++ > 0) bytes[out++] = 0x2c; // ,
-      bytes[out++] = 0x7b; // {
-      out += text.copy(bytes, out, start + prefix.length, rest);
-      bytes[out++] = 0x7d; // }
-      start = end + 1;
+    const head = prefix + URL_KEY;
+    // Each row between the keys cut and the tail, as a slice of `s`. Found with `indexOf` (a
+    // native search): `startsWith` on this string, compiled, compared a character at a time and
+    // was most of the cost (559 ns a row against 243, 64 KiB blocks of farm-like rows).
+    const kept: string[] = [];
+    for (let start = 0; start < s.length; ) {
+      if (s.indexOf(head, start) !== start) return null;
+      const rest = s.indexOf(UNCHANGED_LINE_END, start + head.length);
+      // The tail ends this line: no newline before it.
+      if (rest === -1 || s.indexOf('\n', start) !== rest + UNCHANGED_TAIL.length) return null;
+      kept.push(s.slice(start + prefix.length, rest));
+      start = rest + UNCHANGED_LINE_END.length;
     }
-    bytes[out++] = 0x5d; // ]
-    return n === rows && out === size ? { form: 'unchanged', bytes, sitemap: sitemap.url } : null;
+    if (kept.length !== rows || rows === 0) return null;
+    return {
+      form: 'unchanged',
+      bytes: Buffer.from(`[{${kept.join('},{')}}]`, 'latin1'),
+      sitemap: sitemap.url,
+    };
   }
 
   /**
