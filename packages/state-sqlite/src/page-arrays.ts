@@ -171,11 +171,13 @@ export class PageArrays {
     const kept: string[] = [];
     for (let start = 0; start < s.length; ) {
       if (s.indexOf(head, start) !== start) return null;
-      const rest = s.indexOf(UNCHANGED_LINE_END, start + head.length);
-      // The tail ends this line: no newline before it.
-      if (rest === -1 || s.indexOf('\n', start) !== rest + UNCHANGED_TAIL.length) return null;
+      // The line's one scan is for its newline; the tail is then looked for where it must start.
+      const end = s.indexOf('\n', start);
+      const rest = end - UNCHANGED_TAIL.length;
+      if (end === -1 || rest < start + head.length || s.indexOf(UNCHANGED_LINE_END, rest) !== rest)
+        return null;
       kept.push(s.slice(start + prefix.length, rest));
-      start = rest + UNCHANGED_LINE_END.length;
+      start = end + 1;
     }
     if (kept.length !== rows || rows === 0) return null;
     return {
