@@ -1,7 +1,5 @@
-import { closeSync, openSync, readSync, rmSync } from 'node:fs';
 import { ChunkPool } from './byte-chunks.js';
-import { makeDirectory } from './make-directory.js';
-import { writeAll } from './output-files.js';
+import { readBack, type SpillFiles, writeAllAt } from './spill-files.js';
 import { TextPieces } from './text-pieces.js';
 
 /**
@@ -31,8 +29,8 @@ let copyBuffer: Buffer | null = null;
 
 /**
  * One site's page rows until the site is committed: in memory up to `holdRows` rows, then in a
- * temp file (`spillDir`). Rows become bytes in 64 KiB pieces as they come: a site's held rows
- * then live outside the JS heap, and short-lived strings die young instead of filling the old
+ * temp file (one of `spills`, given back when the rows are drained or dropped). Rows become
+ * bytes in 64 KiB pieces as they come: a site's held rows then live outside the JS heap, and short-lived strings die young instead of filling the old
  * generation (held as strings, one 50,000-page site took the process from 90 to 180 MB).
  *
  * A temp file that cannot be written (a full disk) is not the walk's failure: the rows are
@@ -42,15 +40,14 @@ export class HeldRows {
   /** The rows' lines, each ending with '\n'. */
   readonly #text = new TextPieces('utf8', PIECES);
   #rows = 0;
-  #spill: { path: string; fd: number } | null = null;
+  /** The temp file taken, and how many of its bytes are this site's. */
+  #spill: { fd: number; bytes: number } | null = null;
   #failure: unknown = null;
-  readonly #spillDir: string;
-  readonly #spillPath: () => string;
+  readonly #spills: SpillFiles;
   readonly #holdRows: number;
 
-  constructor(spillDir: string, spillPath: () => string, holdRows: number) {
-    this.#spillDir = spillDir;
-    this.#spillPath = spillPath;
+  constructor(spills: SpillFiles, holdRows: number) {
+    this.#spills = spills;
     this.#holdRows = holdRows;
   }
 
@@ -68,17 +65,9 @@ export class HeldRows {
   drain(write: (data: Uint8Array) => void): void {
     if (this.#failure !== null) throw this.#failure;
     if (this.#spill !== null) {
-      const spill = this.#spill;
-      closeSync(spill.fd);
-      spill.fd = openSync(spill.path, 'r');
       copyBuffer ??= Buffer.allocUnsafeSlow(COPY_BYTES);
-      const piece = copyBuffer;
-      for (;;) {
-        const n = readSync(spill.fd, piece, 0, COPY_BYTES, null);
-        if (n === 0) break;
-        write(piece.subarray(0, n));
-      }
-      this.#removeSpill();
+      readBack(this.#spill.fd, this.#spill.bytes, copyBuffer, write);
+      this.#giveSpill();
     }
     const held = this.#text.bytes();
     if (held.length > 0) write(held);
@@ -87,27 +76,35 @@ export class HeldRows {
 
   drop(): void {
     this.#text.recycle();
-    this.#removeSpill();
+    this.#giveSpill();
   }
 
-  #removeSpill(): void {
+  #giveSpill(): void {
     if (this.#spill === null) return;
-    closeSync(this.#spill.fd);
-    rmSync(this.#spill.path, { force: true });
+    this.#spills.give(this.#spill.fd);
     this.#spill = null;
   }
 
   #toSpill(): void {
     try {
-      if (this.#spill === null) {
-        makeDirectory(this.#spillDir);
-        const path = this.#spillPath();
-        this.#spill = { path, fd: openSync(path, 'w') };
+      this.#spill ??= { fd: this.#spills.take(), bytes: 0 };
+      const spill = this.#spill;
+      for (const c of this.#text.pieces()) {
+        writeAllAt(spill.fd, c, spill.bytes);
+        spill.bytes += c.length;
       }
-      for (const c of this.#text.pieces()) writeAll(this.#spill.fd, c);
     } catch (err) {
       this.#failure = err;
-      this.drop();
+      this.#text.recycle();
+      if (this.#spill !== null) {
+        const fd = this.#spill.fd;
+        this.#spill = null;
+        try {
+          this.#spills.discard(fd);
+        } catch {
+          // Closed at the sink's close, removed with its directory.
+        }
+      }
       return;
     }
     this.#text.recycle();

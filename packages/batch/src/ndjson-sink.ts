@@ -13,6 +13,7 @@ import type { SiteCopy } from './queue-port.js';
 import type { PageRow, SitemapRow, SiteResult } from './rows.js';
 import { type JournalContents, type JournalEntry, RunJournal, readJournal } from './run-journal.js';
 import type { CommitOptions, SiteOutput, SiteSink } from './site-sink.js';
+import { SpillFiles } from './spill-files.js';
 import { type RunMark, type StateStore, StateStoreError } from './state-store.js';
 import { copyTokens, dropCopies, finishDrop, type RunFiles } from './void-copies.js';
 
@@ -248,7 +249,7 @@ function sinkOver(run: OpenedRun, options: NdjsonSinkOptions, lock: OutputLock):
   const sync = new GroupSync([...FILES.map((f) => fds[f]), journal.fd]);
   /** Where each file ends after the last site written whole. */
   let offsets: Offsets = { ...run.offsets };
-  let spills = 0;
+  const spills = new SpillFiles(partialDir);
   let writes: Promise<unknown> = Promise.resolve();
   let finishes: Promise<unknown> = Promise.resolve();
   /** Set by the first failure: nothing is written after it. */
@@ -345,11 +346,7 @@ function sinkOver(run: OpenedRun, options: NdjsonSinkOptions, lock: OutputLock):
     runId,
     done: run.done,
     begin(): SiteOutput {
-      const pages = new HeldRows(
-        partialDir,
-        () => join(partialDir, `${process.pid}-${spills++}.ndjson`),
-        holdRows,
-      );
+      const pages = new HeldRows(spills, holdRows);
       const sitemaps: string[] = [];
       return {
         page(row: PageRow, json?: string) {
@@ -408,6 +405,7 @@ function sinkOver(run: OpenedRun, options: NdjsonSinkOptions, lock: OutputLock):
         } finally {
           for (const f of FILES) closeSync(fds[f]);
           journal.close();
+          spills.close();
           rmSync(partialDir, { recursive: true, force: true });
         }
         // A copy may have become void while this process ran (its lock lapsed and another worker

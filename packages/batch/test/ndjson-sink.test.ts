@@ -2,6 +2,7 @@ import {
   appendFileSync,
   existsSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   truncateSync,
@@ -62,6 +63,36 @@ describe('openNdjsonSink', () => {
       Array.from({ length: 10 }, (_, i) => `https://a.example/p${i}`),
     );
     expect(lines(join(dir, 'sites.ndjson')).map((s) => s.site)).toEqual(['https://a.example/']);
+  });
+
+  it("reuses a spilled site's temp file for the next, reading back only the new site's bytes", async () => {
+    const dir = fresh();
+    const sink = await openNdjsonSink({ dir, holdRows: 3 });
+    const partial = join(dir, '.partial');
+    await commitSite(sink, 'https://a.example/', 40);
+    expect(readdirSync(partial)).toHaveLength(1);
+    // Shorter than the first: what the first left past its end must not come back.
+    await commitSite(sink, 'https://b.example/', 7);
+    // Two at once take two files; a dropped one gives its file back.
+    const c = sink.begin('https://c.example/');
+    const d = sink.begin('https://d.example/');
+    for (let i = 0; i < 5; i++) c.page(page('https://c.example/', i));
+    for (let i = 0; i < 5; i++) d.page(page('https://d.example/', i));
+    c.discard();
+    const e = sink.begin('https://e.example/');
+    for (let i = 0; i < 4; i++) e.page(page('https://e.example/', i));
+    await d.commit(result('https://d.example/', 5));
+    await e.commit(result('https://e.example/', 4));
+    expect(readdirSync(partial)).toHaveLength(2);
+    await sink.close();
+    expect(existsSync(partial)).toBe(false);
+    const urls = (site: string, count: number) => Array.from({ length: count }, (_, i) => `${site}p${i}`);
+    expect(lines(join(dir, 'pages.ndjson')).map((p) => p.url)).toEqual([
+      ...urls('https://a.example/', 40),
+      ...urls('https://b.example/', 7),
+      ...urls('https://d.example/', 5),
+      ...urls('https://e.example/', 4),
+    ]);
   });
 
   it("writes a site's page lines byte for byte, given text or rows, across many held pieces", async () => {
