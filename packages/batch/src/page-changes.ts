@@ -7,7 +7,7 @@ import {
   plainPageFields,
   type StoredPages,
 } from '@usp-ts/core';
-import { digestOf, digestParts } from './page-digest.js';
+import { digestOf, digestParts, frontCoded } from './page-digest.js';
 import { DigestTable, EntryWords, LANES, plainRowHash, sha1Hash, textRowHash, urlHash } from './page-hash.js';
 import type { Change, ListedPageRow, PageRow } from './rows.js';
 import { TextPieces } from './text-pieces.js';
@@ -69,7 +69,7 @@ export class PageTracker implements PageWriter, StoredPages {
   readonly #previous: DigestTable | null;
   /**
    * The last digest is of layout 1 or 2: pages are compared by SHA-1 (as that usp wrote them) and
-   * their SHA-1 entries kept here, for a cut document (`cutDocumentState`); the digest is still layout 3.
+   * their SHA-1 entries kept here, for a cut document (`cutDocumentState`); the digest is still layout 4.
    */
   readonly #sha1: EntryWords | null;
   /**
@@ -82,10 +82,15 @@ export class PageTracker implements PageWriter, StoredPages {
   #held: { readonly text: Buffer; readonly rows: number }[] | null;
   #heldText = '';
   #heldRows = 0;
-  /** The digest's entries (layout 3): each page's URL hash and row hash, two lanes each. */
+  /** The digest's entries (layout 4): each page's URL hash and row hash, two lanes each. */
   readonly #entries = new EntryWords();
-  /** The pages' URLs, '\n'-separated, in order: kept in the digest so a page gone next time is named. */
+  /**
+   * The pages' URLs, in order, front-coded (layout 4): kept in the digest so a page gone next time
+   * is named.
+   */
   readonly #urls = new TextPieces('utf8', { ...DIGEST_PIECES, separator: '\n' });
+  /** The last URL added to `#urls`. */
+  #lastUrl = '';
   #count = 0;
   #news = false;
   #change: Change = 'unchanged';
@@ -130,20 +135,21 @@ export class PageTracker implements PageWriter, StoredPages {
   }
 
   /**
-   * The pages' digest for the state (`SitemapState.pages`, layout 3 of `page-digest.ts`): a new
+   * The pages' digest for the state (`SitemapState.pages`, layout 4 of `page-digest.ts`): a new
    * array while the document is open, the same one at every read once it is closed.
    */
   get digest(): Uint8Array {
     if (this.#closedDigest !== null) return this.#closedDigest;
     const digest = this.#o.marking
-      ? digestOf(3, this.#entries.bytes(), this.#urls.bytes(), this.#count)
-      : digestOf(3, NO_BYTES, NO_BYTES, 0);
+      ? digestOf(4, this.#entries.bytes(), this.#urls.bytes(), this.#count)
+      : digestOf(4, NO_BYTES, NO_BYTES, 0);
     // The walk's tree keeps the tracker (`WalkedDocument.stored`) until the site ends: once the
     // document is closed its digest is made once, and the pieces it was made from go.
     if (this.#closed) {
       this.#closedDigest = digest;
       this.#entries.clear();
       this.#urls.clear();
+      this.#lastUrl = '';
     }
     return digest;
   }
@@ -160,7 +166,8 @@ export class PageTracker implements PageWriter, StoredPages {
     const lm = plainPageDate(page);
     const json = lm === undefined ? pageToJSON(page) : null;
     const url = page.url;
-    this.#urls.add(url);
+    this.#urls.add(frontCoded(this.#lastUrl, url));
+    this.#lastUrl = url;
     // The row's text (`null` for a plain page: its hash takes its fields), and that text between
     // its braces.
     const text = lm === undefined ? JSON.stringify(json) : null;
@@ -260,11 +267,11 @@ export class PageTracker implements PageWriter, StoredPages {
   /**
    * The entries of the pages read, in the last digest's hashes: layout 2's SHA-1s when it is of
    * layout 1 or 2 (a cut document keeps its unread pages' entries: see `cutDocumentState`), else
-   * layout 3's, those of `digest`.
+   * layout 4's, those of `digest`.
    */
-  get readEntries(): { version: 2 | 3; entries: Buffer } {
+  get readEntries(): { version: 2 | 4; entries: Buffer } {
     if (this.#sha1 !== null) return { version: 2, entries: this.#sha1.bytes() };
-    return { version: 3, entries: digestParts(this.digest).entries };
+    return { version: 4, entries: digestParts(this.digest).entries };
   }
 
   #heldPiece(): void {

@@ -1,6 +1,6 @@
 import type { Sitemap } from '@usp-ts/core';
 import type { PageTracker } from './page-changes.js';
-import { digestOf, digestParts, digestUrlsAt, ENTRY_BYTES, readDigest } from './page-digest.js';
+import { digestOf, digestParts, digestUrlsAt, ENTRY_BYTES, readDigest, urlSection } from './page-digest.js';
 import type { RemovedPageRow } from './rows.js';
 import type { SitemapState, SiteState } from './state-store.js';
 
@@ -28,18 +28,20 @@ export function removedPageRows(site: string, tracker: PageTracker): RemovedPage
 /**
  * The digest of a document cut short: the pages read this time, then those of the last digest it
  * did not reach (so they are neither removed now nor new when it is read in full again), in the
- * last digest's hashes: layout 3, or layout 2 when the last digest is of layout 1 or 2 (the
- * unread pages' row hashes are SHA-1s; read in full, the document is saved in layout 3). Without
- * a last digest that names its URLs, the pages read.
+ * last digest's hashes: layout 4 (after a digest of layout 3 or 4), or layout 2 when the last
+ * digest is of layout 1 or 2 (the unread pages' row hashes are SHA-1s; read in full, the document
+ * is saved in layout 4). Without a last digest that names its URLs, the pages read.
  */
 function cutDigest(tracker: PageTracker): { digest: Uint8Array; count: number } {
   const current = digestParts(tracker.digest);
   const { version, entries } = tracker.readEntries;
+  // The tracker's URLs are front-coded (layout 4); layout 2 keeps them whole.
+  const read = version === 4 ? current.urls : urlSection(2, readDigest(tracker.digest).urls ?? []);
   const previous = tracker.previousPages;
   const gone = tracker.gonePages();
   const goneUrls = previous === null || gone.length === 0 ? null : digestUrlsAt(previous, gone);
   if (previous === null || goneUrls === null) {
-    return { digest: digestOf(version, entries, current.urls, current.count), count: current.count };
+    return { digest: digestOf(version, entries, read, current.count), count: current.count };
   }
   const before = digestParts(previous).entries;
   const kept = Buffer.allocUnsafe(gone.length * ENTRY_BYTES);
@@ -47,8 +49,10 @@ function cutDigest(tracker: PageTracker): { digest: Uint8Array; count: number } 
     const i = gone[k] as number;
     before.copy(kept, k * ENTRY_BYTES, i * ENTRY_BYTES, (i + 1) * ENTRY_BYTES);
   }
-  const keptUrls = Buffer.from(goneUrls.join('\n'));
-  const urls = current.count === 0 ? keptUrls : Buffer.concat([current.urls, Buffer.from('\n'), keptUrls]);
+  // Layout 4's kept URLs start front-coded afresh (the first shares nothing): a section may be
+  // joined to another so.
+  const keptUrls = urlSection(version, goneUrls);
+  const urls = current.count === 0 ? keptUrls : Buffer.concat([read, Buffer.from('\n'), keptUrls]);
   const count = current.count + gone.length;
   return { digest: digestOf(version, Buffer.concat([entries, kept]), urls, count), count };
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { newPageDraft, type Page, pageToJSON, plainPageDate, SitemapDate } from '@usp-ts/core';
 import { describe, expect, it } from 'vitest';
 import { PageTracker } from '../src/page-changes.js';
-import { readDigest } from '../src/page-digest.js';
+import { digestParts, digestUrlsAt, readDigest } from '../src/page-digest.js';
 import { LANES, plainRowHash, textRowHash, urlHash } from '../src/page-hash.js';
 import type { PageRow } from '../src/rows.js';
 import { digestOfUrls } from './digest-of-urls.js';
@@ -78,21 +78,28 @@ describe('PageTracker', () => {
     });
   });
 
-  it("keeps in its digest (layout 3) each page's URL hash, the hash of its row, and its URL", () => {
+  it("keeps in its digest (layout 4) each page's URL hash, the hash of its row, and its URL", () => {
     // Enough URLs (non-ASCII ones among them) to fill several of the digest's pieces.
     const many = Array.from({ length: 3_000 }, (_, i) =>
       page(`http://example.com/p\u00e9ge/${i}/${'x'.repeat(i % 40)}`, { priority: (i % 10) / 10 }),
     );
     const pages = [...AWKWARD, ...many];
     const { tracker } = track(pages);
-    // Layout 3 as `digestOfUrls` makes it from the pages' hashes and URLs.
+    // Layout 4 as `digestOfUrls` makes it from the pages' hashes and URLs.
     const expected = digestOfUrls(
-      3,
+      4,
       Buffer.concat(pages.map(entry3)),
       pages.map((p) => p.url),
     );
     expect(Buffer.from(tracker.digest).equals(Buffer.from(expected))).toBe(true);
-    expect(readDigest(tracker.digest).urls).toHaveLength(pages.length + 1); // one URL holds a '\n'
+    // Every URL read back as UTF-8 gives it (a lone surrogate as U+FFFD), the one with a '\n' too.
+    const urls = pages.map((p) => Buffer.from(p.url).toString());
+    expect(readDigest(tracker.digest).urls).toEqual(urls);
+    const at = [0, 2, 3, 4, 9, 500, 3_007];
+    expect(digestUrlsAt(tracker.digest, at)).toEqual(at.map((i) => urls[i]));
+    // Front-coded: the 3,000 URLs take far fewer bytes than whole.
+    const { urls: stored } = digestParts(tracker.digest);
+    expect(stored.length).toBeLessThan(Buffer.byteLength(urls.join('\n')) / 2);
     // Read again once closed: the same digest.
     expect(tracker.digest).toBe(tracker.digest);
   });

@@ -9,7 +9,7 @@ import {
 } from '@usp-ts/core';
 import { describe, expect, it } from 'vitest';
 import { PageTracker } from '../src/page-changes.js';
-import { digestParts, readDigest } from '../src/page-digest.js';
+import { digestParts, digestUrlsAt, frontCoded, readDigest, urlSection } from '../src/page-digest.js';
 import { DigestTable, LANES, plainRowHash, textRowHash, urlHash } from '../src/page-hash.js';
 import { cutDocumentState } from '../src/removed-pages.js';
 import type { PageRow } from '../src/rows.js';
@@ -152,7 +152,7 @@ describe('layout 3 hashes', () => {
   });
 });
 
-describe('digests of layouts 1 and 2 (written by an older usp)', () => {
+describe('digests of layouts 1 to 3 (written by an older usp)', () => {
   const first = [
     page('http://example.com/a', { priority: 0.5 }),
     page('http://example.com/b', { changeFrequency: 'daily' }),
@@ -184,12 +184,12 @@ describe('digests of layouts 1 and 2 (written by an older usp)', () => {
     ['f', 'new'],
   ];
 
-  it('layout 2: marks as today, names the gone page, and saves layout 3, which the next run reads', () => {
+  it('layout 2: marks as today, names the gone page, and saves layout 4, which the next run reads', () => {
     const old = run(second, oldDigest(first, 2), first.length);
     expect(old.marks).toEqual(marks);
     expect(old.gone).toEqual(['http://example.com/c']);
     const saved = old.tracker.digest;
-    expect(digestParts(saved).version).toBe(3);
+    expect(digestParts(saved).version).toBe(4);
     // The same digest as a run with no last digest writes.
     expect(Buffer.from(saved).equals(Buffer.from(run(second, null).tracker.digest))).toBe(true);
     // The next run, against layout 3: b changed back, f gone, g new.
@@ -215,7 +215,7 @@ describe('digests of layouts 1 and 2 (written by an older usp)', () => {
     const old = run(second, oldDigest(first, 1), first.length);
     expect(old.marks).toEqual(marks);
     expect(old.tracker.gonePages()).toEqual([2]);
-    expect(digestParts(old.tracker.digest).version).toBe(3);
+    expect(digestParts(old.tracker.digest).version).toBe(4);
   });
 
   it('a document cut short against layout 2 keeps layout 2 with the pages it did not reach, read as today next time', () => {
@@ -237,27 +237,60 @@ describe('digests of layouts 1 and 2 (written by an older usp)', () => {
       ['f', 'new'],
     ]);
     expect(whole.gone).toEqual(['http://example.com/c']);
-    expect(digestParts(whole.tracker.digest).version).toBe(3);
+    expect(digestParts(whole.tracker.digest).version).toBe(4);
   });
 
-  it('a document cut short against layout 3 keeps layout 3 with the pages it did not reach', () => {
-    const saved = run(first, null).tracker.digest;
-    const cut = run(second.slice(0, 2), saved, first.length);
-    const { digest, count } = cutState(cut.tracker);
-    const parts = digestParts(digest);
-    expect(parts.version).toBe(3);
-    expect(count).toBe(5);
-    expect(readDigest(digest).urls?.map((u) => u.slice(SITE.length))).toEqual(['a', 'b', 'c', 'd', 'e']);
-    const whole = run(second, digest, count);
-    expect(whole.marks).toEqual([
-      ['a', 'unchanged'],
-      ['b', 'unchanged'],
-      ['d', 'changed'],
-      ['e', 'unchanged'],
-      ['f', 'new'],
-    ]);
-    expect(whole.gone).toEqual(['http://example.com/c']);
+  it('layout 3: marks as layout 4 does, names the gone page, and saves the same layout 4 digest', () => {
+    const four = run(first, null).tracker.digest;
+    const { entries } = digestParts(four);
+    const three = digestOfUrls(
+      3,
+      entries,
+      first.map((p) => p.url),
+    );
+    expect(digestParts(three).version).toBe(3);
+    const old = run(second, three, first.length);
+    expect(old.marks).toEqual(marks);
+    expect(old.gone).toEqual(['http://example.com/c']);
+    const now = run(second, four, first.length);
+    expect(now.marks).toEqual(marks);
+    expect(now.gone).toEqual(['http://example.com/c']);
+    expect(Buffer.from(old.tracker.digest).equals(Buffer.from(now.tracker.digest))).toBe(true);
+    // Cut short against layout 3: layout 4, the pages read then those not reached.
+    const cut = cutState(run(second.slice(0, 2), three, first.length).tracker);
+    expect(digestParts(cut.digest).version).toBe(4);
+    expect(readDigest(cut.digest).urls?.map((u) => u.slice(SITE.length))).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
+
+  for (const layout of [3, 4] as const) {
+    it(`a document cut short against layout ${layout} keeps layout 4 with the pages it did not reach`, () => {
+      const four = run(first, null).tracker.digest;
+      const saved =
+        layout === 4
+          ? four
+          : digestOfUrls(
+              3,
+              digestParts(four).entries,
+              first.map((p) => p.url),
+            );
+      const cut = run(second.slice(0, 2), saved, first.length);
+      const { digest, count } = cutState(cut.tracker);
+      const parts = digestParts(digest);
+      expect(parts.version).toBe(4);
+      expect(count).toBe(5);
+      expect(readDigest(digest).urls?.map((u) => u.slice(SITE.length))).toEqual(['a', 'b', 'c', 'd', 'e']);
+      expect(digestUrlsAt(digest, [1, 2, 4])?.map((u) => u.slice(SITE.length))).toEqual(['b', 'c', 'e']);
+      const whole = run(second, digest, count);
+      expect(whole.marks).toEqual([
+        ['a', 'unchanged'],
+        ['b', 'unchanged'],
+        ['d', 'changed'],
+        ['e', 'unchanged'],
+        ['f', 'new'],
+      ]);
+      expect(whole.gone).toEqual(['http://example.com/c']);
+    });
+  }
 
   it('hashes a plain page by its fields and any other by its JSON text', () => {
     const { tracker } = run(first, null);
@@ -268,5 +301,56 @@ describe('digests of layouts 1 and 2 (written by an older usp)', () => {
       else plainRowHash(p.priority, lm, p.changeFrequency);
       expect([entries.readInt32LE(i * 16 + 8), entries.readInt32LE(i * 16 + 12)]).toEqual(lanes());
     });
+  });
+});
+
+describe('layout 4 URLs (front-coded)', () => {
+  const entries = (n: number) => Buffer.alloc(n * 16, 7);
+  const roundTrip = (urls: readonly string[]) => {
+    const digest = digestOfUrls(4, entries(urls.length), urls);
+    const utf8 = urls.map((u) => Buffer.from(u).toString());
+    expect(digestParts(digest).version).toBe(4);
+    expect(readDigest(digest).urls).toEqual(utf8);
+    const odd = utf8.map((_, i) => i).filter((i) => i % 2 === 1);
+    expect(digestUrlsAt(digest, odd)).toEqual(odd.map((i) => utf8[i]));
+    expect(digestUrlsAt(digest, [urls.length - 1])).toEqual([utf8[urls.length - 1]]);
+    return digest;
+  };
+
+  it('reads back every URL exactly: long shared prefixes, non-ASCII ones, repeats, a \n, an empty one', () => {
+    const long = `http://example.com/${'d/'.repeat(100)}`;
+    roundTrip([
+      `${long}a`,
+      `${long}b`,
+      `${long}b`,
+      `${long}`,
+      'http://example.com/é/ü/1',
+      'http://example.com/é/ü/2',
+      'http://example.com/é/ü/2\n3',
+      'http://example.com/é/ü/2\n4',
+      'http://example.com/é/ü/5',
+      'http://example.com/\u{1f600}a',
+      'http://example.com/\u{1f600}b',
+      'http://example.com/\u{1f601}b',
+      'http://example.com/\ud800x',
+      'http://example.com/\ud800y',
+      '',
+      'h',
+      `${'€'.repeat(60)}a`,
+      `${'€'.repeat(60)}b`,
+    ]);
+  });
+
+  it('shares at most 126 bytes, none of a surrogate, and gives a URL with a \n after a \n-free one as JSON', () => {
+    const long = `http://example.com/${'x'.repeat(200)}`;
+    expect(frontCoded(`${long}1`, `${long}2`)).toBe(`~${long.slice(126)}2`);
+    expect(frontCoded('http://a/é1', 'http://a/é2')).toBe(`\u000b2`);
+    expect(frontCoded('http://a/\u{1f600}1', 'http://a/\u{1f600}2')).toBe(`\u0009\u{1f600}2`);
+    expect(frontCoded('\u{1f600}', '\u{1f600}')).toBe('\u0000\u{1f600}');
+    expect(frontCoded('http://a/1', 'http://a/2\n')).toBe(`\u007f${JSON.stringify('http://a/2\n')}`);
+    // The URLs of the bench's farm: ~8 bytes a URL instead of ~38.
+    const farm = Array.from({ length: 1_000 }, (_, i) => `http://127.77.0.16:40431/g/${i}.html`);
+    expect(urlSection(4, farm).length).toBeLessThan(urlSection(3, farm).length / 3);
+    roundTrip(farm);
   });
 });

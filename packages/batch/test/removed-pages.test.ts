@@ -44,10 +44,16 @@ async function pagesOf(home: string, state: StateStore): Promise<[string, string
 }
 
 /**
- * Rewrites every page digest of the site's state as today's usp (layout 2: SHA-1 of each URL and
- * of its row's JSON text) wrote it, from the rows of the run that saved it.
+ * Rewrites every page digest of the site's state as an older usp wrote it, from the rows of the run
+ * that saved it: layout 2 (SHA-1 of each URL and of its row's JSON text) or layout 3 (layout 4's
+ * hashes, its URLs whole).
  */
-async function asLayout2(state: StateStore, home: string, rows: readonly PageRow[]): Promise<number> {
+async function asLayout(
+  layout: 2 | 3,
+  state: StateStore,
+  home: string,
+  rows: readonly PageRow[],
+): Promise<number> {
   const sha8 = (text: string) => createHash('sha1').update(text).digest().subarray(0, 8);
   const text = new Map<string, string>();
   for (const { site: _s, sitemap: _m, change: _c, ...json } of rows as (PageRow & { change: string })[])
@@ -58,13 +64,16 @@ async function asLayout2(state: StateStore, home: string, rows: readonly PageRow
   const sitemaps = [];
   for (const s of prev.sitemaps) {
     const digest = await state.loadPages(home, s.url);
-    if (digest === null || digestParts(digest).version !== 3) {
+    if (digest === null || digestParts(digest).version !== 4) {
       sitemaps.push(s);
       continue;
     }
     const urls = readDigest(digest).urls ?? [];
-    const entries = Buffer.concat(urls.flatMap((u) => [sha8(u), sha8(text.get(u) ?? '')]));
-    sitemaps.push({ ...s, pages: digestOfUrls(2, entries, urls) });
+    const entries =
+      layout === 3
+        ? digestParts(digest).entries
+        : Buffer.concat(urls.flatMap((u) => [sha8(u), sha8(text.get(u) ?? '')]));
+    sitemaps.push({ ...s, pages: digestOfUrls(layout, entries, urls) });
     n++;
   }
   await state.saveSite({ ...prev, sitemaps });
@@ -178,63 +187,67 @@ describe('removed pages', () => {
     ]);
   });
 
-  it('a state saved by the usp before layout 3 gives the same rows as one saved in layout 3, twice', async () => {
-    const { site, home } = await startSite('127.0.9.5');
-    const old = memoryStateStore();
-    const now = memoryStateStore();
-    const pages = (n: number, tag: string): { loc: string; lastmod?: string }[] =>
-      Array.from({ length: n }, (_, i) => ({
-        loc: `${home}p${i}`,
-        lastmod: `2026-01-0${1 + ((i * 7 + tag.length) % 9)}`,
-      }));
-    site.set('/robots.txt', `Sitemap: ${home}idx.xml\n`);
-    site.set(
-      '/idx.xml',
-      sitemapIndex([{ loc: `${home}a.xml` }, { loc: `${home}b.xml` }, { loc: `${home}c.xml` }]),
-    );
-    site.set('/a.xml', urlset(pages(40, '')));
-    site.set('/b.xml', urlset([{ loc: `${home}b1` }, { loc: `${home}b2` }]));
-    site.set('/c.xml', urlset([{ loc: `${home}c1` }]));
-    const first = memorySink();
-    await walk(home, old, first);
-    await walk(home, now, memorySink());
-    // Every document of the walk keeps a digest (robots.txt and the index an empty one).
-    expect(await asLayout2(old, home, first.rows.pages)).toBe(5);
-    const rounds: [string, string | undefined][][] = [];
-    // a.xml: two pages changed, one gone, one new; b.xml gone from the index; then a.xml again.
-    const a2 = pages(40, '').filter((_, i) => i !== 5);
-    a2[3] = { loc: `${home}p3`, lastmod: '2025-12-31' };
-    a2[20] = { loc: `${home}p21`, lastmod: '2025-12-30' };
-    a2.push({ loc: `${home}p40` });
-    const a3 = a2.filter((_, i) => i !== 0);
-    a3[a3.findIndex((u) => u.loc === `${home}p11`)] = { loc: `${home}p11`, lastmod: '2025-12-29' };
-    for (const [a, idx] of [
-      [a2, [`${home}a.xml`, `${home}c.xml`]],
-      [a3, [`${home}a.xml`, `${home}c.xml`]],
-    ] as const) {
-      site.set('/a.xml', urlset([...a]));
-      site.set('/idx.xml', sitemapIndex(idx.map((loc) => ({ loc }))));
-      const got = [await pagesOf(home, old), await pagesOf(home, now)];
-      expect(got[0]).toEqual(got[1]);
-      rounds.push(got[0] as [string, string | undefined][]);
-    }
-    const marked = rounds.map((r) => r.filter(([, c]) => c !== 'unchanged').sort());
-    expect(marked[0]).toEqual(
-      [
-        ['p3', 'changed'],
-        ['p21', 'changed'],
-        ['p5', 'removed'],
-        ['p40', 'new'],
-        ['b1', 'removed'],
-        ['b2', 'removed'],
-      ].sort(),
-    );
-    expect(marked[1]).toEqual(
-      [
-        ['p0', 'removed'],
-        ['p11', 'changed'],
-      ].sort(),
-    );
-    expect(rounds[0]?.filter(([, c]) => c === 'unchanged')).toHaveLength(37);
-  });
+  for (const [layout, host] of [
+    [2, '127.0.9.5'],
+    [3, '127.0.9.6'],
+  ] as const)
+    it(`a state saved in layout ${layout} gives the same rows as one saved in layout 4, twice`, async () => {
+      const { site, home } = await startSite(host);
+      const old = memoryStateStore();
+      const now = memoryStateStore();
+      const pages = (n: number, tag: string): { loc: string; lastmod?: string }[] =>
+        Array.from({ length: n }, (_, i) => ({
+          loc: `${home}p${i}`,
+          lastmod: `2026-01-0${1 + ((i * 7 + tag.length) % 9)}`,
+        }));
+      site.set('/robots.txt', `Sitemap: ${home}idx.xml\n`);
+      site.set(
+        '/idx.xml',
+        sitemapIndex([{ loc: `${home}a.xml` }, { loc: `${home}b.xml` }, { loc: `${home}c.xml` }]),
+      );
+      site.set('/a.xml', urlset(pages(40, '')));
+      site.set('/b.xml', urlset([{ loc: `${home}b1` }, { loc: `${home}b2` }]));
+      site.set('/c.xml', urlset([{ loc: `${home}c1` }]));
+      const first = memorySink();
+      await walk(home, old, first);
+      await walk(home, now, memorySink());
+      // Every document of the walk keeps a digest (robots.txt and the index an empty one).
+      expect(await asLayout(layout, old, home, first.rows.pages)).toBe(5);
+      const rounds: [string, string | undefined][][] = [];
+      // a.xml: two pages changed, one gone, one new; b.xml gone from the index; then a.xml again.
+      const a2 = pages(40, '').filter((_, i) => i !== 5);
+      a2[3] = { loc: `${home}p3`, lastmod: '2025-12-31' };
+      a2[20] = { loc: `${home}p21`, lastmod: '2025-12-30' };
+      a2.push({ loc: `${home}p40` });
+      const a3 = a2.filter((_, i) => i !== 0);
+      a3[a3.findIndex((u) => u.loc === `${home}p11`)] = { loc: `${home}p11`, lastmod: '2025-12-29' };
+      for (const [a, idx] of [
+        [a2, [`${home}a.xml`, `${home}c.xml`]],
+        [a3, [`${home}a.xml`, `${home}c.xml`]],
+      ] as const) {
+        site.set('/a.xml', urlset([...a]));
+        site.set('/idx.xml', sitemapIndex(idx.map((loc) => ({ loc }))));
+        const got = [await pagesOf(home, old), await pagesOf(home, now)];
+        expect(got[0]).toEqual(got[1]);
+        rounds.push(got[0] as [string, string | undefined][]);
+      }
+      const marked = rounds.map((r) => r.filter(([, c]) => c !== 'unchanged').sort());
+      expect(marked[0]).toEqual(
+        [
+          ['p3', 'changed'],
+          ['p21', 'changed'],
+          ['p5', 'removed'],
+          ['p40', 'new'],
+          ['b1', 'removed'],
+          ['b2', 'removed'],
+        ].sort(),
+      );
+      expect(marked[1]).toEqual(
+        [
+          ['p0', 'removed'],
+          ['p11', 'changed'],
+        ].sort(),
+      );
+      expect(rounds[0]?.filter(([, c]) => c === 'unchanged')).toHaveLength(37);
+    });
 });
