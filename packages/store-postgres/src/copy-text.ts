@@ -22,8 +22,9 @@ export function copyLine(first: string, values: readonly ColumnValue[]): string 
 
 /**
  * The page columns a COPY line holds, in the order of a page row's JSON keys (so that a line is
- * made from a row's JSON text in one pass). `run_id` and `site` are not in it: the same for every
- * row of a site's commit, they come from the transaction's settings (schema 3's defaults).
+ * made from a row's JSON text in one pass), then `pages` (schema 6: NULL but in a block row,
+ * `blockCopyLine`). `run_id` and `site` are not in it: the same for every row of a site's commit,
+ * they come from the transaction's settings (schema 3's defaults).
  */
 export const COPY_PAGE_COLUMNS = [
   'sitemap',
@@ -36,6 +37,7 @@ export const COPY_PAGE_COLUMNS = [
   'alternates',
   'extensions',
   'change',
+  'pages',
 ] as const;
 
 /** Where each column of `COPY_PAGE_COLUMNS` is in `pageValues`' values (`PAGE_COLUMNS` order, `site` first). */
@@ -49,7 +51,7 @@ export function pageCopyLine(row: PageRow): string {
   const values = pageValues(row);
   let line = field(values[FROM_VALUES[0]]);
   for (let i = 1; i < FROM_VALUES.length; i++) line += `\t${field(values[FROM_VALUES[i]])}`;
-  return `${line}\n`;
+  return `${line}\t\\N\n`;
 }
 
 // A page row's JSON text to its COPY line without making the row, for the rows nearly every page
@@ -78,9 +80,9 @@ export function copyLineOfJson(json: string, site: string): string | null {
   const m = PLAIN.exec(json);
   if (m !== null) {
     if (m[1] !== site) return null;
-    return `${m[2]}\t${m[3]}\t${m[4]}\t${m[5] ?? NULL}\t${m[6] ?? NULL}\t${NULL}\t${NULL}\t${NULL}\t${NULL}\t${m[7]}\n`;
+    return `${m[2]}\t${m[3]}\t${m[4]}\t${m[5] ?? NULL}\t${m[6] ?? NULL}\t${NULL}\t${NULL}\t${NULL}\t${NULL}\t${m[7]}\t${NULL}\n`;
   }
   const r = REMOVED.exec(json);
   if (r === null || r[1] !== site) return null;
-  return `${r[2]}\t${r[3]}\t${NULL}\t${NULL}\t${NULL}\t${NULL}\t${NULL}\t${NULL}\t${NULL}\tremoved\n`;
+  return `${r[2]}\t${r[3]}\t${NULL}\t${NULL}\t${NULL}\t${NULL}\t${NULL}\t${NULL}\t${NULL}\tremoved\t${NULL}\n`;
 }

@@ -21,6 +21,7 @@ import { CommitGroups } from './commit-groups.js';
 import { connect, lockSql } from './connection.js';
 import { COPY_PAGE_COLUMNS, copyLineOfJson, pageCopyLine } from './copy-text.js';
 import { type CopyIn, type MessagePart, OneMessage } from './one-message.js';
+import { blockCopyLine } from './page-blocks.js';
 import type { CommitStatements, SharedRun } from './postgres-state.js';
 import { failIf, insertRows, literal, rowOf, textArray } from './sql-text.js';
 
@@ -246,13 +247,26 @@ export function postgresResultSink(
         if (lines.length === 0) others.set(row.site, lines);
         lines.push(pageCopyLine(row));
       };
+      // A row's COPY line made from its JSON text; a text this does not read, from the row parsed.
+      const pageLine = (json: string): void => {
+        const line = copyLineOfJson(json, site);
+        if (line !== null) pages.add(line);
+        else page(JSON.parse(json) as PageRow);
+      };
+      const sitePrefix = `{"site":${JSON.stringify(site)},`;
       return {
         page,
-        // A row's COPY line made from its JSON text; a text this does not read, from the row parsed.
-        pageLine(json: string) {
-          const line = copyLineOfJson(json, site);
-          if (line !== null) pages.add(line);
-          else page(JSON.parse(json) as PageRow);
+        pageLine,
+        // A block of plain unchanged rows of one sitemap as one row (schema 6); any other, row by row.
+        pageLines(text: Buffer, rows: number) {
+          const block = blockCopyLine(text, rows, sitePrefix);
+          if (block !== null) {
+            pages.add(block);
+            return;
+          }
+          const lines = text.toString('utf8').split('\n');
+          lines.pop();
+          for (const line of lines) pageLine(line);
         },
         sitemap(row) {
           sitemaps.push(rowOf([run, ...sitemapValues(row)]));

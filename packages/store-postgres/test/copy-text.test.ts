@@ -108,7 +108,7 @@ describe("a page row's COPY line from its JSON text", () => {
       change: 'unchanged',
     };
     expect(copyLineOfJson(JSON.stringify(plain), SITE)).toBe(
-      `${SITE}a.xml\t${SITE}p\t0.5\t2026-11-20T00:00:00Z\t\\N\t\\N\t\\N\t\\N\t\\N\tunchanged\n`,
+      `${SITE}a.xml\t${SITE}p\t0.5\t2026-11-20T00:00:00Z\t\\N\t\\N\t\\N\t\\N\t\\N\tunchanged\t\\N\n`,
     );
     const { change: __, ...listed } = plain;
     const rich = {
@@ -119,7 +119,7 @@ describe("a page row's COPY line from its JSON text", () => {
     };
     const removed = { site: SITE, sitemap: `${SITE}a.xml`, url: `${SITE}gone`, change: 'removed' };
     expect(copyLineOfJson(JSON.stringify(removed), SITE)).toBe(
-      `${SITE}a.xml\t${SITE}gone\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\tremoved\n`,
+      `${SITE}a.xml\t${SITE}gone\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\tremoved\t\\N\n`,
     );
     // A priority written otherwise than `JSON.stringify` writes it: read as the parse reads it, or not at all.
     for (const text of [

@@ -642,7 +642,7 @@ describe('openPostgresStore', () => {
     await store.close();
     await query(url, 'UPDATE usp_schema SET version = 99');
     const error = await openPostgresStore({ url }).catch((e) => e);
-    expect((error as Error).message).toMatch(/holds usp schema 99; this usp reads up to 5: upgrade usp$/);
+    expect((error as Error).message).toMatch(/holds usp schema 99; this usp reads up to 6: upgrade usp$/);
     expect((error as Error).message).not.toContain('\n');
     const saved = { ...process.env };
     const u = new URL(url);
