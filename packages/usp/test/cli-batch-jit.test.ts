@@ -92,6 +92,20 @@ describe('usp batch and V8', () => {
     },
   );
 
+  it('detaches an ArrayBuffer before its walk is optimised, so that a later detach (undici WebAssembly memory growing) throws no optimised code away', async () => {
+    const run = await batchRun(['--trace-opt', '--trace-protector-invalidation'], 'detach');
+    const lines = run.stdout.split('\n');
+    const invalidated = lines.findIndex((l) => /Invalidating protector cell ArrayBufferDetaching/.test(l));
+    expect(invalidated).toBeGreaterThanOrEqual(0);
+    // Only Node's start-up (paths, URLs, module loading) is optimised before it, and none of that
+    // code relied on no buffer ever being detached: nothing is marked for deoptimisation by it.
+    expect(lines[invalidated + 1] ?? '').not.toMatch(/marking dependent code/);
+    expect(lines.slice(0, invalidated).join('\n')).not.toMatch(/JSFunction (#scan|fetchOne|append) /);
+    expect(
+      lines.slice(invalidated).filter((l) => l.startsWith('[completed optimizing')).length,
+    ).toBeGreaterThan(0);
+  });
+
   it.skipIf(!TUNES_THIS_V8)(
     'walks on the main thread, its young generation capped, every built-in module from the code cache (skipped on V8 13+, Node 24: the CLI leaves a V8 it has not measured alone)',
     async () => {

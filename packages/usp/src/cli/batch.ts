@@ -11,7 +11,7 @@ import { DEFAULT_MAX_SITEMAPS } from '@usp-ts/core';
 import { collectOnExternalGrowth } from '../node/external-memory-gc.js';
 import { flag, type OptionSpec, onePositional, parse, str, UsageError } from './args.js';
 import { scavengeOnOneThread } from './batch-gc.js';
-import { tuneJitForBatch } from './batch-jit.js';
+import { detachArrayBufferOnce, tuneJitForBatch } from './batch-jit.js';
 import { groupDigits } from './digits.js';
 import { countSitesOrSay, inputLines } from './input-lines.js';
 import { NETWORK_HELP } from './network.js';
@@ -185,6 +185,7 @@ export async function runBatch(args: string[], signal: AbortSignal): Promise<num
     capSemiSpaces(BATCH_SEMI_SPACE_MB);
     scavengeOnOneThread();
     tuneJitForBatch();
+    detachArrayBufferOnce();
     const results = batchWalk(listed.note(inputLines(source)), {
       ...run.options,
       ...(flag(p, 'full') ? { full: true } : {}),

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { OutputError, StateStoreError } from '@usp-ts/batch';
 import { assertRedisReachable, DEFAULT_QUEUE_NAME, runWorker, voidedCopies } from '@usp-ts/queue-bullmq';
 import { duration, flag, type OptionSpec, type Parsed, parse, redisUrl, str, UsageError } from './args.js';
-import { tuneJitForBatch } from './batch-jit.js';
+import { detachArrayBufferOnce, tuneJitForBatch } from './batch-jit.js';
 import { NETWORK_HELP } from './network.js';
 import { SITE_RUN_PLUGIN_HELP } from './plugin-flags.js';
 import { isFullDisk, openSiteRun, siteRunFlags, stopped } from './site-run.js';
@@ -149,6 +149,7 @@ export async function runWorkerCommand(args: string[], signal: AbortSignal): Pro
   await assertRedisReachable(queue, { signal });
   // The same site job as usp batch, so the same JIT setting (see batch-jit.ts).
   tuneJitForBatch();
+  detachArrayBufferOnce();
   // A worker restarted under its id goes on with its own run: a kill's half-written tail is cut,
   // and so is any copy of a site that another worker walked again and completed (here and at exit).
   const run = await openSiteRun(
