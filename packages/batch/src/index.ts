@@ -89,5 +89,6 @@ export {
   type UnreachableMark,
 } from './state-store.js';
 export { TextPieces, type TextPiecesOptions } from './text-pieces.js';
+export { type UnchangedBlock, UnchangedBlocks } from './unchanged-blocks.js';
 export { DEFAULT_PROBE_TIMEOUT_MS } from './unreachable-probe.js';
 export { WaiterQueue } from './waiter-queue.js';

@@ -1,4 +1,4 @@
-import { type ColumnValue, pageValues } from '@usp-ts/batch';
+import { type ColumnValue, pageValues, UnchangedBlocks } from '@usp-ts/batch';
 
 /**
  * Characters of page rows gathered as strings before they become bytes. The lines waiting for
@@ -18,16 +18,6 @@ const PLAIN_TAILS = [
   ',"newsStory":null,"images":null,"alternates":null,"change":"changed"}',
   ',"newsStory":null,"images":null,"alternates":null}',
 ] as const;
-
-/** How a held row's line ends (`PageTracker` holds unchanged rows only): a plain one's tail. */
-const UNCHANGED_TAIL = PLAIN_TAILS[0];
-
-/** The sitemap's key, second in a row's line as `PageTracker` writes it. */
-const SITEMAP_KEY = '"sitemap":';
-/** The URL's key and its string's quote, next after the sitemap's. */
-const URL_KEY = '"url":"';
-/** A held row's line's end, as a block holds it. */
-const UNCHANGED_LINE_END = `${UNCHANGED_TAIL}\n`;
 
 /**
  * Whether a row's line has neither news, images, alternates nor extension data (most rows). A
@@ -81,8 +71,7 @@ export type PageArray =
 export class PageArrays {
   readonly #site: string;
   readonly #prefix: string;
-  /** `#prefix` as its UTF-8 bytes read as latin1, as `#unchangedArray` reads a block. */
-  readonly #bytePrefix: string;
+  readonly #blocks: UnchangedBlocks;
   #lines: string[] = [];
   #chars = 0;
   #plain = true;
@@ -92,7 +81,7 @@ export class PageArrays {
   constructor(site: string) {
     this.#site = site;
     this.#prefix = `{"site":${JSON.stringify(site)},`;
-    this.#bytePrefix = Buffer.from(this.#prefix).toString('latin1');
+    this.#blocks = new UnchangedBlocks(site, 'latin1');
   }
 
   /**
@@ -147,65 +136,14 @@ export class PageArrays {
   }
 
   /**
-   * A block's rows as one JSON array of what is left of them once the site's and the sitemap's
-   * keys and the unchanged tail are cut (`[{"url":…,"priority":…,…},…]`, its bytes, and the sitemap:
-   * stored as one block row, `INSERT_UNCHANGED_BLOCK`, whose view gives the other columns), when
-   * it holds `rows` lines, each a plain unchanged row of this site and of the first line's
-   * sitemap, as `add` would keep it in a plain array: no `\u` escape at all, no extension data,
-   * every line starting with the first line's site and sitemap keys (a `PageTracker` holds the
-   * rows of one sitemap), then the URL's key and a string, and ending with the unchanged tail;
-   * `null` otherwise.
-   * Read as latin1, one character a byte (no byte of a UTF-8 sequence is ASCII, so the ASCII marks
-   * are found where they are). A raw newline is in no JSON string, so each ends a row.
+   * A block of plain unchanged rows of this site and of one sitemap (`UnchangedBlocks`) as one
+   * JSON array of what varies between its rows (its bytes) and the sitemap: stored as one block
+   * row, `INSERT_UNCHANGED_BLOCK`, whose view gives the other columns; `null` for any other block.
    */
   #unchangedArray(text: Buffer, rows: number): { form: 'unchanged'; bytes: Buffer; sitemap: string } | null {
-    if (text.includes('\\u') || text.includes('"extensions":')) return null;
-    const s = text.toString('latin1');
-    const sitemap = this.#sitemapOf(text, s);
-    if (sitemap === null) return null;
-    const prefix = sitemap.prefix;
-    const head = prefix + URL_KEY;
-    // Each row between the keys cut and the tail, as a slice of `s`. Found with `indexOf` (a
-    // native search): `startsWith` on this string, compiled, compared a character at a time and
-    // was most of the cost (559 ns a row against 243, 64 KiB blocks of farm-like rows).
-    const kept: string[] = [];
-    for (let start = 0; start < s.length; ) {
-      if (s.indexOf(head, start) !== start) return null;
-      // The line's one scan is for its newline; the tail is then looked for where it must start.
-      const end = s.indexOf('\n', start);
-      const rest = end - UNCHANGED_TAIL.length;
-      if (end === -1 || rest < start + head.length || s.indexOf(UNCHANGED_LINE_END, rest) !== rest)
-        return null;
-      kept.push(s.slice(start + prefix.length, rest));
-      start = end + 1;
-    }
-    if (kept.length !== rows || rows === 0) return null;
-    return {
-      form: 'unchanged',
-      bytes: Buffer.from(`[{${kept.join('},{')}}]`, 'latin1'),
-      sitemap: sitemap.url,
-    };
-  }
-
-  /**
-   * The sitemap of a block's first line when the line starts with this site's key and then the
-   * sitemap's (`{"site":…,"sitemap":"…",` as `PageTracker` writes it, `prefix`: as latin1, as
-   * `s` is the block), with `"url"` next; `null` otherwise. The sitemap's string ends at the first
-   * `","url":` after its opening quote: a quote inside a JSON string is escaped.
-   */
-  #sitemapOf(text: Buffer, s: string): { prefix: string; url: string } | null {
-    const site = this.#bytePrefix;
-    const open = site.length + SITEMAP_KEY.length;
-    if (!s.startsWith(site) || !s.startsWith(SITEMAP_KEY, site.length) || s[open] !== '"') return null;
-    const close = s.indexOf('","url":', open + 1);
-    if (close === -1 || s.lastIndexOf('\n', close) !== -1) return null;
-    let url: unknown;
-    try {
-      url = JSON.parse(text.toString('utf8', open, close + 1));
-    } catch {
-      return null;
-    }
-    return typeof url === 'string' ? { prefix: s.slice(0, close + 2), url } : null;
+    const block = this.#blocks.cut(text, rows);
+    if (block === null) return null;
+    return { form: 'unchanged', bytes: Buffer.from(block.pages, 'latin1'), sitemap: block.sitemap };
   }
 
   #flush(): void {

@@ -14,6 +14,7 @@ import {
   sitemapValues,
   siteValues,
   TextPieces,
+  UnchangedBlocks,
 } from '@usp-ts/batch';
 import { errorText } from '@usp-ts/core';
 import type pg from 'pg';
@@ -253,13 +254,13 @@ export function postgresResultSink(
         if (line !== null) pages.add(line);
         else page(JSON.parse(json) as PageRow);
       };
-      const sitePrefix = `{"site":${JSON.stringify(site)},`;
+      const blocks = new UnchangedBlocks(site, 'utf8');
       return {
         page,
         pageLine,
         // A block of plain unchanged rows of one sitemap as one row (schema 6); any other, row by row.
         pageLines(text: Buffer, rows: number) {
-          const block = blockCopyLine(text, rows, sitePrefix);
+          const block = blockCopyLine(text, rows, blocks);
           if (block !== null) {
             pages.add(block);
             return;

@@ -1,4 +1,4 @@
-import type { PageRow, SiteResult } from '@usp-ts/batch';
+import { type PageRow, type SiteResult, UnchangedBlocks } from '@usp-ts/batch';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { blockCopyLine } from '../src/page-blocks.js';
@@ -10,7 +10,7 @@ import { query, useTestDatabases } from './fixtures.js';
 const { database } = useTestDatabases('b');
 
 const SITE = 'https://l.example/ü/';
-const SITE_PREFIX = `{"site":${JSON.stringify(SITE)},`;
+const BLOCKS = new UnchangedBlocks(SITE, 'utf8');
 
 /** A held row's line as `PageTracker` writes it: site and sitemap first, the plain unchanged tail last. */
 const unchanged = (url: string, site = SITE, sitemap = `${site}s.xml`): string =>
@@ -65,7 +65,7 @@ describe('a block of held rows as one row (schema 6, SiteOutput.pageLines)', () 
     const cut = (lines: readonly string[], pre = prefix) =>
       `[${lines.map((l) => `{${l.slice(pre.length, -tail.length)}}`).join(',')}]`;
     const nulls = '\t\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\tunchanged\t';
-    expect(blockCopyLine(block(plain), plain.length, SITE_PREFIX)).toBe(`${sitemap}${nulls}${cut(plain)}\n`);
+    expect(blockCopyLine(block(plain), plain.length, BLOCKS)).toBe(`${sitemap}${nulls}${cut(plain)}\n`);
     expect(cut([plain[0] ?? ''])).toBe(
       `[{"url":"${SITE}p0\u00e9","priority":0.5,"lastModified":"2026-11-20","changeFrequency":null}]`,
     );
@@ -77,7 +77,7 @@ describe('a block of held rows as one row (schema 6, SiteOutput.pageLines)', () 
       const rows = [unchanged(`${SITE}a\\"`, SITE, of), unchanged(`${SITE}b`, SITE, of)];
       const pre = `{"site":${JSON.stringify(SITE)},"sitemap":${JSON.stringify(of)},`;
       const value = of.replaceAll('\\', '\\\\').replaceAll('\n', '\\n').replaceAll('\t', '\\t');
-      expect(blockCopyLine(block(rows), 2, SITE_PREFIX)).toBe(
+      expect(blockCopyLine(block(rows), 2, BLOCKS)).toBe(
         `${value}${nulls}${cut(rows, pre).replaceAll('\\', '\\\\')}\n`,
       );
     }
@@ -96,12 +96,12 @@ describe('a block of held rows as one row (schema 6, SiteOutput.pageLines)', () 
       ),
     ];
     for (const odd of others) {
-      expect(blockCopyLine(block([plain[0] ?? '', odd, plain[1] ?? '']), 3, SITE_PREFIX)).toBeNull();
-      expect(blockCopyLine(block([odd, plain[0] ?? '']), 2, SITE_PREFIX)).toBeNull();
+      expect(blockCopyLine(block([plain[0] ?? '', odd, plain[1] ?? '']), 3, BLOCKS)).toBeNull();
+      expect(blockCopyLine(block([odd, plain[0] ?? '']), 2, BLOCKS)).toBeNull();
     }
     // A count that is not the block's is not taken on trust; nothing is no block.
-    expect(blockCopyLine(block(plain), plain.length - 1, SITE_PREFIX)).toBeNull();
-    expect(blockCopyLine(Buffer.alloc(0), 0, SITE_PREFIX)).toBeNull();
+    expect(blockCopyLine(block(plain), plain.length - 1, BLOCKS)).toBeNull();
+    expect(blockCopyLine(Buffer.alloc(0), 0, BLOCKS)).toBeNull();
   });
 
   it('gives through page_rows every column, type and row order the same rows handed over one by one give; usp export reads the same', async () => {
