@@ -1,5 +1,6 @@
 import { ChunkPool } from './byte-chunks.js';
-import { readBack, type SpillFiles, writeAllAt } from './spill-files.js';
+import { writeAll } from './output-files.js';
+import { readBack, type SpillFiles } from './spill-files.js';
 import { TextPieces } from './text-pieces.js';
 
 /**
@@ -90,7 +91,7 @@ export class HeldRows {
       this.#spill ??= { fd: this.#spills.take(), bytes: 0 };
       const spill = this.#spill;
       for (const c of this.#text.pieces()) {
-        writeAllAt(spill.fd, c, spill.bytes);
+        writeAll(spill.fd, c, spill.bytes);
         spill.bytes += c.length;
       }
     } catch (err) {

@@ -5,11 +5,11 @@ import { fdatasync, writeSync } from 'node:fs';
  * filling up takes what fits, and the next write fails with ENOSPC), and bytes that were never
  * written must not be counted as output.
  */
-export function writeAll(fd: number, data: Uint8Array | string): void {
+export function writeAll(fd: number, data: Uint8Array | string, position?: number): void {
   const bytes = typeof data === 'string' ? Buffer.from(data) : data;
   let at = 0;
   while (at < bytes.length) {
-    const n = writeSync(fd, bytes, at, bytes.length - at);
+    const n = writeSync(fd, bytes, at, bytes.length - at, position === undefined ? null : position + at);
     if (n <= 0) {
       const err = new Error(`no space left on device: a write of ${bytes.length - at} bytes took none`);
       throw Object.assign(err, { code: 'ENOSPC' });

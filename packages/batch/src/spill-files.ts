@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeDirectory } from './make-directory.js';
 
@@ -58,19 +58,6 @@ export class SpillFiles {
     for (const fd of this.#paths.keys()) closeSync(fd);
     this.#paths.clear();
     this.#free.length = 0;
-  }
-}
-
-/** Writes all of `data` at `position` (`writeAll`, positioned). */
-export function writeAllAt(fd: number, data: Uint8Array, position: number): void {
-  let at = 0;
-  while (at < data.length) {
-    const n = writeSync(fd, data, at, data.length - at, position + at);
-    if (n <= 0) {
-      const err = new Error(`no space left on device: a write of ${data.length - at} bytes took none`);
-      throw Object.assign(err, { code: 'ENOSPC' });
-    }
-    at += n;
   }
 }
 

@@ -7,7 +7,8 @@ const SPECIAL = /[\\\t\n\r]/g;
 const HAS_SPECIAL = /[\\\t\n\r]/;
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
-function field(value: ColumnValue): string {
+/** A value as a COPY text field (`\\N` for NULL), escaped. */
+export function field(value: ColumnValue): string {
   if (value === null) return '\\N';
   if (typeof value === 'number') return String(value);
   return HAS_SPECIAL.test(value) ? value.replace(SPECIAL, (c) => ESCAPES[c]) : value;
